@@ -1,0 +1,70 @@
+//! Stopping a search: a flag the JS side sets (AbortSignal) and an optional
+//! deadline (`timeoutMs`), checked by every walker thread as it goes.
+
+use crate::error::{FindError, Result};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Shared between the JS-facing handle and the walker threads.
+#[derive(Debug, Clone, Default)]
+pub struct CancelFlag(Arc<AtomicBool>);
+
+impl CancelFlag {
+    pub fn cancel(&self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+
+    pub fn is_set(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
+}
+
+/// What a walk checks to know it must stop.
+#[derive(Debug, Clone)]
+pub struct Cancel {
+    flag: CancelFlag,
+    deadline: Option<(Instant, u64)>,
+}
+
+impl Cancel {
+    pub fn new(flag: CancelFlag, timeout_ms: Option<u64>) -> Self {
+        let deadline = timeout_ms.map(|ms| (Instant::now() + Duration::from_millis(ms), ms));
+        Cancel { flag, deadline }
+    }
+
+    pub fn never() -> Self {
+        Cancel::new(CancelFlag::default(), None)
+    }
+
+    /// `Err(aborted)` once the flag is set or the deadline has passed.
+    pub fn check(&self) -> Result<()> {
+        if self.flag.is_set() {
+            return Err(FindError::aborted());
+        }
+        match self.deadline {
+            Some((at, ms)) if Instant::now() >= at => Err(FindError::timed_out(ms)),
+            _ => Ok(()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::ErrorCode;
+
+    #[test]
+    fn flag_and_deadline_abort() {
+        let flag = CancelFlag::default();
+        let c = Cancel::new(flag.clone(), None);
+        assert!(c.check().is_ok());
+        flag.cancel();
+        assert_eq!(c.check().unwrap_err().code, ErrorCode::Aborted);
+        let t = Cancel::new(CancelFlag::default(), Some(0));
+        let err = t.check().unwrap_err();
+        assert_eq!(err.code, ErrorCode::Aborted);
+        assert!(err.message.contains("timeoutMs"));
+        assert!(Cancel::never().check().is_ok());
+    }
+}

@@ -1,0 +1,78 @@
+//! What a walk finds: one matched entry, its kind, and the metadata the
+//! result reports (read only when a filter, a sort or the final page needs it).
+
+/// The kind of a listed entry. Symlinks are never followed, so a link is its
+/// own kind whatever it points at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum EntryKind {
+    File,
+    Dir,
+    Symlink,
+}
+
+impl EntryKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EntryKind::File => "file",
+            EntryKind::Dir => "dir",
+            EntryKind::Symlink => "symlink",
+        }
+    }
+
+    /// Maps a file type from a directory listing; sockets, FIFOs and devices
+    /// have no kind in the contract and are not listed.
+    pub fn from_file_type(ft: std::fs::FileType) -> Option<Self> {
+        if ft.is_symlink() {
+            Some(EntryKind::Symlink)
+        } else if ft.is_dir() {
+            Some(EntryKind::Dir)
+        } else if ft.is_file() {
+            Some(EntryKind::File)
+        } else {
+            None
+        }
+    }
+}
+
+/// Size and modification time, as the result reports them.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Meta {
+    /// Bytes; 0 for directories.
+    pub size: u64,
+    /// Milliseconds since the Unix epoch, with sub-millisecond precision.
+    pub mtime_ms: f64,
+}
+
+impl Meta {
+    pub fn from_fs(kind: EntryKind, md: &std::fs::Metadata) -> Self {
+        let mtime_ms = md
+            .modified()
+            .ok()
+            .and_then(|t| match t.duration_since(std::time::UNIX_EPOCH) {
+                Ok(d) => Some(d.as_nanos() as f64 / 1e6),
+                Err(before) => Some(-(before.duration().as_nanos() as f64) / 1e6),
+            })
+            .unwrap_or(0.0);
+        let size = if kind == EntryKind::Dir { 0 } else { md.len() };
+        Meta { size, mtime_ms }
+    }
+}
+
+/// One matched entry. `path` is relative to the search directory, with `/`
+/// separators and no trailing slash.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Found {
+    pub path: String,
+    pub kind: EntryKind,
+    pub meta: Option<Meta>,
+}
+
+impl Found {
+    pub fn size(&self) -> u64 {
+        self.meta.map_or(0, |m| m.size)
+    }
+
+    pub fn mtime_ms(&self) -> f64 {
+        self.meta.map_or(0.0, |m| m.mtime_ms)
+    }
+}

@@ -1,0 +1,77 @@
+//! The failures a search can end in: one `ErrorCode` per row of the contract's
+//! error table, each carried with a message written for the reader (often a model)
+//! that says what was wrong and what to do.
+
+use std::fmt;
+
+/// The `code` a `FindFilesError` carries in JavaScript.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorCode {
+    InvalidArgument,
+    InvalidPattern,
+    NotFound,
+    NotADir,
+    PermissionDenied,
+    ApprovalRequired,
+    OutsideRoot,
+    Aborted,
+    FsError,
+}
+
+impl ErrorCode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::InvalidArgument => "invalid-argument",
+            ErrorCode::InvalidPattern => "invalid-pattern",
+            ErrorCode::NotFound => "not-found",
+            ErrorCode::NotADir => "not-a-dir",
+            ErrorCode::PermissionDenied => "permission-denied",
+            ErrorCode::ApprovalRequired => "approval-required",
+            ErrorCode::OutsideRoot => "outside-root",
+            ErrorCode::Aborted => "aborted",
+            ErrorCode::FsError => "fs-error",
+        }
+    }
+}
+
+/// A failed search: the code the caller branches on and the message it shows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FindError {
+    pub code: ErrorCode,
+    pub message: String,
+}
+
+impl FindError {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        FindError { code, message: message.into() }
+    }
+
+    pub fn invalid_argument(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::InvalidArgument, message)
+    }
+
+    pub fn invalid_pattern(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::InvalidPattern, message)
+    }
+
+    pub fn aborted() -> Self {
+        Self::new(ErrorCode::Aborted, "the search was aborted before it finished")
+    }
+
+    pub fn timed_out(ms: u64) -> Self {
+        Self::new(
+            ErrorCode::Aborted,
+            format!("the search was aborted: it did not finish within timeoutMs ({ms} ms); narrow `path` or raise `timeoutMs`"),
+        )
+    }
+}
+
+impl fmt::Display for FindError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for FindError {}
+
+pub type Result<T, E = FindError> = std::result::Result<T, E>;

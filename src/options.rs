@@ -1,0 +1,368 @@
+//! Reading the options object a caller passed (already converted from JS into
+//! `Value`s) into a validated `FindConfig`: every default of the contract,
+//! and an `invalid-argument` naming the option for anything else.
+
+use crate::error::{FindError, Result};
+use crate::filter::{size, time, Filters, TypeFilter};
+use crate::find::FindConfig;
+use crate::page::Caps;
+use crate::pattern::{NameMatcher, PatternMode};
+use crate::sandbox::{resolve_logical, resolve_roots};
+use crate::sort::SortBy;
+use crate::walk::{exclude_matcher, WalkRules};
+
+pub const DEFAULT_LIMIT: usize = 1000;
+pub const DEFAULT_MAX_LIMIT: usize = 1000;
+pub const DEFAULT_MAX_BYTES: usize = 51200;
+
+/// A JS value, as far as options need to see it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Value {
+    /// `undefined` or `null`: the option's default.
+    Absent,
+    Bool(bool),
+    Number(f64),
+    Text(String),
+    List(Vec<Value>),
+    /// Anything else, by its JS type name (`object`, `function`, ...).
+    Other(&'static str),
+}
+
+impl Value {
+    fn type_name(&self) -> String {
+        match self {
+            Value::Absent => "undefined".into(),
+            Value::Bool(_) => "boolean".into(),
+            Value::Number(n) => format!("number {n}"),
+            Value::Text(t) => format!("string '{}'", t.chars().take(60).collect::<String>()),
+            Value::List(_) => "array".into(),
+            Value::Other(t) => (*t).into(),
+        }
+    }
+}
+
+/// Option names a caller may pass; the JS wrapper removes `signal`, `policy`
+/// and `approve` (and turns a `Date` into epoch ms) before this sees them.
+const KNOWN: &[&str] = &[
+    "pattern", "path", "cwd", "regex", "matchBase", "caseSensitive", "type", "limit", "maxLimit",
+    "maxDepth", "sortBy", "reverse", "modifiedSince", "minSize", "maxSize", "hidden", "gitignore",
+    "exclude", "maxBytes", "timeoutMs", "roots",
+];
+
+/// What the options are for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Purpose {
+    /// `find`: model text, caps, metadata.
+    Find,
+    /// `findFiles`: every matching file, path order, no text and no metadata.
+    FindFiles,
+}
+
+struct Reader<'a> {
+    fields: &'a [(String, Value)],
+}
+
+fn wrong(name: &str, expected: &str, got: &Value) -> FindError {
+    FindError::invalid_argument(format!("`{name}` must be {expected}; got {}", got.type_name()))
+}
+
+impl<'a> Reader<'a> {
+    fn get(&self, name: &str) -> &'a Value {
+        self.fields.iter().rev().find(|(k, _)| k == name).map_or(&Value::Absent, |(_, v)| v)
+    }
+
+    fn text(&self, name: &str) -> Result<Option<&'a str>> {
+        match self.get(name) {
+            Value::Absent => Ok(None),
+            Value::Text(t) => Ok(Some(t)),
+            other => Err(wrong(name, "a string", other)),
+        }
+    }
+
+    fn non_empty_text(&self, name: &str) -> Result<Option<&'a str>> {
+        match self.text(name)? {
+            Some("") => Err(FindError::invalid_argument(format!("`{name}` is empty; omit it or pass a directory"))),
+            other => Ok(other),
+        }
+    }
+
+    fn flag(&self, name: &str, default: bool) -> Result<bool> {
+        match self.get(name) {
+            Value::Absent => Ok(default),
+            Value::Bool(b) => Ok(*b),
+            other => Err(wrong(name, "true or false", other)),
+        }
+    }
+
+    /// A whole number `>= min`, or `Infinity` when `infinite_ok` (as `None`).
+    fn count(&self, name: &str, min: f64, infinite_ok: bool) -> Result<Option<Option<usize>>> {
+        match self.get(name) {
+            Value::Absent => Ok(None),
+            Value::Number(n) if *n == f64::INFINITY && infinite_ok => Ok(Some(None)),
+            Value::Number(n) if n.is_finite() && n.fract() == 0.0 && *n >= min => {
+                Ok(Some(Some(n.min(usize::MAX as f64) as usize)))
+            }
+            other => {
+                let what = if min > 0.0 { "a positive whole number" } else { "a whole number, 0 or more" };
+                let inf = if infinite_ok { " (or Infinity)" } else { "" };
+                Err(wrong(name, &format!("{what}{inf}"), other))
+            }
+        }
+    }
+
+    fn choice<T: Copy>(&self, name: &str, choices: &[(&str, T)], default: T) -> Result<T> {
+        let listed = || choices.iter().map(|(k, _)| format!("'{k}'")).collect::<Vec<_>>().join(", ");
+        match self.get(name) {
+            Value::Absent => Ok(default),
+            Value::Text(t) => choices
+                .iter()
+                .find(|(k, _)| k == t)
+                .map(|&(_, v)| v)
+                .ok_or_else(|| FindError::invalid_argument(format!("`{name}` must be one of {}; got '{t}'", listed()))),
+            other => Err(wrong(name, &format!("one of {}", listed()), other)),
+        }
+    }
+
+    fn texts(&self, name: &str) -> Result<Option<Vec<String>>> {
+        match self.get(name) {
+            Value::Absent => Ok(None),
+            Value::List(items) => items
+                .iter()
+                .map(|item| match item {
+                    Value::Text(t) => Ok(t.clone()),
+                    other => Err(wrong(name, "an array of strings", other)),
+                })
+                .collect::<Result<Vec<_>>>()
+                .map(Some),
+            other => Err(wrong(name, "an array of strings", other)),
+        }
+    }
+
+    fn size(&self, name: &str) -> Result<Option<u64>> {
+        match self.get(name) {
+            Value::Absent => Ok(None),
+            Value::Number(n) => size::size_from_number(name, *n).map(Some),
+            Value::Text(t) => size::size_from_text(name, t).map(Some),
+            other => Err(wrong(name, "a byte count or a size such as '10KB'", other)),
+        }
+    }
+}
+
+fn now_ms() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64() * 1000.0)
+}
+
+/// Validates every option; touches no file.
+pub fn parse(fields: &[(String, Value)], purpose: Purpose) -> Result<FindConfig> {
+    if let Some((unknown, _)) = fields.iter().find(|(k, _)| !KNOWN.contains(&k.as_str())) {
+        return Err(FindError::invalid_argument(format!(
+            "unknown option `{unknown}`; the options are: {}, signal, policy, approve",
+            KNOWN.join(", ")
+        )));
+    }
+    let r = Reader { fields };
+    let pattern = match r.get("pattern") {
+        Value::Text(t) => t.clone(),
+        Value::Absent => {
+            return Err(FindError::invalid_argument("`pattern` is missing: pass a glob such as '**/*.ts'"));
+        }
+        other => return Err(wrong("pattern", "a string (a glob, or a regex with `regex: true`)", other)),
+    };
+    let case_sensitive = r.flag("caseSensitive", false)?;
+    let mode = if r.flag("regex", false)? {
+        PatternMode::BaseRegex
+    } else if r.flag("matchBase", false)? {
+        PatternMode::BaseGlob
+    } else {
+        PatternMode::PathGlob
+    };
+    let matcher = NameMatcher::new(&pattern, mode, case_sensitive)?;
+
+    let cwd = r.non_empty_text("cwd")?;
+    let path = r.non_empty_text("path")?;
+    let logical_path = resolve_logical(cwd, path)?;
+    let roots = match r.texts("roots")? {
+        Some(roots) => {
+            if roots.iter().any(String::is_empty) {
+                return Err(FindError::invalid_argument("`roots` holds an empty string; every root must be a directory"));
+            }
+            Some(resolve_roots(cwd, &roots)?)
+        }
+        None => None,
+    };
+
+    let (default_kind, default_sort, default_limit, default_max) = match purpose {
+        Purpose::Find => (TypeFilter::File, SortBy::Recent, Some(DEFAULT_LIMIT), Some(DEFAULT_MAX_LIMIT)),
+        Purpose::FindFiles => (TypeFilter::File, SortBy::Name, None, None),
+    };
+    let kind = r.choice("type", &[("file", TypeFilter::File), ("dir", TypeFilter::Dir), ("any", TypeFilter::Any)], default_kind)?;
+    let max_limit = r.count("maxLimit", 1.0, true)?.unwrap_or(default_max);
+    let requested = r.count("limit", 1.0, true)?.unwrap_or(default_limit);
+    let limit = match (requested, max_limit) {
+        (Some(l), Some(m)) => l.min(m),
+        (Some(l), None) => l,
+        (None, Some(m)) => m,
+        (None, None) => usize::MAX,
+    };
+    let max_bytes = match purpose {
+        Purpose::Find => Some(r.count("maxBytes", 1.0, false)?.flatten().unwrap_or(DEFAULT_MAX_BYTES)),
+        Purpose::FindFiles => None,
+    };
+    let max_depth = r.count("maxDepth", 0.0, true)?.flatten();
+
+    let sort = r.choice(
+        "sortBy",
+        &[("recent", SortBy::Recent), ("name", SortBy::Name), ("mtime", SortBy::Mtime), ("size", SortBy::Size), ("none", SortBy::None)],
+        default_sort,
+    )?;
+    let modified_since = match r.get("modifiedSince") {
+        Value::Absent => None,
+        Value::Number(n) => Some(time::since_from_number(*n)?),
+        Value::Text(t) => Some(time::since_from_text(t, now_ms())?),
+        other => return Err(wrong("modifiedSince", "an ISO date, epoch ms, a Date, or an age such as '24h'", other)),
+    };
+    let min_size = r.size("minSize")?;
+    let max_size = r.size("maxSize")?;
+    if let (Some(min), Some(max)) = (min_size, max_size) {
+        if min > max {
+            return Err(FindError::invalid_argument(format!(
+                "`minSize` ({min} bytes) is larger than `maxSize` ({max} bytes), so nothing could match"
+            )));
+        }
+    }
+    let timeout_ms = match r.get("timeoutMs") {
+        Value::Absent => None,
+        Value::Number(n) if n.is_finite() && *n > 0.0 => Some(n.ceil() as u64),
+        Value::Number(n) if *n == f64::INFINITY => None,
+        other => return Err(wrong("timeoutMs", "a positive number of milliseconds", other)),
+    };
+    let rules = WalkRules {
+        hidden: r.flag("hidden", true)?,
+        gitignore: r.flag("gitignore", true)?,
+        exclude: r.texts("exclude")?.unwrap_or_default(),
+        case_sensitive,
+        max_depth,
+    };
+    // Compile `exclude` now, so a bad glob fails before any file is touched.
+    exclude_matcher(&logical_path, &rules)?;
+
+    Ok(FindConfig {
+        pattern,
+        matcher,
+        case_sensitive,
+        rules,
+        filters: Filters { kind, min_size, max_size, modified_since },
+        sort,
+        reverse: r.flag("reverse", false)?,
+        caps: Caps { limit, max_limit, max_bytes },
+        logical_path,
+        roots,
+        timeout_ms,
+        want_meta: purpose == Purpose::Find,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::ErrorCode;
+
+    fn opts(pairs: &[(&str, Value)]) -> Vec<(String, Value)> {
+        let mut v = vec![("pattern".to_string(), Value::Text("**/*.rs".into())), ("cwd".to_string(), Value::Text("/w".into()))];
+        v.extend(pairs.iter().map(|(k, val)| (k.to_string(), val.clone())));
+        v
+    }
+
+    fn err(pairs: &[(&str, Value)]) -> FindError {
+        parse(&opts(pairs), Purpose::Find).unwrap_err()
+    }
+
+    #[test]
+    fn defaults_are_the_contracts() {
+        let c = parse(&opts(&[]), Purpose::Find).unwrap();
+        assert_eq!(c.caps, Caps { limit: 1000, max_limit: Some(1000), max_bytes: Some(51200) });
+        assert_eq!(c.sort, SortBy::Recent);
+        assert!(!c.reverse);
+        assert_eq!(c.filters.kind, TypeFilter::File);
+        assert!(c.rules.hidden && c.rules.gitignore && c.rules.exclude.is_empty());
+        assert_eq!(c.rules.max_depth, None);
+        assert_eq!(c.logical_path, std::path::PathBuf::from("/w"));
+        assert!(c.roots.is_none() && c.timeout_ms.is_none());
+    }
+
+    #[test]
+    fn limits_clamp_to_max_limit() {
+        let c = parse(&opts(&[("limit", Value::Number(5000.0))]), Purpose::Find).unwrap();
+        assert_eq!(c.caps.limit, 1000);
+        let c = parse(&opts(&[("limit", Value::Number(5000.0)), ("maxLimit", Value::Number(f64::INFINITY))]), Purpose::Find).unwrap();
+        assert_eq!((c.caps.limit, c.caps.max_limit), (5000, None));
+        let c = parse(&opts(&[("limit", Value::Number(f64::INFINITY))]), Purpose::Find).unwrap();
+        assert_eq!(c.caps.limit, 1000);
+        let f = parse(&opts(&[]), Purpose::FindFiles).unwrap();
+        assert_eq!((f.caps.limit, f.caps.max_bytes, f.sort), (usize::MAX, None, SortBy::Name));
+    }
+
+    #[test]
+    fn bad_limits_are_invalid_arguments() {
+        for bad in [0.0, -1.0, 1.5, f64::NAN] {
+            let e = err(&[("limit", Value::Number(bad))]);
+            assert_eq!(e.code, ErrorCode::InvalidArgument);
+            assert!(e.message.contains("`limit`"), "{}", e.message);
+        }
+        assert_eq!(err(&[("limit", Value::Text("10".into()))]).code, ErrorCode::InvalidArgument);
+        assert_eq!(err(&[("maxDepth", Value::Number(-1.0))]).code, ErrorCode::InvalidArgument);
+        assert!(parse(&opts(&[("maxDepth", Value::Number(0.0))]), Purpose::Find).is_ok());
+        assert_eq!(err(&[("maxBytes", Value::Number(0.0))]).code, ErrorCode::InvalidArgument);
+    }
+
+    #[test]
+    fn wrong_types_name_the_option() {
+        let cases = [
+            ("type", Value::Text("folder".into()), "`type`"),
+            ("sortBy", Value::Number(1.0), "`sortBy`"),
+            ("hidden", Value::Text("yes".into()), "`hidden`"),
+            ("exclude", Value::Text("dist".into()), "`exclude`"),
+            ("exclude", Value::List(vec![Value::Number(1.0)]), "`exclude`"),
+            ("minSize", Value::Text("big".into()), "`minSize`"),
+            ("modifiedSince", Value::Text("last week".into()), "`modifiedSince`"),
+            ("modifiedSince", Value::Other("object"), "`modifiedSince`"),
+            ("path", Value::Text("".into()), "`path`"),
+            ("roots", Value::Other("object"), "`roots`"),
+            ("timeoutMs", Value::Number(-5.0), "`timeoutMs`"),
+            ("maxdepth", Value::Number(1.0), "`maxdepth`"),
+        ];
+        for (name, value, needle) in cases {
+            let e = err(&[(name, value)]);
+            assert_eq!(e.code, ErrorCode::InvalidArgument, "{name}");
+            assert!(e.message.contains(needle), "{name}: {}", e.message);
+        }
+    }
+
+    #[test]
+    fn pattern_errors() {
+        let e = parse(&[("pattern".into(), Value::Text("".into()))], Purpose::Find).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidArgument);
+        let e = parse(&[("pattern".into(), Value::Absent)], Purpose::Find).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidArgument);
+        let e = parse(&[("pattern".into(), Value::Number(3.0))], Purpose::Find).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidArgument);
+        assert_eq!(err(&[("exclude", Value::List(vec![Value::Text("[".into())]))]).code, ErrorCode::InvalidPattern);
+    }
+
+    #[test]
+    fn sizes_and_dates() {
+        let c = parse(&opts(&[("minSize", Value::Text("1KB".into())), ("maxSize", Value::Number(4096.0))]), Purpose::Find).unwrap();
+        assert_eq!((c.filters.min_size, c.filters.max_size), (Some(1024), Some(4096)));
+        assert_eq!(err(&[("minSize", Value::Number(10.0)), ("maxSize", Value::Number(5.0))]).code, ErrorCode::InvalidArgument);
+        let c = parse(&opts(&[("modifiedSince", Value::Number(1000.0))]), Purpose::Find).unwrap();
+        assert_eq!(c.filters.modified_since, Some(1000.0));
+    }
+
+    #[test]
+    fn null_means_default() {
+        let c = parse(&opts(&[("limit", Value::Absent), ("path", Value::Absent)]), Purpose::Find).unwrap();
+        assert_eq!(c.caps.limit, 1000);
+    }
+}

@@ -1,0 +1,208 @@
+//! Cutting sorted matches down to what the caller sees: first `limit`, then
+//! the `maxBytes` cap on the rendered text (which always holds), saying which
+//! cap hit and which folders hold most of what was left out.
+
+use crate::entry::Found;
+use crate::render;
+use crate::result::{OmittedDir, Truncation};
+use std::collections::HashMap;
+
+/// The caps of one call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Caps {
+    /// Already clamped to `max_limit`.
+    pub limit: usize,
+    /// `None` is `Infinity`.
+    pub max_limit: Option<usize>,
+    /// `None`: no text will be rendered (programmatic calls such as `findFiles`).
+    pub max_bytes: Option<usize>,
+}
+
+pub struct Page {
+    pub entries: Vec<Found>,
+    pub truncated_by: Option<Truncation>,
+    pub notice: Option<String>,
+    pub omitted: Vec<OmittedDir>,
+}
+
+/// How many of the most crowded folders `omitted` names.
+pub const OMITTED_DIRS: usize = 5;
+
+/// `kept` is the sorted first `limit` matches, `left_out` the rest.
+pub fn paginate(search_path: &str, mut kept: Vec<Found>, left_out: Vec<Found>, matched: usize, caps: Caps) -> Page {
+    let mut truncated_by = match (left_out.is_empty(), caps.max_limit) {
+        (true, _) => None,
+        (false, Some(max)) if caps.limit >= max => Some(Truncation::Maximum),
+        (false, _) => Some(Truncation::Limit),
+    };
+    let mut notice = truncated_by.map(|t| match t {
+        Truncation::Maximum => render::maximum_notice(matched, caps.limit),
+        _ => render::limit_notice(matched, caps.limit, caps.max_limit),
+    });
+    let mut omitted = omitted_dirs(left_out.iter().map(|f| f.path.as_str()));
+
+    if let Some(max_bytes) = caps.max_bytes {
+        let header = render::header(search_path).len();
+        let mut prefix = Vec::with_capacity(kept.len() + 1);
+        prefix.push(header);
+        for found in &kept {
+            prefix.push(prefix.last().copied().unwrap_or(0) + 1 + render::entry_len(found));
+        }
+        let trailer_len = |notice: &Option<String>, omitted: &[OmittedDir]| {
+            notice.as_ref().map_or(0, |n| n.len() + 1) + render::omitted_line(omitted).map_or(0, |l| l.len() + 1)
+        };
+        if prefix[kept.len()] + trailer_len(&notice, &omitted) > max_bytes {
+            let bytes_notice = Some(render::bytes_notice(max_bytes));
+            let mut reserve = trailer_len(&bytes_notice, &[]);
+            let mut cut_omitted = Vec::new();
+            let mut keep = 0;
+            // The omitted line depends on where the cut falls, so settle both.
+            for _ in 0..8 {
+                keep = prefix.iter().rposition(|&used| used + reserve <= max_bytes).unwrap_or(0);
+                let cut = kept[keep..].iter().chain(&left_out).map(|f| f.path.as_str());
+                cut_omitted = omitted_dirs(cut);
+                let needed = trailer_len(&bytes_notice, &cut_omitted);
+                if prefix[keep] + needed <= max_bytes {
+                    break;
+                }
+                reserve = needed;
+                if keep == 0 {
+                    cut_omitted.clear();
+                    break;
+                }
+            }
+            kept.truncate(keep);
+            truncated_by = Some(Truncation::Bytes);
+            notice = bytes_notice;
+            omitted = cut_omitted;
+        }
+    }
+    Page { entries: kept, truncated_by, notice, omitted }
+}
+
+/// Groups left-out paths by folder: below the deepest folder that holds
+/// them all, each next-level folder (or that folder itself, for entries
+/// directly in it) with its count; the `OMITTED_DIRS` largest, ties by name.
+pub fn omitted_dirs<'a>(paths: impl Iterator<Item = &'a str> + Clone) -> Vec<OmittedDir> {
+    let parent = |p: &'a str| p.rsplit_once('/').map_or("", |(dir, _)| dir);
+    let mut common: Option<&str> = None;
+    for p in paths.clone() {
+        let dir = parent(p);
+        common = Some(match common {
+            None => dir,
+            Some(c) => common_dir(c, dir),
+        });
+    }
+    let Some(common) = common else {
+        return Vec::new();
+    };
+    let mut counts: HashMap<&str, usize> = HashMap::new();
+    for p in paths {
+        let dir = parent(p);
+        let below = if common.is_empty() { dir } else { dir.get(common.len() + 1..).unwrap_or("") };
+        let key = match below.split('/').next() {
+            Some(first) if !first.is_empty() => {
+                let end = if common.is_empty() { first.len() } else { common.len() + 1 + first.len() };
+                &dir[..end]
+            }
+            _ => common,
+        };
+        *counts.entry(key).or_default() += 1;
+    }
+    let mut groups: Vec<OmittedDir> = counts
+        .into_iter()
+        .map(|(dir, count)| OmittedDir { dir: if dir.is_empty() { ".".into() } else { dir.into() }, count })
+        .collect();
+    groups.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.dir.cmp(&b.dir)));
+    groups.truncate(OMITTED_DIRS);
+    groups
+}
+
+/// The longest whole-segment common prefix of two `/`-separated folders.
+fn common_dir<'a>(a: &'a str, b: &str) -> &'a str {
+    let mut end = 0;
+    let mut a_parts = a.split('/');
+    let mut b_parts = b.split('/');
+    loop {
+        match (a_parts.next(), b_parts.next()) {
+            (Some(x), Some(y)) if x == y && !x.is_empty() => {
+                end = if end == 0 { x.len() } else { end + 1 + x.len() };
+            }
+            _ => return &a[..end],
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::entry::EntryKind;
+
+    fn files(paths: &[&str]) -> Vec<Found> {
+        paths.iter().map(|p| Found { path: p.to_string(), kind: EntryKind::File, meta: None }).collect()
+    }
+
+    fn caps(limit: usize, max_bytes: Option<usize>) -> Caps {
+        Caps { limit, max_limit: Some(1000), max_bytes }
+    }
+
+    #[test]
+    fn omitted_groups_below_the_common_folder() {
+        let paths = ["src/a/1", "src/a/2", "src/b/3", "src/4"];
+        let groups = omitted_dirs(paths.iter().copied());
+        assert_eq!(
+            groups,
+            vec![
+                OmittedDir { dir: "src/a".into(), count: 2 },
+                OmittedDir { dir: "src".into(), count: 1 },
+                OmittedDir { dir: "src/b".into(), count: 1 },
+            ]
+        );
+        let top = omitted_dirs(["x", "lib/y", "lib/z/w"].iter().copied());
+        assert_eq!(top[0], OmittedDir { dir: "lib".into(), count: 2 });
+        assert_eq!(top[1], OmittedDir { dir: ".".into(), count: 1 });
+        assert!(omitted_dirs([].iter().copied()).is_empty());
+        assert_eq!(common_dir("src/ab", "src/a"), "src");
+    }
+
+    #[test]
+    fn omitted_names_at_most_five() {
+        let paths: Vec<String> = (0..9).map(|i| format!("d{i}/f")).collect();
+        assert_eq!(omitted_dirs(paths.iter().map(String::as_str)).len(), OMITTED_DIRS);
+    }
+
+    #[test]
+    fn limit_and_maximum() {
+        let p = paginate("/w", files(&["a"]), files(&["b", "c"]), 3, caps(1, None));
+        assert_eq!(p.truncated_by, Some(Truncation::Limit));
+        assert_eq!(p.notice.unwrap(), render::limit_notice(3, 1, Some(1000)));
+        let p = paginate("/w", files(&["a"]), files(&["b"]), 2, Caps { limit: 1, max_limit: Some(1), max_bytes: None });
+        assert_eq!(p.truncated_by, Some(Truncation::Maximum));
+        let p = paginate("/w", files(&["a"]), vec![], 1, caps(1, Some(10_000)));
+        assert_eq!(p.truncated_by, None);
+        assert!(p.notice.is_none() && p.omitted.is_empty());
+    }
+
+    #[test]
+    fn byte_cap_always_holds() {
+        let names: Vec<String> = (0..500).map(|i| format!("dir{}/file-{i:04}.txt", i % 7)).collect();
+        let all = files(&names.iter().map(String::as_str).collect::<Vec<_>>());
+        for max in [120, 300, 1000, 4000] {
+            let p = paginate("/workspace", all.clone(), vec![], 500, caps(1000, Some(max)));
+            assert_eq!(p.truncated_by, Some(Truncation::Bytes));
+            let outcome = crate::result::FindOutcome {
+                path: "/workspace".into(),
+                entries: p.entries,
+                matched: 500,
+                truncated_by: p.truncated_by,
+                notice: p.notice,
+                hint: None,
+                omitted: p.omitted,
+            };
+            let text = render::render(&outcome);
+            assert!(text.len() <= max, "{} > {max}", text.len());
+            assert!(text.len() + 40 > max || max == 120, "cap {max} wasted: {}", text.len());
+            assert!(text.contains(&render::bytes_notice(max)));
+        }
+    }
+}

@@ -1,0 +1,347 @@
+//! The name matcher: a glob tested against the relative path (or against the
+//! basename with `matchBase`), or a regex tested against the basename.
+//!
+//! Globs are normalized first, so that what a model writes works as fast-glob
+//! users expect: a leading `./` or `/` and a trailing `/` are dropped, and a
+//! `**` that is not a whole path segment (`src**`, `**test**`) means `*`.
+
+use crate::error::{FindError, Result};
+use globset::{GlobBuilder, GlobMatcher};
+use regex::bytes::{Regex, RegexBuilder};
+use std::ffi::OsStr;
+use std::path::Path;
+
+/// How `pattern` is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PatternMode {
+    /// A glob against the path relative to the search directory.
+    PathGlob,
+    /// A glob against the basename (`matchBase`).
+    BaseGlob,
+    /// A regex against the basename (`regex`).
+    BaseRegex,
+}
+
+/// A compiled pattern, ready to test entries.
+#[derive(Debug, Clone)]
+pub struct NameMatcher {
+    mode: PatternMode,
+    glob: Option<GlobMatcher>,
+    regex: Option<Regex>,
+    /// The glob as compiled (after normalization), for hints.
+    pub normalized: String,
+}
+
+impl NameMatcher {
+    pub fn new(pattern: &str, mode: PatternMode, case_sensitive: bool) -> Result<Self> {
+        if pattern.is_empty() {
+            return Err(FindError::invalid_argument(
+                "`pattern` is empty: pass a glob such as '**/*.ts' (or a regex with `regex: true`)",
+            ));
+        }
+        if mode == PatternMode::BaseRegex {
+            let regex = RegexBuilder::new(pattern)
+                .case_insensitive(!case_sensitive)
+                .build()
+                .map_err(|e| {
+                    FindError::invalid_pattern(format!(
+                        "invalid regex (Rust `regex` syntax; it is tested against each file name): {e}"
+                    ))
+                })?;
+            return Ok(NameMatcher { mode, glob: None, regex: Some(regex), normalized: pattern.to_string() });
+        }
+        let normalized = normalize_glob(pattern);
+        if normalized.is_empty() {
+            return Err(FindError::invalid_argument(format!(
+                "`pattern` '{pattern}' is empty once its leading './' or '/' is removed: pass a glob such as '**/*' to list everything"
+            )));
+        }
+        let glob = compile_glob(&normalized, pattern, case_sensitive)?;
+        Ok(NameMatcher { mode, glob: Some(glob), regex: None, normalized })
+    }
+
+    pub fn mode(&self) -> PatternMode {
+        self.mode
+    }
+
+    /// Tests an entry by its path relative to the search directory.
+    #[inline]
+    pub fn is_match(&self, relative: &Path) -> bool {
+        match self.mode {
+            PatternMode::PathGlob => self.glob.as_ref().is_some_and(|g| g.is_match(relative)),
+            PatternMode::BaseGlob => {
+                let name = relative.file_name().unwrap_or(relative.as_os_str());
+                self.glob.as_ref().is_some_and(|g| g.is_match(name))
+            }
+            PatternMode::BaseRegex => {
+                let name = relative.file_name().unwrap_or(relative.as_os_str());
+                self.regex.as_ref().is_some_and(|r| r.is_match(&os_bytes(name)))
+            }
+        }
+    }
+
+    /// For a path glob with no `/` (so it only reaches the top level), the same
+    /// glob under `**/`, to tell the model when deeper files would match.
+    pub fn deep_variant(&self, case_sensitive: bool) -> Option<NameMatcher> {
+        if self.mode != PatternMode::PathGlob || self.normalized.contains('/') {
+            return None;
+        }
+        let deep = format!("**/{}", self.normalized);
+        NameMatcher::new(&deep, PatternMode::PathGlob, case_sensitive).ok()
+    }
+}
+
+fn compile_glob(glob: &str, original: &str, case_sensitive: bool) -> Result<GlobMatcher> {
+    GlobBuilder::new(glob)
+        .literal_separator(true)
+        .case_insensitive(!case_sensitive)
+        .backslash_escape(true)
+        .empty_alternates(true)
+        .build()
+        .map(|g| g.compile_matcher())
+        .map_err(|e| {
+            let place = unclosed_at(glob)
+                .map(|at| format!(" (the bracket at character {} of '{glob}' is never closed)", at + 1))
+                .unwrap_or_default();
+            FindError::invalid_pattern(format!(
+                "invalid glob '{original}': {}{place}. Escape a literal '[', '{{' or '*' as '[[]', '[{{]', '[*]'",
+                e.kind()
+            ))
+        })
+}
+
+#[cfg(unix)]
+fn os_bytes(name: &OsStr) -> std::borrow::Cow<'_, [u8]> {
+    use std::os::unix::ffi::OsStrExt;
+    std::borrow::Cow::Borrowed(name.as_bytes())
+}
+
+#[cfg(not(unix))]
+fn os_bytes(name: &OsStr) -> std::borrow::Cow<'_, [u8]> {
+    match name.to_string_lossy() {
+        std::borrow::Cow::Borrowed(s) => std::borrow::Cow::Borrowed(s.as_bytes()),
+        std::borrow::Cow::Owned(s) => std::borrow::Cow::Owned(s.into_bytes()),
+    }
+}
+
+/// Drops leading `./` and `/` and trailing `/`, and turns every `**` that is
+/// not a whole segment into `*` (and `***…` into `**`).
+pub fn normalize_glob(pattern: &str) -> String {
+    let mut rest = pattern;
+    loop {
+        if let Some(r) = rest.strip_prefix("./") {
+            rest = r;
+        } else if let Some(r) = rest.strip_prefix('/') {
+            rest = r;
+        } else {
+            break;
+        }
+    }
+    while rest.len() > 1 && rest.ends_with('/') && !rest.ends_with("\\/") {
+        rest = &rest[..rest.len() - 1];
+    }
+    if rest == "/" {
+        rest = "";
+    }
+    let chars: Vec<char> = rest.chars().collect();
+    let mut out = String::with_capacity(rest.len());
+    let mut i = 0;
+    let mut in_class = false;
+    while i < chars.len() {
+        let c = chars[i];
+        if c == '\\' && i + 1 < chars.len() {
+            out.push(c);
+            out.push(chars[i + 1]);
+            i += 2;
+            continue;
+        }
+        if in_class {
+            // `]` right after `[` or `[!` is a literal member, not the end.
+            let opened_at_prev = out.ends_with('[') || out.ends_with("[!") || out.ends_with("[^");
+            if c == ']' && !opened_at_prev {
+                in_class = false;
+            }
+            out.push(c);
+            i += 1;
+            continue;
+        }
+        if c == '[' {
+            in_class = true;
+            out.push(c);
+            i += 1;
+            continue;
+        }
+        if c == '*' {
+            let start = i;
+            while i < chars.len() && chars[i] == '*' {
+                i += 1;
+            }
+            let run = i - start;
+            let segment_start = start == 0 || chars[start - 1] == '/';
+            let segment_end = i == chars.len() || chars[i] == '/';
+            if run >= 2 && segment_start && segment_end {
+                out.push_str("**");
+            } else {
+                out.push('*');
+            }
+            continue;
+        }
+        out.push(c);
+        i += 1;
+    }
+    out
+}
+
+/// Where an unclosed `[` or `{` opens, for error messages.
+fn unclosed_at(glob: &str) -> Option<usize> {
+    let mut braces: Vec<usize> = Vec::new();
+    let mut class: Option<usize> = None;
+    let mut escaped = false;
+    for (i, c) in glob.char_indices() {
+        if escaped {
+            escaped = false;
+            continue;
+        }
+        match c {
+            '\\' => escaped = true,
+            '[' if class.is_none() => class = Some(i),
+            ']' if class.is_some_and(|at| i > at + 1) => class = None,
+            '{' if class.is_none() => braces.push(i),
+            '}' if class.is_none() => {
+                braces.pop();
+            }
+            _ => {}
+        }
+    }
+    let at = class.or_else(|| braces.last().copied())?;
+    Some(glob[..at].chars().count())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::ErrorCode;
+
+    fn glob(p: &str) -> NameMatcher {
+        NameMatcher::new(p, PatternMode::PathGlob, false).unwrap()
+    }
+
+    fn m(p: &str, path: &str) -> bool {
+        glob(p).is_match(Path::new(path))
+    }
+
+    #[test]
+    fn star_stays_in_one_segment() {
+        assert!(m("*.py", "a.py"));
+        assert!(!m("*.py", "src/a.py"));
+        assert!(m("src/*.py", "src/a.py"));
+        assert!(!m("src/*.py", "src/x/a.py"));
+        assert!(m("?.py", "a.py"));
+        assert!(!m("?.py", "ab.py"));
+        assert!(!m("a?b", "a/b"));
+    }
+
+    #[test]
+    fn double_star_spans_zero_or_more_segments() {
+        assert!(m("**/*.py", "a.py"));
+        assert!(m("**/*.py", "x/y/z/a.py"));
+        assert!(m("src/**/*.rs", "src/lib.rs"));
+        assert!(m("src/**/*.rs", "src/a/b/lib.rs"));
+        assert!(!m("src/**/*.rs", "lib.rs"));
+        assert!(m("src/**", "src/a/b"));
+        assert!(m("**", "anything/at/all"));
+    }
+
+    #[test]
+    fn braces_and_classes() {
+        assert!(m("**/*.{ts,tsx}", "a/b.tsx"));
+        assert!(m("**/*.{ts,tsx}", "b.ts"));
+        assert!(!m("**/*.{ts,tsx}", "b.js"));
+        assert!(m("{src,lib/{a,b}}/*.c", "lib/b/x.c"));
+        assert!(!m("{src,lib/{a,b}}/*.c", "lib/c/x.c"));
+        assert!(m("[abc].txt", "b.txt"));
+        assert!(!m("[abc].txt", "d.txt"));
+        assert!(m("[!a-c].txt", "d.txt"));
+        assert!(!m("[!a-c].txt", "a.txt"));
+    }
+
+    #[test]
+    fn case_insensitive_unless_asked() {
+        assert!(m("*.MD", "readme.md"));
+        let cs = NameMatcher::new("*.MD", PatternMode::PathGlob, true).unwrap();
+        assert!(!cs.is_match(Path::new("readme.md")));
+        assert!(cs.is_match(Path::new("README.MD")));
+    }
+
+    #[test]
+    fn dotfiles_match_stars() {
+        assert!(m("*", ".env"));
+        assert!(m("**/*", "a/.hidden/b"));
+        assert!(m("*rc", ".bashrc"));
+    }
+
+    #[test]
+    fn leading_dot_slash_and_slash_are_stripped() {
+        assert_eq!(normalize_glob("./src/*.ts"), "src/*.ts");
+        assert_eq!(normalize_glob("/src/*.ts"), "src/*.ts");
+        assert_eq!(normalize_glob(".//./a"), "a");
+        assert_eq!(normalize_glob("docs/"), "docs");
+        assert!(m("./src/*.ts", "src/a.ts"));
+        assert!(m("/*.md", "README.md"));
+    }
+
+    #[test]
+    fn partial_double_star_means_star() {
+        assert_eq!(normalize_glob("src**"), "src*");
+        assert_eq!(normalize_glob("**test**"), "*test*");
+        assert_eq!(normalize_glob("a/***/b"), "a/**/b");
+        assert_eq!(normalize_glob("[**]x"), "[**]x");
+        assert_eq!(normalize_glob("\\*\\*x"), "\\*\\*x");
+        assert!(m("**test**", "my_test_file"));
+    }
+
+    #[test]
+    fn match_base_tests_the_basename() {
+        let b = NameMatcher::new("*.rs", PatternMode::BaseGlob, false).unwrap();
+        assert!(b.is_match(Path::new("deep/down/lib.rs")));
+        assert!(!b.is_match(Path::new("deep/down/lib.rsx")));
+    }
+
+    #[test]
+    fn regex_tests_the_basename() {
+        let r = NameMatcher::new(r"^test_.*\.py$", PatternMode::BaseRegex, false).unwrap();
+        assert!(r.is_match(Path::new("tests/test_a.py")));
+        assert!(r.is_match(Path::new("TEST_B.PY")));
+        assert!(!r.is_match(Path::new("test_dir/a.py")));
+        let cs = NameMatcher::new("^A", PatternMode::BaseRegex, true).unwrap();
+        assert!(!cs.is_match(Path::new("abc")));
+    }
+
+    #[test]
+    fn bad_patterns_say_where() {
+        let e = NameMatcher::new("src/[abc", PatternMode::PathGlob, false).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidPattern);
+        assert!(e.message.contains("character 5"), "{}", e.message);
+        let e = NameMatcher::new("*.{ts,js", PatternMode::PathGlob, false).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidPattern);
+        assert!(e.message.contains("character 3"), "{}", e.message);
+        let e = NameMatcher::new("(unclosed", PatternMode::BaseRegex, false).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidPattern);
+        assert!(e.message.contains("regex"), "{}", e.message);
+    }
+
+    #[test]
+    fn empty_patterns_are_invalid_arguments() {
+        for p in ["", "/", "./"] {
+            let e = NameMatcher::new(p, PatternMode::PathGlob, false).unwrap_err();
+            assert_eq!(e.code, ErrorCode::InvalidArgument, "{p}");
+        }
+    }
+
+    #[test]
+    fn deep_variant_only_for_top_level_globs() {
+        let d = glob("*.py").deep_variant(false).unwrap();
+        assert!(d.is_match(Path::new("a/b.py")));
+        assert!(glob("src/*.py").deep_variant(false).is_none());
+    }
+}

@@ -1,0 +1,159 @@
+//! Where a search may run: turning `cwd` + `path` into the logical absolute
+//! path the policy sees, confining it to `roots` (through `..` and through
+//! symlinks), and opening the search directory with the contract's errors.
+
+use crate::error::{ErrorCode, FindError, Result};
+use std::io::ErrorKind;
+use std::path::{Component, Path, PathBuf};
+
+/// `path` resolved against `cwd` (itself resolved against the process's
+/// working directory), with `.` and `..` folded lexically, as Node's
+/// `path.resolve` does.
+pub fn resolve_logical(cwd: Option<&str>, path: Option<&str>) -> Result<PathBuf> {
+    let base = match cwd {
+        Some(c) if Path::new(c).is_absolute() => PathBuf::from(c),
+        other => {
+            let process_cwd = std::env::current_dir().map_err(|e| {
+                FindError::new(ErrorCode::FsError, format!("cannot read the process working directory: {e}; pass `cwd`"))
+            })?;
+            match other {
+                Some(c) => process_cwd.join(c),
+                None => process_cwd,
+            }
+        }
+    };
+    let joined = match path {
+        Some(p) => base.join(p),
+        None => base,
+    };
+    Ok(normalize_lexically(&joined))
+}
+
+fn normalize_lexically(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !matches!(out.components().next_back(), Some(Component::RootDir | Component::Prefix(_)) | None) {
+                    out.pop();
+                }
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+/// Resolves each root the same way as the search path.
+pub fn resolve_roots(cwd: Option<&str>, roots: &[String]) -> Result<Vec<PathBuf>> {
+    roots.iter().map(|r| resolve_logical(cwd, Some(r))).collect()
+}
+
+/// The real path of `p`, or `p` itself when it does not exist (yet).
+fn real_or_logical(p: &Path) -> PathBuf {
+    std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf())
+}
+
+/// Fails with `outside-root` unless `logical` lies inside one of `roots`,
+/// both as written and once symlinks are resolved.
+pub fn check_roots(logical: &Path, roots: &[PathBuf]) -> Result<()> {
+    let inside_lexically = roots.iter().any(|r| logical.starts_with(r));
+    let real = real_or_logical(logical);
+    let inside_really = roots.iter().any(|r| real.starts_with(real_or_logical(r)));
+    if inside_lexically && inside_really {
+        return Ok(());
+    }
+    let listed = roots.iter().map(|r| format!("`{}`", r.display())).collect::<Vec<_>>().join(", ");
+    let via_link = if inside_lexically { " (through a symlink)" } else { "" };
+    Err(FindError::new(
+        ErrorCode::OutsideRoot,
+        if roots.is_empty() {
+            format!("`{}` is outside the allowed roots: `roots` is empty, so no path may be searched", logical.display())
+        } else {
+            format!(
+                "`{}` resolves outside the allowed roots{via_link}: {listed}; pass a `path` inside one of them",
+                logical.display()
+            )
+        },
+    ))
+}
+
+/// Checks that the search path is a readable directory and returns its real
+/// path, which is what gets walked (a symlinked root is walked once, as itself).
+pub fn open_search_dir(logical: &Path) -> Result<PathBuf> {
+    let shown = logical.display();
+    let md = std::fs::metadata(logical).map_err(|e| match e.kind() {
+        ErrorKind::NotFound => FindError::new(
+            ErrorCode::NotFound,
+            format!("search path `{shown}` does not exist; check `path` (it is relative to `cwd`)"),
+        ),
+        ErrorKind::PermissionDenied => FindError::new(
+            ErrorCode::PermissionDenied,
+            format!("permission denied: the OS refused to open `{shown}`"),
+        ),
+        ErrorKind::NotADirectory => FindError::new(
+            ErrorCode::NotFound,
+            format!("search path `{shown}` does not exist: a part of it is a file, not a directory"),
+        ),
+        _ => FindError::new(ErrorCode::FsError, format!("cannot open search path `{shown}`: {e}")),
+    })?;
+    if !md.is_dir() {
+        return Err(FindError::new(
+            ErrorCode::NotADir,
+            format!(
+                "search path `{shown}` is a file, not a directory; pass its folder as `path` and its name as `pattern`"
+            ),
+        ));
+    }
+    std::fs::canonicalize(logical)
+        .map_err(|e| FindError::new(ErrorCode::FsError, format!("cannot resolve search path `{shown}`: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resolves_like_path_resolve() {
+        let p = resolve_logical(Some("/work/a"), Some("../b/./c")).unwrap();
+        assert_eq!(p, PathBuf::from("/work/b/c"));
+        assert_eq!(resolve_logical(Some("/w"), None).unwrap(), PathBuf::from("/w"));
+        assert_eq!(resolve_logical(Some("/w"), Some("/abs")).unwrap(), PathBuf::from("/abs"));
+        assert_eq!(resolve_logical(Some("/"), Some("../../x")).unwrap(), PathBuf::from("/x"));
+    }
+
+    #[test]
+    fn roots_confine_lexically_and_through_links() {
+        let dir = std::env::temp_dir().join(format!("af-sandbox-{}", std::process::id()));
+        let inside = dir.join("root");
+        let outside = dir.join("elsewhere");
+        std::fs::create_dir_all(&inside).unwrap();
+        std::fs::create_dir_all(&outside).unwrap();
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(&outside, inside.join("link")).unwrap();
+        let roots = vec![inside.clone()];
+        assert!(check_roots(&inside, &roots).is_ok());
+        assert_eq!(check_roots(&dir.join("elsewhere"), &roots).unwrap_err().code, ErrorCode::OutsideRoot);
+        let via_dots = resolve_logical(Some(inside.to_str().unwrap()), Some("../elsewhere")).unwrap();
+        assert_eq!(check_roots(&via_dots, &roots).unwrap_err().code, ErrorCode::OutsideRoot);
+        #[cfg(unix)]
+        {
+            let err = check_roots(&inside.join("link"), &roots).unwrap_err();
+            assert!(err.message.contains("symlink"), "{}", err.message);
+        }
+        assert_eq!(check_roots(&inside, &[]).unwrap_err().code, ErrorCode::OutsideRoot);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn opening_reports_missing_and_files() {
+        let dir = std::env::temp_dir().join(format!("af-open-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("f.txt"), "x").unwrap();
+        assert!(open_search_dir(&dir).is_ok());
+        assert_eq!(open_search_dir(&dir.join("nope")).unwrap_err().code, ErrorCode::NotFound);
+        assert_eq!(open_search_dir(&dir.join("f.txt")).unwrap_err().code, ErrorCode::NotADir);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
