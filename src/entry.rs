@@ -48,9 +48,9 @@ impl Meta {
         let mtime_ms = md
             .modified()
             .ok()
-            .and_then(|t| match t.duration_since(std::time::UNIX_EPOCH) {
-                Ok(d) => Some(d.as_nanos() as f64 / 1e6),
-                Err(before) => Some(-(before.duration().as_nanos() as f64) / 1e6),
+            .map(|t| match t.duration_since(std::time::UNIX_EPOCH) {
+                Ok(d) => d.as_nanos() as f64 / 1e6,
+                Err(before) => -(before.duration().as_nanos() as f64) / 1e6,
             })
             .unwrap_or(0.0);
         let size = if kind == EntryKind::Dir { 0 } else { md.len() };

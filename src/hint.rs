@@ -112,7 +112,11 @@ pub fn explain_no_match(config: &FindConfig, root: &Path, cancel: &Cancel) -> Re
             format!("`{place}{slash}` ({count}, {})", reason.describe())
         })
         .collect();
-    let more = if ranked.len() > NAMED_PLACES { format!(" and {} more places", ranked.len() - NAMED_PLACES) } else { String::new() };
+    let more = if ranked.len() > NAMED_PLACES {
+        format!(" and {} more places", ranked.len() - NAMED_PLACES)
+    } else {
+        String::new()
+    };
     Ok(Some(format!(
         "{total} {} matching '{}' exist only where the search skipped them: {}{more}.",
         noun(config.filters.kind, total),

@@ -44,9 +44,27 @@ impl Value {
 /// Option names a caller may pass; the JS wrapper removes `signal`, `policy`
 /// and `approve` (and turns a `Date` into epoch ms) before this sees them.
 const KNOWN: &[&str] = &[
-    "pattern", "path", "cwd", "regex", "matchBase", "caseSensitive", "type", "limit", "maxLimit",
-    "maxDepth", "sortBy", "reverse", "modifiedSince", "minSize", "maxSize", "hidden", "gitignore",
-    "exclude", "maxBytes", "timeoutMs", "roots",
+    "pattern",
+    "path",
+    "cwd",
+    "regex",
+    "matchBase",
+    "caseSensitive",
+    "type",
+    "limit",
+    "maxLimit",
+    "maxDepth",
+    "sortBy",
+    "reverse",
+    "modifiedSince",
+    "minSize",
+    "maxSize",
+    "hidden",
+    "gitignore",
+    "exclude",
+    "maxBytes",
+    "timeoutMs",
+    "roots",
 ];
 
 /// What the options are for.
@@ -114,11 +132,11 @@ impl<'a> Reader<'a> {
         let listed = || choices.iter().map(|(k, _)| format!("'{k}'")).collect::<Vec<_>>().join(", ");
         match self.get(name) {
             Value::Absent => Ok(default),
-            Value::Text(t) => choices
-                .iter()
-                .find(|(k, _)| k == t)
-                .map(|&(_, v)| v)
-                .ok_or_else(|| FindError::invalid_argument(format!("`{name}` must be one of {}; got '{t}'", listed()))),
+            Value::Text(t) => {
+                choices.iter().find(|(k, _)| k == t).map(|&(_, v)| v).ok_or_else(|| {
+                    FindError::invalid_argument(format!("`{name}` must be one of {}; got '{t}'", listed()))
+                })
+            }
             other => Err(wrong(name, &format!("one of {}", listed()), other)),
         }
     }
@@ -149,9 +167,7 @@ impl<'a> Reader<'a> {
 }
 
 fn now_ms() -> f64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0.0, |d| d.as_secs_f64() * 1000.0)
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64() * 1000.0)
 }
 
 /// Validates every option; touches no file.
@@ -186,7 +202,9 @@ pub fn parse(fields: &[(String, Value)], purpose: Purpose) -> Result<FindConfig>
     let roots = match r.texts("roots")? {
         Some(roots) => {
             if roots.iter().any(String::is_empty) {
-                return Err(FindError::invalid_argument("`roots` holds an empty string; every root must be a directory"));
+                return Err(FindError::invalid_argument(
+                    "`roots` holds an empty string; every root must be a directory",
+                ));
             }
             Some(resolve_roots(cwd, &roots)?)
         }
@@ -197,7 +215,11 @@ pub fn parse(fields: &[(String, Value)], purpose: Purpose) -> Result<FindConfig>
         Purpose::Find => (TypeFilter::File, SortBy::Recent, Some(DEFAULT_LIMIT), Some(DEFAULT_MAX_LIMIT)),
         Purpose::FindFiles => (TypeFilter::File, SortBy::Name, None, None),
     };
-    let kind = r.choice("type", &[("file", TypeFilter::File), ("dir", TypeFilter::Dir), ("any", TypeFilter::Any)], default_kind)?;
+    let kind = r.choice(
+        "type",
+        &[("file", TypeFilter::File), ("dir", TypeFilter::Dir), ("any", TypeFilter::Any)],
+        default_kind,
+    )?;
     let max_limit = r.count("maxLimit", 1.0, true)?.unwrap_or(default_max);
     let requested = r.count("limit", 1.0, true)?.unwrap_or(default_limit);
     let limit = match (requested, max_limit) {
@@ -214,7 +236,13 @@ pub fn parse(fields: &[(String, Value)], purpose: Purpose) -> Result<FindConfig>
 
     let sort = r.choice(
         "sortBy",
-        &[("recent", SortBy::Recent), ("name", SortBy::Name), ("mtime", SortBy::Mtime), ("size", SortBy::Size), ("none", SortBy::None)],
+        &[
+            ("recent", SortBy::Recent),
+            ("name", SortBy::Name),
+            ("mtime", SortBy::Mtime),
+            ("size", SortBy::Size),
+            ("none", SortBy::None),
+        ],
         default_sort,
     )?;
     let modified_since = match r.get("modifiedSince") {
@@ -270,7 +298,8 @@ mod tests {
     use crate::error::ErrorCode;
 
     fn opts(pairs: &[(&str, Value)]) -> Vec<(String, Value)> {
-        let mut v = vec![("pattern".to_string(), Value::Text("**/*.rs".into())), ("cwd".to_string(), Value::Text("/w".into()))];
+        let mut v =
+            vec![("pattern".to_string(), Value::Text("**/*.rs".into())), ("cwd".to_string(), Value::Text("/w".into()))];
         v.extend(pairs.iter().map(|(k, val)| (k.to_string(), val.clone())));
         v
     }
@@ -296,7 +325,11 @@ mod tests {
     fn limits_clamp_to_max_limit() {
         let c = parse(&opts(&[("limit", Value::Number(5000.0))]), Purpose::Find).unwrap();
         assert_eq!(c.caps.limit, 1000);
-        let c = parse(&opts(&[("limit", Value::Number(5000.0)), ("maxLimit", Value::Number(f64::INFINITY))]), Purpose::Find).unwrap();
+        let c = parse(
+            &opts(&[("limit", Value::Number(5000.0)), ("maxLimit", Value::Number(f64::INFINITY))]),
+            Purpose::Find,
+        )
+        .unwrap();
         assert_eq!((c.caps.limit, c.caps.max_limit), (5000, None));
         let c = parse(&opts(&[("limit", Value::Number(f64::INFINITY))]), Purpose::Find).unwrap();
         assert_eq!(c.caps.limit, 1000);
@@ -353,9 +386,14 @@ mod tests {
 
     #[test]
     fn sizes_and_dates() {
-        let c = parse(&opts(&[("minSize", Value::Text("1KB".into())), ("maxSize", Value::Number(4096.0))]), Purpose::Find).unwrap();
+        let c =
+            parse(&opts(&[("minSize", Value::Text("1KB".into())), ("maxSize", Value::Number(4096.0))]), Purpose::Find)
+                .unwrap();
         assert_eq!((c.filters.min_size, c.filters.max_size), (Some(1024), Some(4096)));
-        assert_eq!(err(&[("minSize", Value::Number(10.0)), ("maxSize", Value::Number(5.0))]).code, ErrorCode::InvalidArgument);
+        assert_eq!(
+            err(&[("minSize", Value::Number(10.0)), ("maxSize", Value::Number(5.0))]).code,
+            ErrorCode::InvalidArgument
+        );
         let c = parse(&opts(&[("modifiedSince", Value::Number(1000.0))]), Purpose::Find).unwrap();
         assert_eq!(c.filters.modified_since, Some(1000.0));
     }

@@ -40,14 +40,11 @@ impl NameMatcher {
             ));
         }
         if mode == PatternMode::BaseRegex {
-            let regex = RegexBuilder::new(pattern)
-                .case_insensitive(!case_sensitive)
-                .build()
-                .map_err(|e| {
-                    FindError::invalid_pattern(format!(
-                        "invalid regex (Rust `regex` syntax; it is tested against each file name): {e}"
-                    ))
-                })?;
+            let regex = RegexBuilder::new(pattern).case_insensitive(!case_sensitive).build().map_err(|e| {
+                FindError::invalid_pattern(format!(
+                    "invalid regex (Rust `regex` syntax; it is tested against each file name): {e}"
+                ))
+            })?;
             return Ok(NameMatcher { mode, glob: None, regex: Some(regex), normalized: pattern.to_string() });
         }
         let normalized = normalize_glob(pattern);

@@ -24,9 +24,9 @@ fn push_entry(out: &mut String, found: &Found) {
 
 pub fn limit_notice(matched: usize, limit: usize, max_limit: Option<usize>) -> String {
     match max_limit {
-        Some(max) => format!(
-            "{matched} files matched; returned first {limit}. Refine the pattern or raise `limit` (max {max})."
-        ),
+        Some(max) => {
+            format!("{matched} files matched; returned first {limit}. Refine the pattern or raise `limit` (max {max}).")
+        }
         None => format!("{matched} files matched; returned first {limit}. Refine the pattern or raise `limit`."),
     }
 }

@@ -14,7 +14,10 @@ pub fn resolve_logical(cwd: Option<&str>, path: Option<&str>) -> Result<PathBuf>
         Some(c) if Path::new(c).is_absolute() => PathBuf::from(c),
         other => {
             let process_cwd = std::env::current_dir().map_err(|e| {
-                FindError::new(ErrorCode::FsError, format!("cannot read the process working directory: {e}; pass `cwd`"))
+                FindError::new(
+                    ErrorCode::FsError,
+                    format!("cannot read the process working directory: {e}; pass `cwd`"),
+                )
             })?;
             match other {
                 Some(c) => process_cwd.join(c),
@@ -69,7 +72,10 @@ pub fn check_roots(logical: &Path, roots: &[PathBuf]) -> Result<()> {
     Err(FindError::new(
         ErrorCode::OutsideRoot,
         if roots.is_empty() {
-            format!("`{}` is outside the allowed roots: `roots` is empty, so no path may be searched", logical.display())
+            format!(
+                "`{}` is outside the allowed roots: `roots` is empty, so no path may be searched",
+                logical.display()
+            )
         } else {
             format!(
                 "`{}` resolves outside the allowed roots{via_link}: {listed}; pass a `path` inside one of them",
@@ -88,10 +94,9 @@ pub fn open_search_dir(logical: &Path) -> Result<PathBuf> {
             ErrorCode::NotFound,
             format!("search path `{shown}` does not exist; check `path` (it is relative to `cwd`)"),
         ),
-        ErrorKind::PermissionDenied => FindError::new(
-            ErrorCode::PermissionDenied,
-            format!("permission denied: the OS refused to open `{shown}`"),
-        ),
+        ErrorKind::PermissionDenied => {
+            FindError::new(ErrorCode::PermissionDenied, format!("permission denied: the OS refused to open `{shown}`"))
+        }
         ErrorKind::NotADirectory => FindError::new(
             ErrorCode::NotFound,
             format!("search path `{shown}` does not exist: a part of it is a file, not a directory"),

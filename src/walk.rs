@@ -43,17 +43,17 @@ impl WalkRules {
 /// the path from the root), and an excluded folder is not descended.
 pub fn exclude_matcher(root: &Path, rules: &WalkRules) -> Result<Override> {
     let mut builder = OverrideBuilder::new(root);
-    builder
-        .case_insensitive(!rules.case_sensitive)
-        .map_err(|e| FindError::invalid_pattern(e.to_string()))?;
+    builder.case_insensitive(!rules.case_sensitive).map_err(|e| FindError::invalid_pattern(e.to_string()))?;
     for glob in &rules.exclude {
         let trimmed = glob.strip_prefix("./").unwrap_or(glob);
         if trimmed.is_empty() {
-            return Err(FindError::invalid_argument("`exclude` holds an empty glob; remove it or write a glob such as 'dist' or '*.log'"));
+            return Err(FindError::invalid_argument(
+                "`exclude` holds an empty glob; remove it or write a glob such as 'dist' or '*.log'",
+            ));
         }
-        builder.add(&format!("!{trimmed}")).map_err(|e| {
-            FindError::invalid_pattern(format!("invalid `exclude` glob '{glob}': {e}"))
-        })?;
+        builder
+            .add(&format!("!{trimmed}"))
+            .map_err(|e| FindError::invalid_pattern(format!("invalid `exclude` glob '{glob}': {e}")))?;
     }
     builder.build().map_err(|e| FindError::invalid_pattern(format!("invalid `exclude` globs: {e}")))
 }
@@ -163,7 +163,7 @@ where
 {
     fn visit(&mut self, entry: std::result::Result<DirEntry, ignore::Error>) -> WalkState {
         self.seen = self.seen.wrapping_add(1);
-        if self.seen % CANCEL_EVERY == 0 {
+        if self.seen.is_multiple_of(CANCEL_EVERY) {
             if let Err(err) = self.shared.cancel.check() {
                 return self.fail(err);
             }
@@ -261,7 +261,10 @@ mod tests {
         fs::write(root.join(".ignore"), "notes.md\n").unwrap();
         fs::write(root.join("notes.md"), "").unwrap();
         fs::write(root.join("a.txt"), "").unwrap();
-        assert_eq!(paths(&root, &rules()), vec![".gitignore", ".ignore", "a.txt", "sub", "sub/.gitignore", "sub/keep.log"]);
+        assert_eq!(
+            paths(&root, &rules()),
+            vec![".gitignore", ".ignore", "a.txt", "sub", "sub/.gitignore", "sub/keep.log"]
+        );
         let all = paths(&root, &WalkRules { gitignore: false, ..rules() });
         assert!(all.contains(&"sub/build/x".to_string()));
         assert!(!all.iter().any(|p| p.starts_with(".git/") || p == ".git"));
@@ -314,11 +317,13 @@ mod tests {
     #[test]
     fn bad_exclude_globs_are_reported() {
         let root = tree("bx");
-        let err = walk(&root, &WalkRules { exclude: vec!["[".into()], ..rules() }, &Cancel::never(), |_, _, _| None::<()>)
-            .unwrap_err();
+        let err =
+            walk(&root, &WalkRules { exclude: vec!["[".into()], ..rules() }, &Cancel::never(), |_, _, _| None::<()>)
+                .unwrap_err();
         assert_eq!(err.code, ErrorCode::InvalidPattern);
-        let err = walk(&root, &WalkRules { exclude: vec!["".into()], ..rules() }, &Cancel::never(), |_, _, _| None::<()>)
-            .unwrap_err();
+        let err =
+            walk(&root, &WalkRules { exclude: vec!["".into()], ..rules() }, &Cancel::never(), |_, _, _| None::<()>)
+                .unwrap_err();
         assert_eq!(err.code, ErrorCode::InvalidArgument);
         fs::remove_dir_all(&root).unwrap();
     }

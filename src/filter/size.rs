@@ -3,13 +3,7 @@
 
 use crate::error::{FindError, Result};
 
-const UNITS: [(&str, u64); 5] = [
-    ("", 1),
-    ("k", 1 << 10),
-    ("m", 1 << 20),
-    ("g", 1 << 30),
-    ("t", 1 << 40),
-];
+const UNITS: [(&str, u64); 5] = [("", 1), ("k", 1 << 10), ("m", 1 << 20), ("g", 1 << 30), ("t", 1 << 40)];
 
 /// Parses a byte count from a JS number: a finite, non-negative whole number.
 pub fn size_from_number(name: &str, n: f64) -> Result<u64> {
@@ -30,24 +24,15 @@ pub fn size_from_text(name: &str, text: &str) -> Result<u64> {
         ))
     };
     let trimmed = text.trim();
-    let split = trimmed
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(trimmed.len());
+    let split = trimmed.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(trimmed.len());
     let (number, unit) = trimmed.split_at(split);
     if number.is_empty() || number.starts_with('.') && number.len() == 1 {
         return Err(bad());
     }
     let value: f64 = number.parse().map_err(|_| bad())?;
     let unit = unit.trim().to_ascii_lowercase();
-    let unit = unit
-        .strip_suffix("ib")
-        .or_else(|| unit.strip_suffix('b'))
-        .unwrap_or(&unit);
-    let multiplier = UNITS
-        .iter()
-        .find(|(suffix, _)| *suffix == unit)
-        .map(|&(_, m)| m)
-        .ok_or_else(bad)?;
+    let unit = unit.strip_suffix("ib").or_else(|| unit.strip_suffix('b')).unwrap_or(&unit);
+    let multiplier = UNITS.iter().find(|(suffix, _)| *suffix == unit).map(|&(_, m)| m).ok_or_else(bad)?;
     let bytes = value * multiplier as f64;
     if !bytes.is_finite() || bytes > u64::MAX as f64 {
         return Err(bad());

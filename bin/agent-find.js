@@ -1,0 +1,134 @@
+#!/usr/bin/env node
+'use strict'
+// The `agent-find` command: the model text by default, `--json` for the
+// FindResult. Exit 0 on success (also when nothing matched), 2 on bad usage,
+// 1 on any other error; the error code leads the line on stderr.
+
+const { parseArgs } = require('node:util')
+const { find, formatFindResult, FindFilesError } = require('..')
+
+const USAGE = `Usage: agent-find <pattern> [path] [options]
+
+Find files by glob (or regex), respecting .gitignore, newest first.
+
+Options:
+  --type file|dir|any       entry type (default file)
+  --limit N                 at most N entries (default 1000)
+  --max-limit N             ceiling for --limit (default 1000; Infinity allowed)
+  --max-depth N             0 = only direct children of path
+  --sort recent|name|mtime|size|none   (default recent)
+  --reverse                 flip the order
+  --regex                   pattern is a regex tested against each file name
+  --match-base              glob is tested against the file name, not the path
+  --case-sensitive          match case (default: case-insensitive)
+  --modified-since WHEN     ISO date, epoch ms, or an age such as 30m, 24h, 7d
+  --min-size SIZE           bytes, or 10KB, 1.5MB, 2GB (inclusive)
+  --max-size SIZE
+  --no-hidden               leave out dotfiles and dot-folders
+  --no-gitignore            do not apply .gitignore, .ignore, .git/info/exclude
+  --exclude GLOB            leave out matching entries (repeatable)
+  --max-bytes N             cap on the printed text (default 51200)
+  --timeout MS              give up after MS milliseconds
+  --root DIR                only search inside DIR (repeatable)
+  --cwd DIR                 resolve path against DIR
+  --json                    print the FindResult as JSON
+  -h, --help                show this help
+  -V, --version             show the version
+
+Exit status: 0 on success (also when nothing matched), 2 on bad usage, 1 on other errors.`
+
+const USAGE_CODES = new Set(['invalid-argument', 'invalid-pattern'])
+
+function fail(code, message, status) {
+  process.stderr.write(`agent-find: ${code}: ${message}\n`)
+  process.exitCode = status
+}
+
+/** Numbers stay numbers (Infinity included); anything else is left to the library to judge. */
+function number(text) {
+  return text === undefined ? undefined : Number(text)
+}
+
+/** A size or date flag: digits alone mean bytes or epoch ms; other text is parsed by the library. */
+function numberOrText(text) {
+  return text !== undefined && /^\d+$/.test(text) ? Number(text) : text
+}
+
+function optionsFrom(values, positionals) {
+  const [pattern, path, ...extra] = positionals
+  if (pattern === undefined) throw new FindFilesError('invalid-argument', 'missing <pattern>; try: agent-find "**/*.ts" src')
+  if (extra.length) throw new FindFilesError('invalid-argument', `unexpected argument '${extra[0]}': give one pattern and at most one path`)
+  const options = {
+    pattern,
+    path,
+    cwd: values.cwd,
+    type: values.type,
+    limit: number(values.limit),
+    maxLimit: number(values['max-limit']),
+    maxDepth: number(values['max-depth']),
+    sortBy: values.sort,
+    reverse: values.reverse,
+    regex: values.regex,
+    matchBase: values['match-base'],
+    caseSensitive: values['case-sensitive'],
+    modifiedSince: numberOrText(values['modified-since']),
+    minSize: numberOrText(values['min-size']),
+    maxSize: numberOrText(values['max-size']),
+    hidden: values['no-hidden'] ? false : undefined,
+    gitignore: values['no-gitignore'] ? false : undefined,
+    exclude: values.exclude,
+    maxBytes: number(values['max-bytes']),
+    timeoutMs: number(values.timeout),
+    roots: values.root,
+  }
+  for (const key of Object.keys(options)) if (options[key] === undefined) delete options[key]
+  return options
+}
+
+async function main(argv) {
+  let parsed
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        type: { type: 'string' },
+        limit: { type: 'string' },
+        'max-limit': { type: 'string' },
+        'max-depth': { type: 'string' },
+        sort: { type: 'string' },
+        reverse: { type: 'boolean' },
+        regex: { type: 'boolean' },
+        'match-base': { type: 'boolean' },
+        'case-sensitive': { type: 'boolean' },
+        'modified-since': { type: 'string' },
+        'min-size': { type: 'string' },
+        'max-size': { type: 'string' },
+        'no-hidden': { type: 'boolean' },
+        'no-gitignore': { type: 'boolean' },
+        exclude: { type: 'string', multiple: true },
+        'max-bytes': { type: 'string' },
+        timeout: { type: 'string' },
+        root: { type: 'string', multiple: true },
+        cwd: { type: 'string' },
+        json: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+        version: { type: 'boolean', short: 'V' },
+      },
+    })
+  } catch (err) {
+    return fail('invalid-argument', `${err.message}\n\n${USAGE}`, 2)
+  }
+  const { values, positionals } = parsed
+  if (values.help) return void process.stdout.write(`${USAGE}\n`)
+  if (values.version) return void process.stdout.write(`${require('../package.json').version}\n`)
+  try {
+    const result = await find(optionsFrom(values, positionals))
+    process.stdout.write(values.json ? `${JSON.stringify(result, null, 2)}\n` : `${formatFindResult(result)}\n`)
+  } catch (err) {
+    if (err instanceof FindFilesError) return fail(err.code, err.message, USAGE_CODES.has(err.code) ? 2 : 1)
+    return fail('internal', err && err.stack ? err.stack : String(err), 1)
+  }
+}
+
+main(process.argv.slice(2))
