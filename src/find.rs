@@ -117,3 +117,116 @@ fn fill_meta(root: &Path, found: &mut [Found]) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::ErrorCode;
+    use crate::options::{parse, Purpose, Value};
+    use crate::result::Truncation;
+    use std::fs;
+
+    struct Tree(PathBuf);
+
+    impl Tree {
+        fn new(name: &str, files: &[(&str, usize)]) -> Tree {
+            let dir = std::env::temp_dir().join(format!("af-find-{name}-{}", std::process::id()));
+            let _ = fs::remove_dir_all(&dir);
+            for (path, size) in files {
+                let p = dir.join(path);
+                fs::create_dir_all(p.parent().unwrap()).unwrap();
+                fs::write(p, vec![b'x'; *size]).unwrap();
+            }
+            Tree(dir)
+        }
+
+        fn find(&self, pairs: &[(&str, Value)]) -> Result<FindOutcome> {
+            let mut fields = vec![("cwd".to_string(), Value::Text(self.0.to_string_lossy().into_owned()))];
+            fields.extend(pairs.iter().map(|(k, v)| (k.to_string(), v.clone())));
+            run(&parse(&fields, Purpose::Find)?, &Cancel::never())
+        }
+    }
+
+    impl Drop for Tree {
+        fn drop(&mut self) {
+            let _ = fs::remove_dir_all(&self.0);
+        }
+    }
+
+    fn text(s: &str) -> Value {
+        Value::Text(s.into())
+    }
+
+    fn paths(o: &FindOutcome) -> Vec<&str> {
+        o.entries.iter().map(|f| f.path.as_str()).collect()
+    }
+
+    #[test]
+    fn largest_files_are_sorted_before_the_limit() {
+        let t = Tree::new("largest", &[("a", 10), ("b/c", 300), ("b/d", 20), ("e", 200)]);
+        let o = t
+            .find(&[
+                ("pattern", text("**/*")),
+                ("sortBy", text("size")),
+                ("reverse", Value::Bool(true)),
+                ("limit", Value::Number(2.0)),
+            ])
+            .unwrap();
+        assert_eq!(paths(&o), ["b/c", "e"]);
+        assert_eq!(o.entries[0].size(), 300);
+        assert_eq!(o.matched, 4);
+        assert_eq!(o.truncated_by, Some(Truncation::Limit));
+        assert_eq!(o.omitted.iter().map(|d| (d.dir.as_str(), d.count)).collect::<Vec<_>>(), [(".", 1), ("b", 1)]);
+    }
+
+    #[test]
+    fn maximum_and_bytes_caps() {
+        let files: Vec<(String, usize)> = (0..50).map(|i| (format!("dir/file-{i:02}.txt"), 1)).collect();
+        let refs: Vec<(&str, usize)> = files.iter().map(|(p, s)| (p.as_str(), *s)).collect();
+        let t = Tree::new("caps", &refs);
+        let o = t
+            .find(&[("pattern", text("**/*.txt")), ("maxLimit", Value::Number(10.0)), ("limit", Value::Number(99.0))])
+            .unwrap();
+        assert_eq!((o.entries.len(), o.truncated_by), (10, Some(Truncation::Maximum)));
+        let o = t.find(&[("pattern", text("**/*.txt")), ("maxBytes", Value::Number(300.0))]).unwrap();
+        assert_eq!(o.truncated_by, Some(Truncation::Bytes));
+        assert!(crate::render::render(&o).len() <= 300);
+        assert!(!o.entries.is_empty() && o.entries.len() < 50);
+    }
+
+    #[test]
+    fn stats_the_page_when_no_sort_needs_it() {
+        let t = Tree::new("meta", &[("a.txt", 7)]);
+        let o = t.find(&[("pattern", text("*.txt")), ("sortBy", text("name"))]).unwrap();
+        assert_eq!(o.entries[0].size(), 7);
+        assert!(o.entries[0].mtime_ms() > 0.0);
+    }
+
+    #[test]
+    fn hints_for_top_level_globs_and_skipped_places() {
+        let t = Tree::new("hint", &[("src/deep/a.py", 1), ("node_modules/m/x.js", 1), (".cache/y.js", 1)]);
+        fs::create_dir_all(t.0.join(".git")).unwrap();
+        fs::write(t.0.join(".gitignore"), "node_modules\n").unwrap();
+        let o = t.find(&[("pattern", text("*.py"))]).unwrap();
+        let hint = o.hint.unwrap();
+        assert!(hint.contains("'**/*.py' matches 1 file") && hint.contains("src/deep/a.py"), "{hint}");
+        let o = t.find(&[("pattern", text("**/*.js")), ("hidden", Value::Bool(false))]).unwrap();
+        let hint = o.hint.unwrap();
+        assert!(hint.contains("`node_modules/` (1, ignored by .gitignore"), "{hint}");
+        assert!(hint.contains("`.cache/` (1, hidden; set `hidden: true`)"), "{hint}");
+        let o = t.find(&[("pattern", text("**/*.nothing"))]).unwrap();
+        assert_eq!(o.hint, None);
+    }
+
+    #[test]
+    fn sandbox_and_path_errors() {
+        let t = Tree::new("errs", &[("in/f", 1), ("file", 1)]);
+        let root = t.0.join("in").to_string_lossy().into_owned();
+        let e = t.find(&[("pattern", text("*")), ("roots", Value::List(vec![text(&root)]))]).unwrap_err();
+        assert_eq!(e.code, ErrorCode::OutsideRoot);
+        let e = t.find(&[("pattern", text("*")), ("path", text("missing"))]).unwrap_err();
+        assert_eq!(e.code, ErrorCode::NotFound);
+        let e = t.find(&[("pattern", text("*")), ("path", text("file"))]).unwrap_err();
+        assert_eq!(e.code, ErrorCode::NotADir);
+    }
+}

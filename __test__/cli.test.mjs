@@ -1,0 +1,90 @@
+// The `agent-find` command, run as a real process on real temp trees.
+import { test, before, after } from 'node:test'
+import assert from 'node:assert/strict'
+import { spawnSync } from 'node:child_process'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const BIN = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'agent-find.js')
+let dir
+
+function cli(...args) {
+  const r = spawnSync(process.execPath, [BIN, ...args], { cwd: dir, encoding: 'utf8' })
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr }
+}
+
+before(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'af-cli-'))
+  fs.mkdirSync(path.join(dir, 'src', 'lib'), { recursive: true })
+  fs.writeFileSync(path.join(dir, 'src', 'a.ts'), 'x'.repeat(10))
+  fs.writeFileSync(path.join(dir, 'src', 'lib', 'b.ts'), 'x'.repeat(300))
+  fs.writeFileSync(path.join(dir, 'README.md'), 'hi')
+})
+
+after(() => fs.rmSync(dir, { recursive: true, force: true }))
+
+test('prints the model text by default', () => {
+  const r = cli('**/*.ts', '--sort', 'name')
+  assert.equal(r.status, 0, r.stderr)
+  assert.equal(r.stdout, `Search directory: ${dir}\nsrc/a.ts\nsrc/lib/b.ts\n`)
+})
+
+test('--json prints the FindResult', () => {
+  const r = cli('**/*.ts', 'src', '--sort', 'size', '--reverse', '--json')
+  assert.equal(r.status, 0, r.stderr)
+  const result = JSON.parse(r.stdout)
+  assert.equal(result.path, path.join(dir, 'src'))
+  assert.deepEqual(result.entries.map((e) => [e.path, e.size]), [['lib/b.ts', 300], ['a.ts', 10]])
+  assert.equal(result.matched, 2)
+  assert.equal(result.truncated, false)
+})
+
+test('flags reach the options: type, limit, depth, excludes, sizes', () => {
+  const dirs = cli('**', '--type', 'dir', '--sort', 'name')
+  assert.equal(dirs.stdout, `Search directory: ${dir}\nsrc/\nsrc/lib/\n`)
+  const limited = cli('**/*', '--limit', '1', '--sort', 'name')
+  assert.match(limited.stdout, /^3 files matched; returned first 1\. Refine the pattern or raise `limit` \(max 1000\)\.$/m)
+  assert.equal(cli('**/*.ts', '--max-depth', '1', '--json').stdout.includes('lib/b.ts'), false)
+  assert.equal(cli('**/*.ts', '--exclude', 'lib', '--json').stdout.includes('lib/b.ts'), false)
+  const big = JSON.parse(cli('**/*', '--min-size', '100', '--json').stdout)
+  assert.deepEqual(big.entries.map((e) => e.path), ['src/lib/b.ts'])
+  const regex = JSON.parse(cli('^b\\.TS$', '--regex', '--json').stdout)
+  assert.deepEqual(regex.entries.map((e) => e.path), ['src/lib/b.ts'])
+})
+
+test('no match is success, with the no-match text', () => {
+  const r = cli('**/*.nothing')
+  assert.equal(r.status, 0)
+  assert.equal(r.stdout, `Search directory: ${dir}\nNo files matched.\n`)
+})
+
+test('bad usage exits 2 with the code on stderr', () => {
+  for (const args of [[], ['*', '--limit', '0'], ['*', '--bogus'], ['src/[x'], ['*', '--type', 'folder'], ['a', 'b', 'c']]) {
+    const r = cli(...args)
+    assert.equal(r.status, 2, `${args.join(' ')}: ${r.stderr}`)
+    assert.match(r.stderr, /^agent-find: (invalid-argument|invalid-pattern): /, args.join(' '))
+    assert.equal(r.stdout, '')
+  }
+})
+
+test('other errors exit 1 with the code on stderr', () => {
+  const missing = cli('*', 'missing')
+  assert.equal(missing.status, 1)
+  assert.match(missing.stderr, /^agent-find: not-found: .*missing/)
+  const file = cli('*', 'README.md')
+  assert.equal(file.status, 1)
+  assert.match(file.stderr, /^agent-find: not-a-dir: /)
+  const outside = cli('*', '..', '--root', '.')
+  assert.equal(outside.status, 1)
+  assert.match(outside.stderr, /^agent-find: outside-root: /)
+})
+
+test('--help and --version', () => {
+  const help = cli('--help')
+  assert.equal(help.status, 0)
+  assert.match(help.stdout, /^Usage: agent-find <pattern> \[path\]/)
+  const version = cli('--version')
+  assert.equal(version.stdout.trim(), JSON.parse(fs.readFileSync(new URL('../package.json', import.meta.url))).version)
+})
