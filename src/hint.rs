@@ -57,12 +57,25 @@ pub fn explain_no_match(config: &FindConfig, root: &Path, cancel: &Cancel) -> Re
     if deep.is_none() && !skips {
         return Ok(None);
     }
-    // Under the same rules: which folders are walked, and what `**/` would match.
     let probe = deep.as_ref().unwrap_or(&config.matcher);
     let keep = select(probe, &config.filters, config.filters.needs_meta());
+    // First the cheapest answer to "is there anything at all": with every
+    // skip turned off. Most empty searches stop here.
+    let relaxed_matches = if skips {
+        let found = walk(root, &config.rules.relaxed(), cancel, |rel, kind, entry| {
+            keep(rel, kind, entry).map(|f| (f.path, kind == EntryKind::Dir))
+        })?;
+        if found.is_empty() {
+            return Ok(None);
+        }
+        found
+    } else {
+        Vec::new()
+    };
+    // Then under the normal rules: what `**/` would match, and which folders are entered.
     let seen = walk(root, &config.rules, cancel, |rel, kind, entry| {
         let matched = deep.is_some() && keep(rel, kind, entry).is_some();
-        (kind == EntryKind::Dir || matched).then(|| (posix_string(rel), matched))
+        (matched || (skips && kind == EntryKind::Dir)).then(|| (posix_string(rel), matched))
     })?;
     let mut deep_matches: Vec<&str> = seen.iter().filter(|(_, m)| *m).map(|(p, _)| p.as_str()).collect();
     if !deep_matches.is_empty() {
@@ -76,17 +89,11 @@ pub fn explain_no_match(config: &FindConfig, root: &Path, cancel: &Cancel) -> Re
             deep_matches[0]
         )));
     }
-    if !skips {
+    if relaxed_matches.is_empty() {
         return Ok(None);
     }
     let walked: HashSet<&str> = seen.iter().map(|(p, _)| p.as_str()).collect();
-    let relaxed = config.rules.relaxed();
-    let hidden_matches = walk(root, &relaxed, cancel, |rel, kind, entry| {
-        keep(rel, kind, entry).map(|f| (f.path, kind == EntryKind::Dir))
-    })?;
-    if hidden_matches.is_empty() {
-        return Ok(None);
-    }
+    let hidden_matches = relaxed_matches;
     let excluded = if config.rules.exclude.is_empty() { None } else { Some(exclude_matcher(root, &config.rules)?) };
     let mut places: HashMap<(String, Skip, bool), usize> = HashMap::new();
     for (path, is_dir) in &hidden_matches {
