@@ -11,7 +11,7 @@ use crate::pattern::NameMatcher;
 use crate::result::FindOutcome;
 use crate::sandbox::{check_roots, open_search_dir};
 use crate::sort::{sort_and_split, SortBy};
-use crate::walk::{walk, WalkRules};
+use crate::walk::{posix_string, walk, WalkRules};
 use ignore::DirEntry;
 use std::path::{Path, PathBuf};
 
@@ -63,16 +63,6 @@ pub fn select<'a>(
     }
 }
 
-/// A relative path as the result shows it: `/` separators, lossy UTF-8.
-pub fn posix_string(relative: &Path) -> String {
-    let text = relative.to_string_lossy();
-    if std::path::MAIN_SEPARATOR == '/' {
-        text.into_owned()
-    } else {
-        text.replace(std::path::MAIN_SEPARATOR, "/")
-    }
-}
-
 pub fn run(config: &FindConfig, cancel: &Cancel) -> Result<FindOutcome> {
     cancel.check()?;
     if let Some(roots) = &config.roots {
@@ -82,7 +72,7 @@ pub fn run(config: &FindConfig, cancel: &Cancel) -> Result<FindOutcome> {
     let stat = config.filters.needs_meta()
         || config.sort.needs_meta()
         || (config.want_meta && config.caps.limit > STAT_IN_WALK_ABOVE);
-    let mut found = walk(&root, &config.rules, cancel, select(&config.matcher, &config.filters, stat))?;
+    let mut found = walk(&root, &config.rules, cancel, || select(&config.matcher, &config.filters, stat))?.found;
     let matched = found.len();
     let left_out = sort_and_split(&mut found, config.sort, config.reverse, config.caps.limit);
     if config.want_meta && !stat {

@@ -7,9 +7,10 @@ use crate::cancel::Cancel;
 use crate::entry::EntryKind;
 use crate::error::Result;
 use crate::filter::TypeFilter;
-use crate::find::{posix_string, select, FindConfig};
+use crate::find::{select, FindConfig};
 use crate::pattern::PatternMode;
-use crate::walk::{exclude_matcher, walk};
+use crate::walk::{exclude_matcher, posix_string, walk};
+use ignore::DirEntry;
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
@@ -62,9 +63,10 @@ pub fn explain_no_match(config: &FindConfig, root: &Path, cancel: &Cancel) -> Re
     // First the cheapest answer to "is there anything at all": with every
     // skip turned off. Most empty searches stop here.
     let relaxed_matches = if skips {
-        let found = walk(root, &config.rules.relaxed(), cancel, |rel, kind, entry| {
-            keep(rel, kind, entry).map(|f| (f.path, kind == EntryKind::Dir))
-        })?;
+        let found = walk(root, &config.rules.relaxed(), cancel, || {
+            |rel: &Path, kind, entry: &DirEntry| keep(rel, kind, entry).map(|f| (f.path, kind == EntryKind::Dir))
+        })?
+        .found;
         if found.is_empty() {
             return Ok(None);
         }
@@ -73,10 +75,13 @@ pub fn explain_no_match(config: &FindConfig, root: &Path, cancel: &Cancel) -> Re
         Vec::new()
     };
     // Then under the normal rules: what `**/` would match, and which folders are entered.
-    let seen = walk(root, &config.rules, cancel, |rel, kind, entry| {
-        let matched = deep.is_some() && keep(rel, kind, entry).is_some();
-        (matched || (skips && kind == EntryKind::Dir)).then(|| (posix_string(rel), matched))
-    })?;
+    let seen = walk(root, &config.rules, cancel, || {
+        |rel: &Path, kind, entry: &DirEntry| {
+            let matched = deep.is_some() && keep(rel, kind, entry).is_some();
+            (matched || (skips && kind == EntryKind::Dir)).then(|| (posix_string(rel), matched))
+        }
+    })?
+    .found;
     let mut deep_matches: Vec<&str> = seen.iter().filter(|(_, m)| *m).map(|(p, _)| p.as_str()).collect();
     if !deep_matches.is_empty() {
         deep_matches.sort_unstable();

@@ -272,6 +272,7 @@ pub fn parse(fields: &[(String, Value)], purpose: Purpose) -> Result<FindConfig>
         exclude: r.texts("exclude")?.unwrap_or_default(),
         case_sensitive,
         max_depth,
+        skip_dirs: &[".git"],
     };
     // Compile `exclude` now, so a bad glob fails before any file is touched.
     exclude_matcher(&logical_path, &rules)?;

@@ -1,7 +1,8 @@
 //! The parallel directory walk, on `ignore`'s work-stealing walker: ignore
-//! files, hidden entries, `exclude` globs, depth, `.git/` and symlinks are all
-//! decided here. A caller's `select` decides which entries become results;
-//! each walker thread keeps its own batch and hands it over in one lock.
+//! files, hidden entries, `exclude` globs, depth, always-skipped folders
+//! (`.git/`) and symlinks are all decided here. Each walker thread gets its
+//! own selector (so it can own buffers), which decides which entries become
+//! results; each thread keeps its own batch and hands it over in one lock.
 
 use crate::cancel::Cancel;
 use crate::entry::EntryKind;
@@ -10,7 +11,7 @@ use ignore::overrides::{Override, OverrideBuilder};
 use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkBuilder, WalkState};
 use std::io::ErrorKind;
 use std::path::Path;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 /// Which entries the walk skips before any pattern is tested.
 #[derive(Debug, Clone, PartialEq)]
@@ -24,6 +25,16 @@ pub struct WalkRules {
     pub case_sensitive: bool,
     /// 0 = only the direct children of the root.
     pub max_depth: Option<usize>,
+    /// Folder names never entered, at any depth (`.git` is also skipped as a file).
+    pub skip_dirs: &'static [&'static str],
+}
+
+/// What a walk returns: the selected entries, in no defined order, and the
+/// folders it did not enter because of `skip_dirs` (relative, `.git` left out).
+#[derive(Debug)]
+pub struct Walked<T> {
+    pub found: Vec<T>,
+    pub skipped: Vec<String>,
 }
 
 impl WalkRules {
@@ -63,13 +74,14 @@ fn repository_root(dir: &Path) -> Option<&Path> {
     dir.ancestors().find(|d| d.join(".git").exists())
 }
 
-/// Walks `root` (a real, absolute directory) in parallel. `select` gets each
-/// entry below the root with its relative path and kind, and returns what to
-/// keep. The order of the returned entries is not defined.
-pub fn walk<T, S>(root: &Path, rules: &WalkRules, cancel: &Cancel, select: S) -> Result<Vec<T>>
+/// Walks `root` (a real, absolute directory) in parallel. `new_selector`
+/// makes one selector per walker thread; a selector gets each entry below the
+/// root with its relative path and kind, and returns what to keep.
+pub fn walk<T, M, S>(root: &Path, rules: &WalkRules, cancel: &Cancel, new_selector: M) -> Result<Walked<T>>
 where
     T: Send,
-    S: Fn(&Path, EntryKind, &DirEntry) -> Option<T> + Sync,
+    M: Fn() -> S + Sync,
+    S: FnMut(&Path, EntryKind, &DirEntry) -> Option<T> + Send,
 {
     cancel.check()?;
     let mut builder = WalkBuilder::new(root);
@@ -86,18 +98,46 @@ where
         .parents(in_repository)
         .follow_links(false)
         .max_depth(rules.max_depth.map(|d| d + 1))
-        .threads(thread_count())
-        .filter_entry(|entry| entry.file_name() != ".git");
+        .threads(thread_count());
+    let skipped = Arc::new(Mutex::new(Vec::new()));
+    if !rules.skip_dirs.is_empty() {
+        let (skip_dirs, skipped, root) = (rules.skip_dirs, Arc::clone(&skipped), root.to_path_buf());
+        builder.filter_entry(move |entry| {
+            let name = entry.file_name();
+            let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
+            if !skip_dirs.iter().any(|skip| name == *skip) || !(is_dir || name == ".git") {
+                return true;
+            }
+            if name != ".git" {
+                if let Ok(relative) = entry.path().strip_prefix(&root) {
+                    skipped.lock().unwrap_or_else(|p| p.into_inner()).push(posix_string(relative));
+                }
+            }
+            false
+        });
+    }
     if !rules.exclude.is_empty() {
         builder.overrides(exclude_matcher(root, rules)?);
     }
-    let shared = Shared { found: Mutex::new(Vec::new()), failure: Mutex::new(None), root, cancel, select: &select };
-    builder.build_parallel().visit(&mut VisitorBuilder { shared: &shared });
+    let shared = Shared { found: Mutex::new(Vec::new()), failure: Mutex::new(None), root, cancel };
+    builder.build_parallel().visit(&mut VisitorBuilder { shared: &shared, new_selector: &new_selector });
     if let Some(err) = shared.failure.into_inner().unwrap_or_else(|p| p.into_inner()) {
         return Err(err);
     }
     cancel.check()?;
-    Ok(shared.found.into_inner().unwrap_or_else(|p| p.into_inner()))
+    let mut skipped = std::mem::take(&mut *skipped.lock().unwrap_or_else(|p| p.into_inner()));
+    skipped.sort_unstable();
+    Ok(Walked { found: shared.found.into_inner().unwrap_or_else(|p| p.into_inner()), skipped })
+}
+
+/// A relative path as results show it: `/` separators, lossy UTF-8.
+pub fn posix_string(relative: &Path) -> String {
+    let text = relative.to_string_lossy();
+    if std::path::MAIN_SEPARATOR == '/' {
+        text.into_owned()
+    } else {
+        text.replace(std::path::MAIN_SEPARATOR, "/")
+    }
 }
 
 fn thread_count() -> usize {
@@ -107,30 +147,32 @@ fn thread_count() -> usize {
 const BATCH: usize = 512;
 const CANCEL_EVERY: u32 = 256;
 
-struct Shared<'a, T, S> {
+struct Shared<'a, T> {
     found: Mutex<Vec<T>>,
     failure: Mutex<Option<FindError>>,
     root: &'a Path,
     cancel: &'a Cancel,
-    select: &'a S,
 }
 
-struct VisitorBuilder<'a, T, S> {
-    shared: &'a Shared<'a, T, S>,
+struct VisitorBuilder<'a, T, M> {
+    shared: &'a Shared<'a, T>,
+    new_selector: &'a M,
 }
 
-impl<'s, T, S> ParallelVisitorBuilder<'s> for VisitorBuilder<'s, T, S>
+impl<'s, T, M, S> ParallelVisitorBuilder<'s> for VisitorBuilder<'s, T, M>
 where
     T: Send,
-    S: Fn(&Path, EntryKind, &DirEntry) -> Option<T> + Sync,
+    M: Fn() -> S + Sync,
+    S: FnMut(&Path, EntryKind, &DirEntry) -> Option<T> + Send + 's,
 {
     fn build(&mut self) -> Box<dyn ParallelVisitor + 's> {
-        Box::new(Visitor { shared: self.shared, batch: Vec::new(), seen: 0 })
+        Box::new(Visitor { shared: self.shared, select: (self.new_selector)(), batch: Vec::new(), seen: 0 })
     }
 }
 
 struct Visitor<'a, T, S> {
-    shared: &'a Shared<'a, T, S>,
+    shared: &'a Shared<'a, T>,
+    select: S,
     batch: Vec<T>,
     seen: u32,
 }
@@ -159,7 +201,7 @@ impl<T, S> Drop for Visitor<'_, T, S> {
 impl<T, S> ParallelVisitor for Visitor<'_, T, S>
 where
     T: Send,
-    S: Fn(&Path, EntryKind, &DirEntry) -> Option<T> + Sync,
+    S: FnMut(&Path, EntryKind, &DirEntry) -> Option<T> + Send,
 {
     fn visit(&mut self, entry: std::result::Result<DirEntry, ignore::Error>) -> WalkState {
         self.seen = self.seen.wrapping_add(1);
@@ -186,7 +228,7 @@ where
         let Ok(relative) = entry.path().strip_prefix(self.shared.root) else {
             return WalkState::Continue;
         };
-        if let Some(found) = (self.shared.select)(relative, kind, &entry) {
+        if let Some(found) = (self.select)(relative, kind, &entry) {
             self.batch.push(found);
             if self.batch.len() >= BATCH {
                 self.flush();
@@ -231,14 +273,22 @@ mod tests {
     }
 
     fn rules() -> WalkRules {
-        WalkRules { hidden: true, gitignore: true, exclude: vec![], case_sensitive: false, max_depth: None }
+        WalkRules {
+            hidden: true,
+            gitignore: true,
+            exclude: vec![],
+            case_sensitive: false,
+            max_depth: None,
+            skip_dirs: &[".git"],
+        }
     }
 
     fn paths(root: &Path, rules: &WalkRules) -> Vec<String> {
-        let mut out: Vec<String> = walk(root, rules, &Cancel::never(), |rel, kind, _| {
-            Some(Found { path: rel.to_string_lossy().into_owned(), kind, meta: None })
+        let mut out: Vec<String> = walk(root, rules, &Cancel::never(), || {
+            |rel: &Path, kind, _: &DirEntry| Some(Found { path: rel.to_string_lossy().into_owned(), kind, meta: None })
         })
         .unwrap()
+        .found
         .into_iter()
         .map(|f| f.path)
         .collect();
@@ -309,7 +359,8 @@ mod tests {
         }
         let flag = crate::cancel::CancelFlag::default();
         flag.cancel();
-        let err = walk(&root, &rules(), &Cancel::new(flag, None), |_, _, _| None::<()>).unwrap_err();
+        let err =
+            walk(&root, &rules(), &Cancel::new(flag, None), || |_: &Path, _, _: &DirEntry| None::<()>).unwrap_err();
         assert_eq!(err.code, ErrorCode::Aborted);
         fs::remove_dir_all(&root).unwrap();
     }
@@ -317,13 +368,15 @@ mod tests {
     #[test]
     fn bad_exclude_globs_are_reported() {
         let root = tree("bx");
-        let err =
-            walk(&root, &WalkRules { exclude: vec!["[".into()], ..rules() }, &Cancel::never(), |_, _, _| None::<()>)
-                .unwrap_err();
+        let err = walk(&root, &WalkRules { exclude: vec!["[".into()], ..rules() }, &Cancel::never(), || {
+            |_: &Path, _, _: &DirEntry| None::<()>
+        })
+        .unwrap_err();
         assert_eq!(err.code, ErrorCode::InvalidPattern);
-        let err =
-            walk(&root, &WalkRules { exclude: vec!["".into()], ..rules() }, &Cancel::never(), |_, _, _| None::<()>)
-                .unwrap_err();
+        let err = walk(&root, &WalkRules { exclude: vec!["".into()], ..rules() }, &Cancel::never(), || {
+            |_: &Path, _, _: &DirEntry| None::<()>
+        })
+        .unwrap_err();
         assert_eq!(err.code, ErrorCode::InvalidArgument);
         fs::remove_dir_all(&root).unwrap();
     }
