@@ -111,8 +111,9 @@ fn fill_meta(root: &Path, found: &mut [Found]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::args::Value;
     use crate::error::ErrorCode;
-    use crate::options::{parse, Purpose, Value};
+    use crate::options::{parse, Purpose};
     use crate::result::Truncation;
     use std::fs;
 

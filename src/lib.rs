@@ -2,6 +2,7 @@
 //! below and results back, and runs each search on tokio's blocking pool so
 //! that the JS event loop never waits for a walk. No search logic lives here.
 
+pub mod args;
 pub mod cancel;
 pub mod entry;
 pub mod error;
@@ -17,13 +18,14 @@ pub mod sandbox;
 pub mod sort;
 pub mod walk;
 
+use args::Value;
 use cancel::{Cancel, CancelFlag};
 use entry::{EntryKind, Found, Meta};
 use error::{ErrorCode, FindError};
 use find::FindConfig;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
-use options::{Purpose, Value};
+use options::Purpose;
 use result::{FindOutcome, OmittedDir, Truncation};
 use std::sync::Arc;
 

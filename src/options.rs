@@ -2,8 +2,9 @@
 //! `Value`s) into a validated `FindConfig`: every default of the contract,
 //! and an `invalid-argument` naming the option for anything else.
 
+use crate::args::{wrong, Reader, Value};
 use crate::error::{FindError, Result};
-use crate::filter::{size, time, Filters, TypeFilter};
+use crate::filter::{time, Filters, TypeFilter};
 use crate::find::FindConfig;
 use crate::page::Caps;
 use crate::pattern::{NameMatcher, PatternMode};
@@ -14,32 +15,6 @@ use crate::walk::{exclude_matcher, WalkRules};
 pub const DEFAULT_LIMIT: usize = 1000;
 pub const DEFAULT_MAX_LIMIT: usize = 1000;
 pub const DEFAULT_MAX_BYTES: usize = 51200;
-
-/// A JS value, as far as options need to see it.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Value {
-    /// `undefined` or `null`: the option's default.
-    Absent,
-    Bool(bool),
-    Number(f64),
-    Text(String),
-    List(Vec<Value>),
-    /// Anything else, by its JS type name (`object`, `function`, ...).
-    Other(&'static str),
-}
-
-impl Value {
-    fn type_name(&self) -> String {
-        match self {
-            Value::Absent => "undefined".into(),
-            Value::Bool(_) => "boolean".into(),
-            Value::Number(n) => format!("number {n}"),
-            Value::Text(t) => format!("string '{}'", t.chars().take(60).collect::<String>()),
-            Value::List(_) => "array".into(),
-            Value::Other(t) => (*t).into(),
-        }
-    }
-}
 
 /// Option names a caller may pass; the JS wrapper removes `signal`, `policy`
 /// and `approve` (and turns a `Date` into epoch ms) before this sees them.
@@ -76,109 +51,14 @@ pub enum Purpose {
     FindFiles,
 }
 
-struct Reader<'a> {
-    fields: &'a [(String, Value)],
-}
-
-fn wrong(name: &str, expected: &str, got: &Value) -> FindError {
-    FindError::invalid_argument(format!("`{name}` must be {expected}; got {}", got.type_name()))
-}
-
-impl<'a> Reader<'a> {
-    fn get(&self, name: &str) -> &'a Value {
-        self.fields.iter().rev().find(|(k, _)| k == name).map_or(&Value::Absent, |(_, v)| v)
-    }
-
-    fn text(&self, name: &str) -> Result<Option<&'a str>> {
-        match self.get(name) {
-            Value::Absent => Ok(None),
-            Value::Text(t) => Ok(Some(t)),
-            other => Err(wrong(name, "a string", other)),
-        }
-    }
-
-    fn non_empty_text(&self, name: &str) -> Result<Option<&'a str>> {
-        match self.text(name)? {
-            Some("") => Err(FindError::invalid_argument(format!("`{name}` is empty; omit it or pass a directory"))),
-            other => Ok(other),
-        }
-    }
-
-    fn flag(&self, name: &str, default: bool) -> Result<bool> {
-        match self.get(name) {
-            Value::Absent => Ok(default),
-            Value::Bool(b) => Ok(*b),
-            other => Err(wrong(name, "true or false", other)),
-        }
-    }
-
-    /// A whole number `>= min`, or `Infinity` when `infinite_ok` (as `None`).
-    fn count(&self, name: &str, min: f64, infinite_ok: bool) -> Result<Option<Option<usize>>> {
-        match self.get(name) {
-            Value::Absent => Ok(None),
-            Value::Number(n) if *n == f64::INFINITY && infinite_ok => Ok(Some(None)),
-            Value::Number(n) if n.is_finite() && n.fract() == 0.0 && *n >= min => {
-                Ok(Some(Some(n.min(usize::MAX as f64) as usize)))
-            }
-            other => {
-                let what = if min > 0.0 { "a positive whole number" } else { "a whole number, 0 or more" };
-                let inf = if infinite_ok { " (or Infinity)" } else { "" };
-                Err(wrong(name, &format!("{what}{inf}"), other))
-            }
-        }
-    }
-
-    fn choice<T: Copy>(&self, name: &str, choices: &[(&str, T)], default: T) -> Result<T> {
-        let listed = || choices.iter().map(|(k, _)| format!("'{k}'")).collect::<Vec<_>>().join(", ");
-        match self.get(name) {
-            Value::Absent => Ok(default),
-            Value::Text(t) => {
-                choices.iter().find(|(k, _)| k == t).map(|&(_, v)| v).ok_or_else(|| {
-                    FindError::invalid_argument(format!("`{name}` must be one of {}; got '{t}'", listed()))
-                })
-            }
-            other => Err(wrong(name, &format!("one of {}", listed()), other)),
-        }
-    }
-
-    fn texts(&self, name: &str) -> Result<Option<Vec<String>>> {
-        match self.get(name) {
-            Value::Absent => Ok(None),
-            Value::List(items) => items
-                .iter()
-                .map(|item| match item {
-                    Value::Text(t) => Ok(t.clone()),
-                    other => Err(wrong(name, "an array of strings", other)),
-                })
-                .collect::<Result<Vec<_>>>()
-                .map(Some),
-            other => Err(wrong(name, "an array of strings", other)),
-        }
-    }
-
-    fn size(&self, name: &str) -> Result<Option<u64>> {
-        match self.get(name) {
-            Value::Absent => Ok(None),
-            Value::Number(n) => size::size_from_number(name, *n).map(Some),
-            Value::Text(t) => size::size_from_text(name, t).map(Some),
-            other => Err(wrong(name, "a byte count or a size such as '10KB'", other)),
-        }
-    }
-}
-
 fn now_ms() -> f64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64() * 1000.0)
 }
 
 /// Validates every option; touches no file.
 pub fn parse(fields: &[(String, Value)], purpose: Purpose) -> Result<FindConfig> {
-    if let Some((unknown, _)) = fields.iter().find(|(k, _)| !KNOWN.contains(&k.as_str())) {
-        return Err(FindError::invalid_argument(format!(
-            "unknown option `{unknown}`; the options are: {}, signal, policy, approve",
-            KNOWN.join(", ")
-        )));
-    }
     let r = Reader { fields };
+    r.only(KNOWN)?;
     let pattern = match r.get("pattern") {
         Value::Text(t) => t.clone(),
         Value::Absent => {
@@ -296,6 +176,7 @@ pub fn parse(fields: &[(String, Value)], purpose: Purpose) -> Result<FindConfig>
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::args::Value;
     use crate::error::ErrorCode;
 
     fn opts(pairs: &[(&str, Value)]) -> Vec<(String, Value)> {
