@@ -15,6 +15,7 @@ pub mod pattern;
 pub mod render;
 pub mod result;
 pub mod sandbox;
+pub mod search;
 pub mod sort;
 pub mod walk;
 

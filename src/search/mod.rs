@@ -1,0 +1,216 @@
+//! `searchFiles`: one call for "what is written in the files" (a regex over
+//! file contents) and "where is that file" (a name glob), with dependency and
+//! build folders skipped unless asked, and results ready for a model.
+
+pub mod content;
+pub mod options;
+pub mod render;
+
+use crate::cancel::Cancel;
+use crate::entry::{EntryKind, Meta};
+use crate::error::Result;
+use crate::pattern::NameMatcher;
+use crate::sandbox::{check_roots, open_search_dir};
+use crate::walk::{posix_string, walk, WalkRules};
+use content::{new_searcher, scan_file, FileScan, LineHit, Scan};
+use grep_regex::RegexMatcher;
+use std::path::{Path, PathBuf};
+
+/// Folders never searched unless `noIgnore`.
+pub const SKIPPED_DIRS: &[&str] = &[
+    ".git",
+    "node_modules",
+    "__pycache__",
+    ".venv",
+    "venv",
+    ".mypy_cache",
+    ".pytest_cache",
+    "dist",
+    "build",
+    ".next",
+    "target",
+    "vendor",
+    ".tox",
+    "coverage",
+    ".idea",
+];
+
+pub const DEFAULT_MAX_RESULTS: usize = 50;
+pub const MAX_RESULTS: usize = 500;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutputMode {
+    /// Matching lines.
+    Content,
+    /// Files that matched.
+    Files,
+    /// Matching lines per file.
+    Count,
+}
+
+/// What is matched against `pattern`.
+#[derive(Debug, Clone)]
+pub enum Target {
+    /// A regex over each file's lines; `file_glob` limits which files.
+    Content { regex: RegexMatcher, file_glob: Option<NameMatcher>, mode: OutputMode },
+    /// A glob over file names (a bare word is a contains-match).
+    Files { name: NameMatcher },
+}
+
+#[derive(Debug, Clone)]
+pub struct SearchConfig {
+    pub target: Target,
+    pub rules: WalkRules,
+    pub max_results: usize,
+    pub logical_path: PathBuf,
+    pub roots: Option<Vec<PathBuf>>,
+    pub timeout_ms: Option<u64>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct LineMatch {
+    pub file: String,
+    pub line: u64,
+    pub text: String,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum SearchItems {
+    Matches(Vec<LineMatch>),
+    Files(Vec<String>),
+    Counts(Vec<(String, u64)>),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct SearchOutcome {
+    /// The search directory, absolute (`cwd` + `path`).
+    pub path: String,
+    pub items: SearchItems,
+    /// Matching lines (content and count modes) or matching files (files
+    /// mode, and name search), before `maxResults`.
+    pub match_count: u64,
+    pub truncated: bool,
+    /// Set when nothing matched and always-skipped folders were passed over.
+    pub notice: Option<String>,
+}
+
+/// One file that matched, as a walker thread reports it.
+struct Hit {
+    path: String,
+    count: u64,
+    mtime_ms: f64,
+}
+
+pub fn run(config: &SearchConfig, cancel: &Cancel) -> Result<SearchOutcome> {
+    cancel.check()?;
+    if let Some(roots) = &config.roots {
+        check_roots(&config.logical_path, roots)?;
+    }
+    let root = open_search_dir(&config.logical_path)?;
+    let newest_first = match &config.target {
+        Target::Files { .. } => true,
+        Target::Content { mode, .. } => *mode == OutputMode::Files,
+    };
+    let walked = walk(&root, &config.rules, cancel, || {
+        let mut searcher = new_searcher();
+        move |relative: &Path, kind, entry: &ignore::DirEntry| {
+            if kind != EntryKind::File {
+                return None;
+            }
+            let count = match &config.target {
+                Target::Files { name } => u64::from(name.is_match(relative)),
+                Target::Content { regex, file_glob, mode } => {
+                    if file_glob.as_ref().is_some_and(|g| !g.is_match(relative)) {
+                        return None;
+                    }
+                    let scan = if *mode == OutputMode::Files { Scan::Any } else { Scan::Count };
+                    scan_file(&mut searcher, regex, entry.path(), scan)?.count
+                }
+            };
+            if count == 0 {
+                return None;
+            }
+            let mtime_ms = if newest_first { Meta::from_fs(kind, &entry.metadata().ok()?).mtime_ms } else { 0.0 };
+            Some(Hit { path: posix_string(relative), count, mtime_ms })
+        }
+    })?;
+    let mut hits = walked.found;
+    if newest_first {
+        hits.sort_unstable_by(|a, b| b.mtime_ms.total_cmp(&a.mtime_ms).then_with(|| a.path.cmp(&b.path)));
+    } else {
+        hits.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+    }
+    let max = config.max_results;
+    let (items, match_count, truncated) = match &config.target {
+        Target::Files { .. } | Target::Content { mode: OutputMode::Files, .. } => {
+            let total = hits.len() as u64;
+            let files = hits.into_iter().take(max).map(|h| h.path).collect();
+            (SearchItems::Files(files), total, total > max as u64)
+        }
+        Target::Content { mode: OutputMode::Count, .. } => {
+            let total = hits.iter().map(|h| h.count).sum();
+            let truncated = hits.len() > max;
+            (SearchItems::Counts(hits.into_iter().take(max).map(|h| (h.path, h.count)).collect()), total, truncated)
+        }
+        Target::Content { regex, mode: OutputMode::Content, .. } => {
+            let total: u64 = hits.iter().map(|h| h.count).sum();
+            let matches = first_lines(&root, regex, &hits, max, cancel)?;
+            (SearchItems::Matches(matches), total, total > max as u64)
+        }
+    };
+    let notice = (match_count == 0 && !walked.skipped.is_empty()).then(|| skipped_notice(&walked.skipped));
+    Ok(SearchOutcome {
+        path: config.logical_path.to_string_lossy().into_owned(),
+        items,
+        match_count,
+        truncated,
+        notice,
+    })
+}
+
+/// The first `max` matching lines in path order: the walk only counted, so
+/// only the few files that hold them are read again, for their text.
+fn first_lines(root: &Path, regex: &RegexMatcher, hits: &[Hit], max: usize, cancel: &Cancel) -> Result<Vec<LineMatch>> {
+    let mut searcher = new_searcher();
+    let mut out = Vec::with_capacity(max.min(1024));
+    for hit in hits {
+        if out.len() >= max {
+            break;
+        }
+        cancel.check()?;
+        let scan = scan_file(&mut searcher, regex, &root.join(&hit.path), Scan::Lines(max - out.len()));
+        let FileScan { lines, .. } = scan.unwrap_or_default();
+        out.extend(lines.into_iter().map(|LineHit { line, text }| LineMatch { file: hit.path.clone(), line, text }));
+    }
+    Ok(out)
+}
+
+/// How many skipped folders the notice names.
+const NAMED_SKIPPED: usize = 10;
+
+fn skipped_notice(skipped: &[String]) -> String {
+    let named: Vec<String> = skipped.iter().take(NAMED_SKIPPED).map(|s| format!("{s}/")).collect();
+    let more = if skipped.len() > NAMED_SKIPPED {
+        format!(" and {} more", skipped.len() - NAMED_SKIPPED)
+    } else {
+        String::new()
+    };
+    format!(
+        "Nothing matched, but these folders were skipped: {}{more}. Set `noIgnore: true` to search them (and gitignored files).",
+        named.join(", ")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn notice_names_skipped_folders() {
+        let n = skipped_notice(&["node_modules".into(), "web/dist".into()]);
+        assert!(n.contains("node_modules/, web/dist/"), "{n}");
+        assert!(n.contains("`noIgnore: true`"));
+        let many: Vec<String> = (0..12).map(|i| format!("p{i}/node_modules")).collect();
+        assert!(skipped_notice(&many).contains("and 2 more"));
+    }
+}

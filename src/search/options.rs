@@ -1,0 +1,200 @@
+//! Reading `searchFiles` options into a validated `SearchConfig`.
+
+use super::{OutputMode, SearchConfig, Target, DEFAULT_MAX_RESULTS, MAX_RESULTS, SKIPPED_DIRS};
+use crate::args::{wrong, Reader, Value};
+use crate::error::{FindError, Result};
+use crate::pattern::{NameMatcher, PatternMode};
+use crate::sandbox::{resolve_logical, resolve_roots};
+use crate::walk::WalkRules;
+use grep_regex::RegexMatcherBuilder;
+
+const KNOWN: &[&str] = &[
+    "pattern",
+    "target",
+    "path",
+    "cwd",
+    "fileGlob",
+    "outputMode",
+    "ignoreCase",
+    "noIgnore",
+    "maxResults",
+    "timeoutMs",
+    "roots",
+];
+
+/// A glob with no `/` is tested against the file name, one with `/` against
+/// the path relative to the search directory.
+fn name_glob(glob: &str, case_sensitive: bool) -> Result<NameMatcher> {
+    let mode = if glob.trim_start_matches("./").trim_start_matches('/').contains('/') {
+        PatternMode::PathGlob
+    } else {
+        PatternMode::BaseGlob
+    };
+    NameMatcher::new(glob, mode, case_sensitive)
+}
+
+/// A bare word (no `*` or `?`) is a contains-match: `ai-news` → `*ai-news*`,
+/// with the word's other glob characters taken literally.
+fn name_pattern(pattern: &str) -> String {
+    if pattern.contains(['*', '?']) {
+        return pattern.to_string();
+    }
+    let mut escaped = String::from("*");
+    for c in pattern.chars() {
+        match c {
+            '[' | ']' | '{' | '}' | '\\' => {
+                escaped.push('[');
+                escaped.push(c);
+                escaped.push(']');
+            }
+            c => escaped.push(c),
+        }
+    }
+    escaped.push('*');
+    escaped
+}
+
+pub fn parse(fields: &[(String, Value)]) -> Result<SearchConfig> {
+    let r = Reader { fields };
+    r.only(KNOWN)?;
+    let pattern =
+        match r.get("pattern") {
+            Value::Text(t) if !t.is_empty() => t.clone(),
+            Value::Text(_) | Value::Absent => return Err(FindError::invalid_argument(
+                "`pattern` is empty: pass a regex to search file contents, or a file-name glob with `target: 'files'`",
+            )),
+            other => return Err(wrong("pattern", "a string", other)),
+        };
+    let ignore_case = r.flag("ignoreCase", false)?;
+    let target = r.choice("target", &[("content", false), ("files", true)], false)?;
+    let mode = r.choice(
+        "outputMode",
+        &[("content", OutputMode::Content), ("files", OutputMode::Files), ("count", OutputMode::Count)],
+        OutputMode::Content,
+    )?;
+    let file_glob = r.text("fileGlob")?;
+    let target = if target {
+        if file_glob.is_some() {
+            return Err(FindError::invalid_argument(
+                "`fileGlob` applies to content search only; with `target: 'files'` put the glob in `pattern`",
+            ));
+        }
+        Target::Files { name: name_glob(&name_pattern(&pattern), !ignore_case)? }
+    } else {
+        let regex = RegexMatcherBuilder::new()
+            .case_insensitive(ignore_case)
+            .line_terminator(Some(b'\n'))
+            .build(&pattern)
+            .map_err(|e| {
+                FindError::invalid_pattern(format!("invalid regex (Rust `regex` syntax, searched line by line): {e}"))
+            })?;
+        let file_glob = match file_glob {
+            Some("") => {
+                return Err(FindError::invalid_argument("`fileGlob` is empty; omit it or pass a glob such as '*.py'"))
+            }
+            Some(glob) => Some(name_glob(glob, false)?),
+            None => None,
+        };
+        Target::Content { regex, file_glob, mode }
+    };
+    let max_results = match r.get("maxResults") {
+        Value::Absent => DEFAULT_MAX_RESULTS,
+        Value::Number(n) if *n >= 1.0 && (n.fract() == 0.0 || n.is_infinite()) => n.min(MAX_RESULTS as f64) as usize,
+        other => {
+            return Err(wrong(
+                "maxResults",
+                &format!("a positive whole number (values above {MAX_RESULTS} are clamped)"),
+                other,
+            ))
+        }
+    };
+    let cwd = r.non_empty_text("cwd")?;
+    let logical_path = resolve_logical(cwd, r.non_empty_text("path")?)?;
+    let roots = match r.texts("roots")? {
+        Some(roots) if roots.iter().any(String::is_empty) => {
+            return Err(FindError::invalid_argument("`roots` holds an empty string; every root must be a directory"))
+        }
+        Some(roots) => Some(resolve_roots(cwd, &roots)?),
+        None => None,
+    };
+    let timeout_ms = match r.get("timeoutMs") {
+        Value::Absent => None,
+        Value::Number(n) if n.is_finite() && *n > 0.0 => Some(n.ceil() as u64),
+        Value::Number(n) if *n == f64::INFINITY => None,
+        other => return Err(wrong("timeoutMs", "a positive number of milliseconds", other)),
+    };
+    let no_ignore = r.flag("noIgnore", false)?;
+    let rules = WalkRules {
+        hidden: true,
+        gitignore: !no_ignore,
+        exclude: Vec::new(),
+        case_sensitive: false,
+        max_depth: None,
+        skip_dirs: if no_ignore { &[] } else { SKIPPED_DIRS },
+    };
+    Ok(SearchConfig { target, rules, max_results, logical_path, roots, timeout_ms })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::ErrorCode;
+    use std::path::Path;
+
+    fn opts(pairs: &[(&str, Value)]) -> Vec<(String, Value)> {
+        pairs.iter().map(|(k, v)| (k.to_string(), v.clone())).collect()
+    }
+
+    fn text(s: &str) -> Value {
+        Value::Text(s.into())
+    }
+
+    #[test]
+    fn bare_words_are_contains_matches() {
+        assert_eq!(name_pattern("ai-news"), "*ai-news*");
+        assert_eq!(name_pattern("a[1]"), "*a[[]1[]]*");
+        assert_eq!(name_pattern("*.py"), "*.py");
+        let m = name_glob(&name_pattern("ai-news"), true).unwrap();
+        assert!(m.is_match(Path::new("reports/ai-news-report.md")));
+        assert!(!m.is_match(Path::new("ai-new.md")));
+        assert!(name_glob(&name_pattern("a[1]"), true).unwrap().is_match(Path::new("x/a[1].txt")));
+    }
+
+    #[test]
+    fn defaults_and_clamps() {
+        let c = parse(&opts(&[("pattern", text("fn main"))])).unwrap();
+        assert_eq!(c.max_results, DEFAULT_MAX_RESULTS);
+        assert!(matches!(c.target, Target::Content { mode: OutputMode::Content, file_glob: None, .. }));
+        assert_eq!(c.rules.skip_dirs, SKIPPED_DIRS);
+        assert!(c.rules.gitignore);
+        let c = parse(&opts(&[("pattern", text("x")), ("maxResults", Value::Number(10_000.0))])).unwrap();
+        assert_eq!(c.max_results, MAX_RESULTS);
+        let c = parse(&opts(&[("pattern", text("x")), ("noIgnore", Value::Bool(true))])).unwrap();
+        assert!(c.rules.skip_dirs.is_empty() && !c.rules.gitignore);
+    }
+
+    #[test]
+    fn argument_errors() {
+        for (k, v) in [
+            ("maxResults", Value::Number(0.0)),
+            ("maxResults", Value::Number(-3.0)),
+            ("maxResults", Value::Number(f64::NAN)),
+            ("maxResults", Value::Number(2.5)),
+            ("outputMode", text("lines")),
+            ("target", text("names")),
+            ("fileGlob", text("")),
+            ("ignoreCase", text("yes")),
+            ("globs", text("*.py")),
+        ] {
+            let e = parse(&opts(&[("pattern", text("x")), (k, v)])).unwrap_err();
+            assert_eq!(e.code, ErrorCode::InvalidArgument, "{k}");
+        }
+        assert_eq!(parse(&opts(&[("pattern", text(""))])).unwrap_err().code, ErrorCode::InvalidArgument);
+        let e = parse(&opts(&[("pattern", text("(open"))])).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidPattern);
+        assert!(e.message.contains("regex"), "{}", e.message);
+        let e = parse(&opts(&[("pattern", text("*.py")), ("target", text("files")), ("fileGlob", text("*.py"))]))
+            .unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidArgument);
+    }
+}
