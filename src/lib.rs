@@ -28,6 +28,7 @@ use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use options::Purpose;
 use result::{FindOutcome, OmittedDir, Truncation};
+use search::{LineMatch, SearchConfig, SearchItems, SearchOutcome};
 use std::sync::Arc;
 
 #[napi(object, js_name = "FindEntry")]
@@ -65,12 +66,45 @@ pub struct Failure {
     pub message: String,
 }
 
-/// What `FindPlan.run` resolves to: exactly one of the three is set.
+#[napi(object, js_name = "LineMatch")]
+pub struct JsLineMatch {
+    pub file: String,
+    pub line: f64,
+    #[napi(js_name = "match")]
+    pub text: String,
+}
+
+#[napi(object, js_name = "FileCount")]
+pub struct JsFileCount {
+    pub file: String,
+    pub count: f64,
+}
+
+/// A `searchFiles` answer: exactly one of `matches`, `files`, `counts` is set.
+#[napi(object, js_name = "SearchResult")]
+pub struct JsSearchResult {
+    pub path: String,
+    pub matches: Option<Vec<JsLineMatch>>,
+    pub files: Option<Vec<String>>,
+    pub counts: Option<Vec<JsFileCount>>,
+    pub match_count: f64,
+    pub truncated: bool,
+    pub notice: Option<String>,
+}
+
+/// What `Plan.run` resolves to: exactly one field is set.
 #[napi(object)]
 pub struct RunOutput {
     pub result: Option<JsFindResult>,
     pub paths: Option<Vec<String>>,
+    pub search: Option<JsSearchResult>,
     pub error: Option<Failure>,
+}
+
+impl RunOutput {
+    fn empty() -> Self {
+        RunOutput { result: None, paths: None, search: None, error: None }
+    }
 }
 
 impl From<FindError> for Failure {
@@ -139,6 +173,53 @@ impl From<JsFindResult> for FindOutcome {
     }
 }
 
+impl From<SearchOutcome> for JsSearchResult {
+    fn from(o: SearchOutcome) -> Self {
+        let mut r = JsSearchResult {
+            path: o.path,
+            matches: None,
+            files: None,
+            counts: None,
+            match_count: o.match_count as f64,
+            truncated: o.truncated,
+            notice: o.notice,
+        };
+        match o.items {
+            SearchItems::Matches(m) => {
+                r.matches = Some(
+                    m.into_iter().map(|m| JsLineMatch { file: m.file, line: m.line as f64, text: m.text }).collect(),
+                )
+            }
+            SearchItems::Files(f) => r.files = Some(f),
+            SearchItems::Counts(c) => {
+                r.counts = Some(c.into_iter().map(|(file, n)| JsFileCount { file, count: n as f64 }).collect())
+            }
+        }
+        r
+    }
+}
+
+impl From<JsSearchResult> for SearchOutcome {
+    fn from(r: JsSearchResult) -> Self {
+        let items = if let Some(m) = r.matches {
+            SearchItems::Matches(
+                m.into_iter().map(|m| LineMatch { file: m.file, line: m.line.max(0.0) as u64, text: m.text }).collect(),
+            )
+        } else if let Some(c) = r.counts {
+            SearchItems::Counts(c.into_iter().map(|c| (c.file, c.count.max(0.0) as u64)).collect())
+        } else {
+            SearchItems::Files(r.files.unwrap_or_default())
+        };
+        SearchOutcome {
+            path: r.path,
+            items,
+            match_count: r.match_count.max(0.0) as u64,
+            truncated: r.truncated,
+            notice: r.notice,
+        }
+    }
+}
+
 /// Lists longer than this are refused rather than copied.
 const MAX_LIST: u32 = 10_000;
 
@@ -183,38 +264,53 @@ fn read_options(options: &Unknown) -> std::result::Result<Vec<(String, Value)>, 
     Ok(fields)
 }
 
-/// A validated search, ready to run once: the JS wrapper asks the policy
-/// about `path` between building it and running it.
+/// What a plan runs.
+#[derive(Clone)]
+enum Job {
+    Find(Arc<FindConfig>, Purpose),
+    Search(Arc<SearchConfig>),
+}
+
+/// A validated call, ready to run once: the JS wrapper asks the policy about
+/// `path` between building it and running it.
 #[napi]
-pub struct FindPlan {
-    config: std::result::Result<Arc<FindConfig>, FindError>,
-    purpose: Purpose,
+pub struct Plan {
+    job: std::result::Result<Job, FindError>,
     flag: CancelFlag,
 }
 
 #[napi]
-impl FindPlan {
-    /// `purpose` is `"find"` or `"findFiles"`. Never throws: see `error`.
+impl Plan {
+    /// `purpose` is `"find"`, `"findFiles"` or `"search"`. Never throws: see `error`.
     #[napi(constructor)]
     pub fn new(options: Unknown, purpose: String) -> Self {
-        let purpose = if purpose == "findFiles" { Purpose::FindFiles } else { Purpose::Find };
-        let config = read_options(&options).and_then(|fields| options::parse(&fields, purpose)).map(Arc::new);
-        FindPlan { config, purpose, flag: CancelFlag::default() }
+        let job = read_options(&options).and_then(|fields| match purpose.as_str() {
+            "search" => search::options::parse(&fields).map(|c| Job::Search(Arc::new(c))),
+            "findFiles" => {
+                options::parse(&fields, Purpose::FindFiles).map(|c| Job::Find(Arc::new(c), Purpose::FindFiles))
+            }
+            _ => options::parse(&fields, Purpose::Find).map(|c| Job::Find(Arc::new(c), Purpose::Find)),
+        });
+        Plan { job, flag: CancelFlag::default() }
     }
 
     /// Why the options were refused, if they were.
     #[napi(getter)]
     pub fn error(&self) -> Option<Failure> {
-        self.config.as_ref().err().map(|e| e.clone().into())
+        self.job.as_ref().err().map(|e| e.clone().into())
     }
 
     /// The logical, resolved search path the policy is asked about.
     #[napi(getter)]
     pub fn path(&self) -> Option<String> {
-        self.config.as_ref().ok().map(|c| c.logical_path.to_string_lossy().into_owned())
+        let path = match self.job.as_ref().ok()? {
+            Job::Find(c, _) => &c.logical_path,
+            Job::Search(c) => &c.logical_path,
+        };
+        Some(path.to_string_lossy().into_owned())
     }
 
-    /// Stops a running search; it resolves with an `aborted` error.
+    /// Stops a running call; it resolves with an `aborted` error.
     #[napi]
     pub fn cancel(&self) {
         self.flag.cancel();
@@ -222,46 +318,61 @@ impl FindPlan {
 
     #[napi(ts_return_type = "Promise<RunOutput>")]
     pub fn run<'env>(&self, env: &'env Env) -> Result<PromiseRaw<'env, RunOutput>> {
-        let config = self.config.clone();
-        let purpose = self.purpose;
+        let job = self.job.clone();
         let flag = self.flag.clone();
         env.spawn_future(async move {
-            let config = match config {
-                Ok(config) => config,
+            let job = match job {
+                Ok(job) => job,
                 Err(e) => return Ok(failed(e)),
             };
-            let job = tokio::task::spawn_blocking(move || {
-                let cancel = Cancel::new(flag, config.timeout_ms);
-                find::run(&config, &cancel).map(|outcome| (outcome, config))
-            });
-            Ok(match job.await {
-                Ok(Ok((outcome, _))) if purpose == Purpose::Find => {
-                    RunOutput { result: Some(outcome.into()), paths: None, error: None }
-                }
-                Ok(Ok((outcome, config))) => {
+            let work = tokio::task::spawn_blocking(move || run_job(&job, flag));
+            Ok(work.await.unwrap_or_else(|join| {
+                failed(FindError::new(
+                    ErrorCode::FsError,
+                    format!("internal error in agent-find (please report it): {join}"),
+                ))
+            }))
+        })
+    }
+}
+
+/// Runs on tokio's blocking pool.
+fn run_job(job: &Job, flag: CancelFlag) -> RunOutput {
+    let done = match job {
+        Job::Find(config, purpose) => {
+            let cancel = Cancel::new(flag, config.timeout_ms);
+            find::run(config, &cancel).map(|outcome| match purpose {
+                Purpose::Find => RunOutput { result: Some(outcome.into()), ..RunOutput::empty() },
+                Purpose::FindFiles => {
                     let paths = outcome
                         .entries
                         .iter()
                         .map(|f| config.logical_path.join(&f.path).to_string_lossy().into_owned())
                         .collect();
-                    RunOutput { result: None, paths: Some(paths), error: None }
+                    RunOutput { paths: Some(paths), ..RunOutput::empty() }
                 }
-                Ok(Err(e)) => failed(e),
-                Err(join) => failed(FindError::new(
-                    ErrorCode::FsError,
-                    format!("internal error in agent-find (please report it): {join}"),
-                )),
             })
-        })
-    }
+        }
+        Job::Search(config) => {
+            let cancel = Cancel::new(flag, config.timeout_ms);
+            search::run(config, &cancel).map(|outcome| RunOutput { search: Some(outcome.into()), ..RunOutput::empty() })
+        }
+    };
+    done.unwrap_or_else(failed)
 }
 
 fn failed(e: FindError) -> RunOutput {
-    RunOutput { result: None, paths: None, error: Some(e.into()) }
+    RunOutput { error: Some(e.into()), ..RunOutput::empty() }
 }
 
 /// The text a model reads for a `FindResult`.
 #[napi(catch_unwind)]
 pub fn format_find_result(result: JsFindResult) -> String {
     render::render(&result.into())
+}
+
+/// The text a model reads for a `SearchResult`.
+#[napi(catch_unwind)]
+pub fn format_search_result(result: JsSearchResult) -> String {
+    search::render::render(&result.into())
 }

@@ -130,7 +130,8 @@ pub fn parse(fields: &[(String, Value)]) -> Result<SearchConfig> {
         exclude: Vec::new(),
         case_sensitive: false,
         max_depth: None,
-        skip_dirs: if no_ignore { &[] } else { SKIPPED_DIRS },
+        // `.git/` stays skipped even then, as in `find`: its objects are never what a search wants.
+        skip_dirs: if no_ignore { &[".git"] } else { SKIPPED_DIRS },
     };
     Ok(SearchConfig { target, rules, max_results, logical_path, roots, timeout_ms })
 }
@@ -170,7 +171,7 @@ mod tests {
         let c = parse(&opts(&[("pattern", text("x")), ("maxResults", Value::Number(10_000.0))])).unwrap();
         assert_eq!(c.max_results, MAX_RESULTS);
         let c = parse(&opts(&[("pattern", text("x")), ("noIgnore", Value::Bool(true))])).unwrap();
-        assert!(c.rules.skip_dirs.is_empty() && !c.rules.gitignore);
+        assert!(c.rules.skip_dirs == [".git"] && !c.rules.gitignore);
     }
 
     #[test]
