@@ -110,3 +110,71 @@ export declare function findFiles(pattern: string, path?: string): Promise<strin
 
 /** The text a model reads for a FindResult. */
 export declare function formatFindResult(result: FindResult): string
+
+export interface SearchOptions {
+  /** A regex (Rust `regex` syntax) for target 'content'; a file-name glob for 'files' (a bare word is a contains-match). */
+  pattern: string
+  /** Default 'content'. */
+  target?: 'content' | 'files'
+  path?: string
+  /** Default `process.cwd()`. */
+  cwd?: string
+  /** Content search only: which files, e.g. '*.py', '*.{ts,tsx}' (no '/': the file name; with '/': the relative path). */
+  fileGlob?: string
+  /** Default 'content'. */
+  outputMode?: 'content' | 'files' | 'count'
+  /** Default false. */
+  ignoreCase?: boolean
+  /** Also search the always-skipped folders (node_modules, dist, ...; never .git) and gitignored files. */
+  noIgnore?: boolean
+  /** Default 50; values above 500 are clamped. */
+  maxResults?: number
+  signal?: AbortSignal
+  timeoutMs?: number
+  policy?: (req: AccessRequest) => Decision | Promise<Decision>
+  approve?: (req: AccessRequest) => boolean | Promise<boolean>
+  roots?: string[]
+}
+
+export interface LineMatch {
+  /** Relative to the search path, POSIX separators. */
+  file: string
+  /** 1-based. */
+  line: number
+  /** The matching line, cut at 500 characters (marked `…[line cut]`). */
+  match: string
+}
+
+interface SearchResultBase {
+  /** The search directory, absolute. */
+  path: string
+  /** Matching lines (content, count) or matching files (files), before `maxResults`. */
+  matchCount: number
+  truncated: boolean
+  /** When nothing matched and always-skipped folders were passed over: names them. */
+  notice?: string
+}
+
+export interface ContentSearchResult extends SearchResultBase {
+  matches: LineMatch[]
+}
+
+export interface FilesSearchResult extends SearchResultBase {
+  /** Newest-modified first. */
+  files: string[]
+}
+
+export interface CountSearchResult extends SearchResultBase {
+  counts: { file: string; count: number }[]
+}
+
+export type SearchResult = ContentSearchResult | FilesSearchResult | CountSearchResult
+
+export declare function searchFiles(options: SearchOptions & { target: 'files' }): Promise<FilesSearchResult>
+export declare function searchFiles(options: SearchOptions & { outputMode: 'files' }): Promise<FilesSearchResult>
+export declare function searchFiles(options: SearchOptions & { outputMode: 'count' }): Promise<CountSearchResult>
+export declare function searchFiles(options: SearchOptions & { outputMode?: 'content' }): Promise<ContentSearchResult>
+export declare function searchFiles(options: SearchOptions): Promise<SearchResult>
+
+/** The text a model reads for a SearchResult. */
+export declare function formatSearchResult(result: SearchResult): string

@@ -119,7 +119,7 @@ async function checkPolicy(policy, approve, request, signal) {
 
 async function runPlan(tool, purpose, options) {
   const { signal, policy, approve, native } = splitOptions(options)
-  const plan = new binding.FindPlan(native, purpose)
+  const plan = new binding.Plan(native, purpose)
   const refused = plan.error
   if (refused) throw new FindFilesError(refused.code, refused.message)
   if (signal && signal.aborted) throw abortedError()
@@ -149,13 +149,30 @@ async function findFiles(pattern, path) {
   return out.paths
 }
 
-function formatFindResult(result) {
-  if (!isPlainObject(result)) throw invalid('formatFindResult(result) takes the FindResult that find() returned')
+async function searchFiles(options) {
+  if (!isPlainObject(options)) {
+    throw invalid("searchFiles() takes an options object such as { pattern: 'TODO', fileGlob: '*.py' }")
+  }
+  const out = await runPlan('search_files', 'search', options)
+  return out.search
+}
+
+/** Renders with the native formatter, turning a malformed result into `invalid-argument`. */
+function formatWith(render, name, kind, result) {
+  if (!isPlainObject(result)) throw invalid(`${name}(result) takes the ${kind} that was returned`)
   try {
-    return binding.formatFindResult(result)
+    return render(result)
   } catch (cause) {
-    throw new FindFilesError('invalid-argument', `formatFindResult: not a FindResult (${cause.message})`, { cause })
+    throw new FindFilesError('invalid-argument', `${name}: not a ${kind} (${cause.message})`, { cause })
   }
 }
 
-module.exports = { find, findFiles, formatFindResult, FindFilesError }
+function formatFindResult(result) {
+  return formatWith(binding.formatFindResult, 'formatFindResult', 'FindResult', result)
+}
+
+function formatSearchResult(result) {
+  return formatWith(binding.formatSearchResult, 'formatSearchResult', 'SearchResult', result)
+}
+
+module.exports = { find, findFiles, searchFiles, formatFindResult, formatSearchResult, FindFilesError }

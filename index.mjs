@@ -1,5 +1,5 @@
 // ESM entry: the same functions as the CommonJS one.
 import cjs from './index.js'
 
-export const { find, findFiles, formatFindResult, FindFilesError } = cjs
+export const { find, findFiles, searchFiles, formatFindResult, formatSearchResult, FindFilesError } = cjs
 export default cjs

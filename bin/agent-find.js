@@ -1,11 +1,13 @@
 #!/usr/bin/env node
 'use strict'
-// The `agent-find` command: the model text by default, `--json` for the
-// FindResult. Exit 0 on success (also when nothing matched), 2 on bad usage,
-// 1 on any other error; the error code leads the line on stderr.
+// The `agent-find` command: `agent-find <pattern> [path]` finds files,
+// `agent-find search <regex> [path]` searches their contents. The model text by
+// default, `--json` for the result object. Exit 0 on success (also when
+// nothing matched), 2 on bad usage, 1 on any other error; the error code
+// leads the line on stderr.
 
 const { parseArgs } = require('node:util')
-const { find, formatFindResult, FindFilesError } = require('..')
+const { find, formatFindResult, searchFiles, formatSearchResult, FindFilesError } = require('..')
 
 const USAGE = `Usage: agent-find <pattern> [path] [options]
 
@@ -35,7 +37,34 @@ Options:
   -h, --help                show this help
   -V, --version             show the version
 
+Content search: agent-find search --help
 Exit status: 0 on success (also when nothing matched), 2 on bad usage, 1 on other errors.`
+
+const SEARCH_USAGE = `Usage: agent-find search <regex> [path] [options]
+
+Search file contents with a regex (Rust regex syntax), skipping .git, node_modules,
+dist, build, target, vendor, .venv and other dependency folders, and gitignored files.
+
+Options:
+  --glob GLOB               only files matching GLOB, e.g. '*.py' or '*.{ts,tsx}'
+  --mode content|files|count   matching lines (default), files that matched, or counts per file
+  --files                   match file names instead: <regex> is a name glob (a bare word is a contains-match)
+  -i, --ignore-case         case-insensitive
+  --no-ignore               also search skipped folders and gitignored files
+  --max-results N           at most N results (default 50, max 500)
+  --timeout MS              give up after MS milliseconds
+  --root DIR                only search inside DIR (repeatable)
+  --cwd DIR                 resolve path against DIR
+  --json                    print the SearchResult as JSON
+  -h, --help                show this help`
+
+const SHARED_FLAGS = {
+  timeout: { type: 'string' },
+  root: { type: 'string', multiple: true },
+  cwd: { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+}
 
 const USAGE_CODES = new Set(['invalid-argument', 'invalid-pattern'])
 
@@ -54,7 +83,7 @@ function numberOrText(text) {
   return text !== undefined && /^\d+$/.test(text) ? Number(text) : text
 }
 
-function optionsFrom(values, positionals) {
+function findOptions(values, positionals) {
   const [pattern, path, ...extra] = positionals
   if (pattern === undefined) throw new FindFilesError('invalid-argument', 'missing <pattern>; try: agent-find "**/*.ts" src')
   if (extra.length) throw new FindFilesError('invalid-argument', `unexpected argument '${extra[0]}': give one pattern and at most one path`)
@@ -81,50 +110,90 @@ function optionsFrom(values, positionals) {
     timeoutMs: number(values.timeout),
     roots: values.root,
   }
+  return defined(options)
+}
+
+function searchOptions(values, positionals) {
+  const [pattern, path, ...extra] = positionals
+  if (pattern === undefined) throw new FindFilesError('invalid-argument', "missing <regex>; try: agent-find search 'TODO' src --glob '*.py'")
+  if (extra.length) throw new FindFilesError('invalid-argument', `unexpected argument '${extra[0]}': give one regex and at most one path`)
+  return defined({
+    pattern,
+    path,
+    cwd: values.cwd,
+    target: values.files ? 'files' : undefined,
+    fileGlob: values.glob,
+    outputMode: values.mode,
+    ignoreCase: values['ignore-case'],
+    noIgnore: values['no-ignore'],
+    maxResults: number(values['max-results']),
+    timeoutMs: number(values.timeout),
+    roots: values.root,
+  })
+}
+
+function defined(options) {
   for (const key of Object.keys(options)) if (options[key] === undefined) delete options[key]
   return options
 }
 
+const COMMANDS = {
+  find: {
+    usage: USAGE,
+    flags: {
+      type: { type: 'string' },
+      limit: { type: 'string' },
+      'max-limit': { type: 'string' },
+      'max-depth': { type: 'string' },
+      sort: { type: 'string' },
+      reverse: { type: 'boolean' },
+      regex: { type: 'boolean' },
+      'match-base': { type: 'boolean' },
+      'case-sensitive': { type: 'boolean' },
+      'modified-since': { type: 'string' },
+      'min-size': { type: 'string' },
+      'max-size': { type: 'string' },
+      'no-hidden': { type: 'boolean' },
+      'no-gitignore': { type: 'boolean' },
+      exclude: { type: 'string', multiple: true },
+      'max-bytes': { type: 'string' },
+      version: { type: 'boolean', short: 'V' },
+    },
+    options: findOptions,
+    run: find,
+    format: formatFindResult,
+  },
+  search: {
+    usage: SEARCH_USAGE,
+    flags: {
+      glob: { type: 'string' },
+      mode: { type: 'string' },
+      files: { type: 'boolean' },
+      'ignore-case': { type: 'boolean', short: 'i' },
+      'no-ignore': { type: 'boolean' },
+      'max-results': { type: 'string' },
+    },
+    options: searchOptions,
+    run: searchFiles,
+    format: formatSearchResult,
+  },
+}
+
 async function main(argv) {
+  const command = argv[0] === 'search' ? COMMANDS.search : COMMANDS.find
+  const args = command === COMMANDS.search ? argv.slice(1) : argv
   let parsed
   try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        type: { type: 'string' },
-        limit: { type: 'string' },
-        'max-limit': { type: 'string' },
-        'max-depth': { type: 'string' },
-        sort: { type: 'string' },
-        reverse: { type: 'boolean' },
-        regex: { type: 'boolean' },
-        'match-base': { type: 'boolean' },
-        'case-sensitive': { type: 'boolean' },
-        'modified-since': { type: 'string' },
-        'min-size': { type: 'string' },
-        'max-size': { type: 'string' },
-        'no-hidden': { type: 'boolean' },
-        'no-gitignore': { type: 'boolean' },
-        exclude: { type: 'string', multiple: true },
-        'max-bytes': { type: 'string' },
-        timeout: { type: 'string' },
-        root: { type: 'string', multiple: true },
-        cwd: { type: 'string' },
-        json: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-        version: { type: 'boolean', short: 'V' },
-      },
-    })
+    parsed = parseArgs({ args, allowPositionals: true, options: { ...command.flags, ...SHARED_FLAGS } })
   } catch (err) {
-    return fail('invalid-argument', `${err.message}\n\n${USAGE}`, 2)
+    return fail('invalid-argument', `${err.message}\n\n${command.usage}`, 2)
   }
   const { values, positionals } = parsed
-  if (values.help) return void process.stdout.write(`${USAGE}\n`)
+  if (values.help) return void process.stdout.write(`${command.usage}\n`)
   if (values.version) return void process.stdout.write(`${require('../package.json').version}\n`)
   try {
-    const result = await find(optionsFrom(values, positionals))
-    process.stdout.write(values.json ? `${JSON.stringify(result, null, 2)}\n` : `${formatFindResult(result)}\n`)
+    const result = await command.run(command.options(values, positionals))
+    process.stdout.write(values.json ? `${JSON.stringify(result, null, 2)}\n` : `${command.format(result)}\n`)
   } catch (err) {
     if (err instanceof FindFilesError) return fail(err.code, err.message, USAGE_CODES.has(err.code) ? 2 : 1)
     return fail('internal', err && err.stack ? err.stack : String(err), 1)

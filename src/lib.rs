@@ -282,7 +282,7 @@ pub struct Plan {
 #[napi]
 impl Plan {
     /// `purpose` is `"find"`, `"findFiles"` or `"search"`. Never throws: see `error`.
-    #[napi(constructor)]
+    #[napi(constructor, catch_unwind)]
     pub fn new(options: Unknown, purpose: String) -> Self {
         let job = read_options(&options).and_then(|fields| match purpose.as_str() {
             "search" => search::options::parse(&fields).map(|c| Job::Search(Arc::new(c))),

@@ -1,0 +1,235 @@
+// Type-level usage of the public surface (index.d.ts), checked with
+// `npx tsc --noEmit -p __test__/tsconfig.json`; never run. Every export,
+// option and result field appears here, and the `@ts-expect-error` lines prove
+// that wrong option types are really rejected.
+import {
+  find,
+  findFiles,
+  formatFindResult,
+  formatSearchResult,
+  searchFiles,
+  FindFilesError,
+  type AccessRequest,
+  type ContentSearchResult,
+  type CountSearchResult,
+  type FilesSearchResult,
+  type LineMatch,
+  type SearchOptions,
+  type SearchResult,
+  type Decision,
+  type EntryType,
+  type FindEntry,
+  type FindFilesErrorCode,
+  type FindOptions,
+  type FindResult,
+  type OmittedDir,
+} from 'agent-find'
+
+// Each option of FindOptions, with a value of every accepted form.
+const policy = (req: AccessRequest): Decision => (req.path.startsWith('/workspace') ? 'allow' : 'require_approval')
+const asyncPolicy = async (req: AccessRequest): Promise<Decision> => (req.tool === 'find' ? 'allow' : 'deny')
+const approve = (req: AccessRequest): boolean => req.operation === 'search_files'
+const asyncApprove = async (_req: AccessRequest): Promise<boolean> => true
+
+const everything: FindOptions = {
+  pattern: '**/*.{ts,tsx}',
+  path: 'src',
+  cwd: '/workspace',
+  regex: false,
+  matchBase: false,
+  caseSensitive: false,
+  type: 'file',
+  limit: 100,
+  maxLimit: Infinity,
+  maxDepth: 3,
+  sortBy: 'recent',
+  reverse: false,
+  modifiedSince: '24h',
+  minSize: '1KB',
+  maxSize: 1024 * 1024,
+  hidden: true,
+  gitignore: true,
+  exclude: ['dist', '*.log'],
+  maxBytes: 51200,
+  signal: new AbortController().signal,
+  timeoutMs: 5000,
+  policy,
+  approve,
+  roots: ['/workspace'],
+}
+
+const otherForms: FindOptions[] = [
+  { pattern: '^test_.*\\.py$', regex: true, caseSensitive: true, type: 'dir', sortBy: 'name' },
+  { pattern: '*.rs', matchBase: true, type: 'any', sortBy: 'mtime', reverse: true },
+  { pattern: '*', sortBy: 'size', modifiedSince: Date.now(), minSize: 0, maxSize: '1.5MB' },
+  { pattern: '*', sortBy: 'none', modifiedSince: new Date('2024-05-01'), signal: AbortSignal.timeout(100) },
+  { pattern: '*', policy: asyncPolicy, approve: asyncApprove },
+]
+
+const decisions: Decision[] = ['allow', 'deny', 'require_approval']
+const tools: AccessRequest['tool'][] = ['find', 'find_files', 'search_files']
+const entryTypes: EntryType[] = ['file', 'dir', 'symlink']
+
+function describeEntry(entry: FindEntry): string {
+  const kind: EntryType = entry.type
+  const size: number = entry.size
+  const mtime: Date = new Date(entry.mtimeMs)
+  const rel: string = entry.path
+  return `${rel} ${kind} ${size} ${mtime.toISOString()}`
+}
+
+function describeResult(result: FindResult): string[] {
+  const lines: string[] = [result.path, String(result.matched), String(result.truncated)]
+  for (const entry of result.entries) lines.push(describeEntry(entry))
+  const by: 'limit' | 'maximum' | 'bytes' | undefined = result.truncatedBy
+  if (by !== undefined) lines.push(by)
+  const notice: string | undefined = result.notice
+  const hint: string | undefined = result.hint
+  if (notice) lines.push(notice)
+  if (hint) lines.push(hint)
+  const omitted: OmittedDir[] | undefined = result.omitted
+  for (const o of omitted ?? []) lines.push(`${o.dir}: ${o.count}`)
+  return lines
+}
+
+function explain(code: FindFilesErrorCode): string {
+  switch (code) {
+    case 'invalid-argument':
+    case 'invalid-pattern':
+      return 'fix the call'
+    case 'not-found':
+    case 'not-a-dir':
+      return 'fix the path'
+    case 'permission-denied':
+    case 'approval-required':
+    case 'outside-root':
+      return 'not allowed'
+    case 'aborted':
+      return 'stopped'
+    case 'fs-error':
+      return 'file system'
+    default: {
+      const unreachable: never = code
+      return unreachable
+    }
+  }
+}
+
+export async function usage(): Promise<void> {
+  const a: FindResult = await find(everything)
+  const b: FindResult = await find('**/*.md')
+  const c: FindResult = await find('**/*.md', { cwd: '/workspace', limit: 10 })
+  const d: FindResult = await find('*.ts', {})
+  for (const opts of otherForms) describeResult(await find(opts))
+  const text: string = formatFindResult(a)
+  const files: string[] = await findFiles('**/*.ts')
+  const more: string[] = await findFiles('**/*.ts', 'src')
+  console.log(text, describeResult(b), describeResult(c), d.entries.length, files, more, decisions, tools, entryTypes)
+
+  try {
+    await find({ pattern: '' })
+  } catch (err) {
+    if (err instanceof FindFilesError) {
+      const code: FindFilesErrorCode = err.code
+      const name: 'FindFilesError' = err.name
+      const message: string = err.message
+      console.log(explain(code), name, message)
+    }
+  }
+  const made = new FindFilesError('aborted', 'stopped', { cause: new Error('why') })
+  const alsoError: Error = made
+  console.log(alsoError, new FindFilesError('fs-error', 'x'))
+}
+
+// searchFiles: every option, each output mode and its result type.
+const searchEverything: SearchOptions = {
+  pattern: 'TODO\\(\\w+\\)',
+  target: 'content',
+  path: 'src',
+  cwd: '/workspace',
+  fileGlob: '*.{ts,tsx}',
+  outputMode: 'content',
+  ignoreCase: true,
+  noIgnore: false,
+  maxResults: 100,
+  signal: AbortSignal.timeout(1000),
+  timeoutMs: 1000,
+  policy: asyncPolicy,
+  approve: asyncApprove,
+  roots: ['/workspace'],
+}
+
+function searchSummary(result: SearchResult): string {
+  const base = `${result.path} ${result.matchCount} ${result.truncated} ${result.notice ?? ''}`
+  if ('matches' in result) return base + result.matches.map((m: LineMatch) => `${m.file}:${m.line}:${m.match}`).join('\n')
+  if ('files' in result) return base + result.files.join('\n')
+  return base + result.counts.map((c) => `${c.file}: ${c.count}`).join('\n')
+}
+
+export async function searchUsage(): Promise<string[]> {
+  const content: ContentSearchResult = await searchFiles({ pattern: 'fn main' })
+  const content2: ContentSearchResult = await searchFiles({ pattern: 'fn main', outputMode: 'content' })
+  const named: FilesSearchResult = await searchFiles({ pattern: 'config', target: 'files' })
+  const files: FilesSearchResult = await searchFiles({ pattern: 'fn main', outputMode: 'files' })
+  const counts: CountSearchResult = await searchFiles({ pattern: 'fn main', outputMode: 'count' })
+  const any: SearchResult = await searchFiles(searchEverything)
+  const texts: string[] = [content, content2, named, files, counts, any].map((r) => formatSearchResult(r) + searchSummary(r))
+  return texts
+}
+
+// Wrong types must not compile.
+export async function misuse(): Promise<void> {
+  // @ts-expect-error: 'folder' is not an entry type filter
+  await find('*', { type: 'folder' })
+  // @ts-expect-error: 'symlink' is a result type, not a filter
+  await find('*', { type: 'symlink' })
+  // @ts-expect-error: no such sort order
+  await find('*', { sortBy: 'date' })
+  // @ts-expect-error: limit is a number
+  await find('*', { limit: '10' })
+  // @ts-expect-error: unknown option (the real one is maxDepth)
+  await find('*', { maxdepth: 2 })
+  // @ts-expect-error: exclude is an array of globs
+  await find('*', { exclude: 'dist' })
+  // @ts-expect-error: modifiedSince is a date, epoch ms or an age string
+  await find('*', { modifiedSince: true })
+  // @ts-expect-error: minSize is a number or a size string
+  await find('*', { minSize: [1] })
+  // @ts-expect-error: hidden is a boolean
+  await find('*', { hidden: 'yes' })
+  // @ts-expect-error: pattern is required in the options form
+  await find({ path: 'src' })
+  // @ts-expect-error: the pattern-first form takes no pattern in its options
+  await find('*', { pattern: '*.ts' })
+  // @ts-expect-error: find takes options or a pattern, not a number
+  await find(42)
+  // @ts-expect-error: a policy answers a Decision
+  await find('*', { policy: () => 'maybe' })
+  // @ts-expect-error: approve answers a boolean
+  await find('*', { approve: () => 'yes' })
+  // @ts-expect-error: signal is an AbortSignal
+  await find('*', { signal: new AbortController() })
+  // @ts-expect-error: roots is an array of paths
+  await find('*', { roots: '/workspace' })
+  // @ts-expect-error: findFiles takes a path string, not options
+  await findFiles('*', { path: 'src' })
+  // @ts-expect-error: unknown error code
+  new FindFilesError('bogus', 'message')
+  const r = await find('*')
+  // @ts-expect-error: entry types are file, dir or symlink
+  const t: FindEntry['type'] = 'link'
+  // @ts-expect-error: truncatedBy is limit, maximum or bytes
+  r.truncatedBy = 'time'
+  // @ts-expect-error: formatFindResult takes a FindResult
+  formatFindResult({ path: '/w' })
+  // @ts-expect-error: outputMode is content, files or count
+  await searchFiles({ pattern: 'x', outputMode: 'lines' })
+  // @ts-expect-error: target is content or files
+  await searchFiles({ pattern: 'x', target: 'dirs' })
+  // @ts-expect-error: a count result has no matches
+  ;(await searchFiles({ pattern: 'x', outputMode: 'count' })).matches
+  const err = new FindFilesError('aborted', 'x')
+  // @ts-expect-error: name is readonly
+  err.name = 'Other'
+  console.log(t)
+}
