@@ -5,7 +5,7 @@ import path from 'node:path'
 import { describe, test } from 'node:test'
 
 import { FindFilesError, find, formatFindResult } from '../index.mjs'
-import { bytes, gitInit, paths, tmpTree } from './helpers.mjs'
+import { bytes, gitInit, paths, rejectsWith, tmpTree } from './helpers.mjs'
 
 const pad = (n, w = 4) => String(n).padStart(w, '0')
 
@@ -149,10 +149,11 @@ describe('byte cap (maxBytes)', () => {
     const dir = tmpTree(t, spec)
     const full = paths(await find('**/*', { cwd: dir, sortBy: 'name', maxBytes: 1_000_000 }))
     assert.equal(full.length, 200)
-    for (const maxBytes of [150, 200, 333, 512, 1000, 2048, 4000]) {
+    for (const maxBytes of [256, 333, 512, 1000, 2048, 4000]) {
       const r = await find('**/*', { cwd: dir, sortBy: 'name', maxBytes })
       const size = bytes(formatFindResult(r))
       assert.ok(size <= maxBytes, `maxBytes ${maxBytes}: ${size} bytes`)
+      assert.ok(r.entries.length > 0, `maxBytes ${maxBytes} left no entry`)
       assert.equal(r.truncatedBy, 'bytes')
       assert.equal(r.matched, 200)
       assert.equal(r.notice, `Output truncated at ${maxBytes} bytes; refine the pattern or narrow \`path\`.`)
@@ -173,22 +174,15 @@ describe('byte cap (maxBytes)', () => {
     assert.equal(roomy.entries.length, 5)
   })
 
-  test('a maxBytes smaller than the header and notice is refused or still respected',
-    { todo: 'with maxBytes: 60 find() resolves and formatFindResult() returns ~100 bytes (header + bytes notice): the cap does not hold' },
-    async (t) => {
-      const dir = tmpTree(t, flat(10))
-      let r
-      try {
-        r = await find('*', { cwd: dir, maxBytes: 60 })
-      } catch (err) {
-        assert.ok(err instanceof FindFilesError)
-        assert.equal(err.code, 'invalid-argument')
-        assert.match(err.message, /maxBytes/)
-        return
-      }
-      const size = bytes(formatFindResult(r))
-      assert.ok(size <= 60, `maxBytes 60 but the text is ${size} bytes: ${JSON.stringify(formatFindResult(r))}`)
-    })
+  test('a maxBytes too small for the header and notice is refused; 256 is the floor', async (t) => {
+    const dir = tmpTree(t, flat(10))
+    for (const maxBytes of [1, 60, 255]) {
+      const err = await rejectsWith(find('*', { cwd: dir, maxBytes }), 'invalid-argument', '`maxBytes`', 'at least 256')
+      assert.match(err.message, new RegExp(`got number ${maxBytes}$`))
+    }
+    const r = await find('*', { cwd: dir, maxBytes: 256 })
+    assert.ok(bytes(formatFindResult(r)) <= 256)
+  })
 })
 
 describe('omitted', () => {
@@ -311,10 +305,13 @@ describe('hints when nothing matched', () => {
   })
 
   test('a hint never makes the text exceed maxBytes', async (t) => {
-    const dir = tmpTree(t, { '.gitignore': 'node_modules/\n', 'node_modules/pkg/index.js': '' })
+    const spec = { '.gitignore': '*-ignored-folder-with-a-long-name/\n' }
+    for (let i = 0; i < 6; i++) spec[`number-${i}-ignored-folder-with-a-long-name/pkg/index.js`] = ''
+    const dir = tmpTree(t, spec)
     const loose = await find('**/*.js', { cwd: dir })
     assert.ok(loose.hint)
-    const tightCap = bytes(`Search directory: ${dir}\nNo files matched.`) + 5
+    const tightCap = 256
+    assert.ok(bytes(formatFindResult(loose)) > tightCap, 'the hint alone overflows the tight cap')
     const tight = await find('**/*.js', { cwd: dir, maxBytes: tightCap })
     assert.ok(bytes(formatFindResult(tight)) <= tightCap)
     assert.equal(tight.hint, undefined)

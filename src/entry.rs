@@ -45,17 +45,28 @@ pub struct Meta {
 
 impl Meta {
     pub fn from_fs(kind: EntryKind, md: &std::fs::Metadata) -> Self {
-        let mtime_ms = md
-            .modified()
-            .ok()
-            .map(|t| match t.duration_since(std::time::UNIX_EPOCH) {
-                Ok(d) => d.as_nanos() as f64 / 1e6,
-                Err(before) => -(before.duration().as_nanos() as f64) / 1e6,
-            })
-            .unwrap_or(0.0);
         let size = if kind == EntryKind::Dir { 0 } else { md.len() };
-        Meta { size, mtime_ms }
+        Meta { size, mtime_ms: mtime_ms(md) }
     }
+}
+
+/// Node's `Stats.mtimeMs`, computed as Node does (`sec * 1e3 + nsec / 1e6` in
+/// doubles), so a value read back from `fs.statSync` compares equal.
+#[cfg(unix)]
+fn mtime_ms(md: &std::fs::Metadata) -> f64 {
+    use std::os::unix::fs::MetadataExt;
+    md.mtime() as f64 * 1e3 + md.mtime_nsec() as f64 / 1e6
+}
+
+#[cfg(not(unix))]
+fn mtime_ms(md: &std::fs::Metadata) -> f64 {
+    md.modified()
+        .ok()
+        .map(|t| match t.duration_since(std::time::UNIX_EPOCH) {
+            Ok(d) => d.as_secs() as f64 * 1e3 + d.subsec_nanos() as f64 / 1e6,
+            Err(before) => -(before.duration().as_secs_f64() * 1e3),
+        })
+        .unwrap_or(0.0)
 }
 
 /// One matched entry. `path` is relative to the search directory, with `/`

@@ -9,7 +9,7 @@ use crate::error::Result;
 use crate::filter::TypeFilter;
 use crate::find::{select, FindConfig};
 use crate::pattern::PatternMode;
-use crate::walk::{exclude_matcher, posix_string, walk};
+use crate::walk::{posix_string, walk, Excludes};
 use ignore::DirEntry;
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
@@ -99,14 +99,14 @@ pub fn explain_no_match(config: &FindConfig, root: &Path, cancel: &Cancel) -> Re
     }
     let walked: HashSet<&str> = seen.iter().map(|(p, _)| p.as_str()).collect();
     let hidden_matches = relaxed_matches;
-    let excluded = if config.rules.exclude.is_empty() { None } else { Some(exclude_matcher(root, &config.rules)?) };
+    let excludes = Excludes::new(&config.rules)?;
     let mut places: HashMap<(String, Skip, bool), usize> = HashMap::new();
     for (path, is_dir) in &hidden_matches {
         let (place, place_is_dir) = first_skipped(path, *is_dir, &walked);
         let name = place.rsplit('/').next().unwrap_or(place);
         let reason = if !config.rules.hidden && name.starts_with('.') {
             Skip::Hidden
-        } else if excluded.as_ref().is_some_and(|ov| ov.matched(root.join(place), place_is_dir).is_ignore()) {
+        } else if excludes.is_excluded(Path::new(place)) {
             Skip::Excluded
         } else {
             Skip::Gitignored
@@ -130,9 +130,10 @@ pub fn explain_no_match(config: &FindConfig, root: &Path, cancel: &Cancel) -> Re
         String::new()
     };
     Ok(Some(format!(
-        "{total} {} matching '{}' exist only where the search skipped them: {}{more}.",
+        "{total} {} matching '{}' {} only where the search skipped them: {}{more}.",
         noun(config.filters.kind, total),
         probe.normalized,
+        if total == 1 { "exists" } else { "exist" },
         named.join(", ")
     )))
 }

@@ -10,11 +10,13 @@ use crate::page::Caps;
 use crate::pattern::{NameMatcher, PatternMode};
 use crate::sandbox::{resolve_logical, resolve_roots};
 use crate::sort::SortBy;
-use crate::walk::{exclude_matcher, WalkRules};
+use crate::walk::{Excludes, WalkRules};
 
 pub const DEFAULT_LIMIT: usize = 1000;
 pub const DEFAULT_MAX_LIMIT: usize = 1000;
 pub const DEFAULT_MAX_BYTES: usize = 51200;
+/// Below this, the header and the truncation notice alone may not fit.
+pub const MIN_MAX_BYTES: usize = 256;
 
 /// Option names a caller may pass; the JS wrapper removes `signal`, `policy`
 /// and `approve` (and turns a `Date` into epoch ms) before this sees them.
@@ -109,7 +111,17 @@ pub fn parse(fields: &[(String, Value)], purpose: Purpose) -> Result<FindConfig>
         (None, None) => usize::MAX,
     };
     let max_bytes = match purpose {
-        Purpose::Find => Some(r.count("maxBytes", 1.0, false)?.flatten().unwrap_or(DEFAULT_MAX_BYTES)),
+        Purpose::Find => Some(match r.get("maxBytes") {
+            Value::Absent => DEFAULT_MAX_BYTES,
+            Value::Number(n) if n.is_finite() && n.fract() == 0.0 && *n >= MIN_MAX_BYTES as f64 => *n as usize,
+            other => {
+                return Err(wrong(
+                    "maxBytes",
+                    &format!("a whole number of at least {MIN_MAX_BYTES} (room for the header and the notice)"),
+                    other,
+                ))
+            }
+        }),
         Purpose::FindFiles => None,
     };
     let max_depth = r.count("maxDepth", 0.0, true)?.flatten();
@@ -155,7 +167,7 @@ pub fn parse(fields: &[(String, Value)], purpose: Purpose) -> Result<FindConfig>
         skip_dirs: &[".git"],
     };
     // Compile `exclude` now, so a bad glob fails before any file is touched.
-    exclude_matcher(&logical_path, &rules)?;
+    Excludes::new(&rules)?;
 
     Ok(FindConfig {
         pattern,
@@ -230,6 +242,8 @@ mod tests {
         assert_eq!(err(&[("maxDepth", Value::Number(-1.0))]).code, ErrorCode::InvalidArgument);
         assert!(parse(&opts(&[("maxDepth", Value::Number(0.0))]), Purpose::Find).is_ok());
         assert_eq!(err(&[("maxBytes", Value::Number(0.0))]).code, ErrorCode::InvalidArgument);
+        assert!(err(&[("maxBytes", Value::Number(255.0))]).message.contains("at least 256"));
+        assert!(parse(&opts(&[("maxBytes", Value::Number(256.0))]), Purpose::Find).is_ok());
     }
 
     #[test]

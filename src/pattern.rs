@@ -4,6 +4,10 @@
 //! Globs are normalized first, so that what a model writes works as fast-glob
 //! users expect: a leading `./` or `/` and a trailing `/` are dropped, and a
 //! `**` that is not a whole path segment (`src**`, `**test**`) means `*`.
+//!
+//! globset folds only ASCII case; a case-insensitive glob with non-ASCII
+//! letters also gets a lowercased twin, tried on the lowercased name of
+//! non-ASCII entries, so `é*` finds `Éclair.txt` as `regex: true` would.
 
 use crate::error::{FindError, Result};
 use globset::{GlobBuilder, GlobMatcher};
@@ -27,6 +31,8 @@ pub enum PatternMode {
 pub struct NameMatcher {
     mode: PatternMode,
     glob: Option<GlobMatcher>,
+    /// The lowercased glob, for non-ASCII names (see the module doc).
+    folded: Option<GlobMatcher>,
     regex: Option<Regex>,
     /// The glob as compiled (after normalization), for hints.
     pub normalized: String,
@@ -45,7 +51,13 @@ impl NameMatcher {
                     "invalid regex (Rust `regex` syntax; it is tested against each file name): {e}"
                 ))
             })?;
-            return Ok(NameMatcher { mode, glob: None, regex: Some(regex), normalized: pattern.to_string() });
+            return Ok(NameMatcher {
+                mode,
+                glob: None,
+                folded: None,
+                regex: Some(regex),
+                normalized: pattern.to_string(),
+            });
         }
         let normalized = normalize_glob(pattern);
         if normalized.is_empty() {
@@ -54,7 +66,12 @@ impl NameMatcher {
             )));
         }
         let glob = compile_glob(&normalized, pattern, case_sensitive)?;
-        Ok(NameMatcher { mode, glob: Some(glob), regex: None, normalized })
+        let folded = if !case_sensitive && !normalized.is_ascii() {
+            Some(compile_glob(&normalized.to_lowercase(), pattern, false)?)
+        } else {
+            None
+        };
+        Ok(NameMatcher { mode, glob: Some(glob), folded, regex: None, normalized })
     }
 
     pub fn mode(&self) -> PatternMode {
@@ -65,15 +82,22 @@ impl NameMatcher {
     #[inline]
     pub fn is_match(&self, relative: &Path) -> bool {
         match self.mode {
-            PatternMode::PathGlob => self.glob.as_ref().is_some_and(|g| g.is_match(relative)),
-            PatternMode::BaseGlob => {
-                let name = relative.file_name().unwrap_or(relative.as_os_str());
-                self.glob.as_ref().is_some_and(|g| g.is_match(name))
-            }
+            PatternMode::PathGlob => self.glob_match(relative.as_os_str()),
+            PatternMode::BaseGlob => self.glob_match(relative.file_name().unwrap_or(relative.as_os_str())),
             PatternMode::BaseRegex => {
                 let name = relative.file_name().unwrap_or(relative.as_os_str());
                 self.regex.as_ref().is_some_and(|r| r.is_match(&os_bytes(name)))
             }
+        }
+    }
+
+    fn glob_match(&self, candidate: &OsStr) -> bool {
+        if self.glob.as_ref().is_some_and(|g| g.is_match(candidate)) {
+            return true;
+        }
+        match (&self.folded, candidate.to_str()) {
+            (Some(folded), Some(text)) if !text.is_ascii() => folded.is_match(text.to_lowercase()),
+            _ => false,
         }
     }
 
@@ -268,6 +292,15 @@ mod tests {
         let cs = NameMatcher::new("*.MD", PatternMode::PathGlob, true).unwrap();
         assert!(!cs.is_match(Path::new("readme.md")));
         assert!(cs.is_match(Path::new("README.MD")));
+    }
+
+    #[test]
+    fn case_folding_covers_non_ascii_letters() {
+        assert!(m("é*", "Éclair.txt"));
+        assert!(m("åsa/*", "ÅSA/x.md"));
+        assert!(!m("é*", "eclair.txt"));
+        let cs = NameMatcher::new("é*", PatternMode::PathGlob, true).unwrap();
+        assert!(!cs.is_match(Path::new("Éclair.txt")));
     }
 
     #[test]

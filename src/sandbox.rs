@@ -10,6 +10,13 @@ use std::path::{Component, Path, PathBuf};
 /// working directory), with `.` and `..` folded lexically, as Node's
 /// `path.resolve` does.
 pub fn resolve_logical(cwd: Option<&str>, path: Option<&str>) -> Result<PathBuf> {
+    for (name, value) in [("cwd", cwd), ("path", path)] {
+        if value.is_some_and(|v| v.contains('\0')) {
+            return Err(FindError::invalid_argument(format!(
+                "`{name}` contains a NUL byte, which no file name can hold"
+            )));
+        }
+    }
     let base = match cwd {
         Some(c) if Path::new(c).is_absolute() => PathBuf::from(c),
         other => {
@@ -50,20 +57,36 @@ fn normalize_lexically(path: &Path) -> PathBuf {
 
 /// Resolves each root the same way as the search path.
 pub fn resolve_roots(cwd: Option<&str>, roots: &[String]) -> Result<Vec<PathBuf>> {
-    roots.iter().map(|r| resolve_logical(cwd, Some(r))).collect()
+    roots
+        .iter()
+        .map(|r| {
+            if r.contains('\0') {
+                return Err(FindError::invalid_argument("`roots` holds a path with a NUL byte"));
+            }
+            resolve_logical(cwd, Some(r))
+        })
+        .collect()
 }
 
-/// The real path of `p`, or `p` itself when it does not exist (yet).
-fn real_or_logical(p: &Path) -> PathBuf {
-    std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf())
+/// The real path of `p`: its deepest existing ancestor resolved (symlinks
+/// included) with the rest appended, so a missing path below a link that
+/// leads out is judged by where the link leads.
+fn real_path(p: &Path) -> PathBuf {
+    for ancestor in p.ancestors() {
+        if let Ok(real) = std::fs::canonicalize(ancestor) {
+            let rest = p.strip_prefix(ancestor).unwrap_or(Path::new(""));
+            return if rest.as_os_str().is_empty() { real } else { real.join(rest) };
+        }
+    }
+    p.to_path_buf()
 }
 
 /// Fails with `outside-root` unless `logical` lies inside one of `roots`,
 /// both as written and once symlinks are resolved.
 pub fn check_roots(logical: &Path, roots: &[PathBuf]) -> Result<()> {
     let inside_lexically = roots.iter().any(|r| logical.starts_with(r));
-    let real = real_or_logical(logical);
-    let inside_really = roots.iter().any(|r| real.starts_with(real_or_logical(r)));
+    let real = real_path(logical);
+    let inside_really = roots.iter().any(|r| real.starts_with(real_path(r)));
     if inside_lexically && inside_really {
         return Ok(());
     }
@@ -126,6 +149,8 @@ mod tests {
         assert_eq!(resolve_logical(Some("/w"), None).unwrap(), PathBuf::from("/w"));
         assert_eq!(resolve_logical(Some("/w"), Some("/abs")).unwrap(), PathBuf::from("/abs"));
         assert_eq!(resolve_logical(Some("/"), Some("../../x")).unwrap(), PathBuf::from("/x"));
+        assert_eq!(resolve_logical(Some("/"), Some("a\0b")).unwrap_err().code, ErrorCode::InvalidArgument);
+        assert_eq!(resolve_roots(Some("/"), &["x\0".into()]).unwrap_err().code, ErrorCode::InvalidArgument);
     }
 
     #[test]
@@ -146,6 +171,9 @@ mod tests {
         {
             let err = check_roots(&inside.join("link"), &roots).unwrap_err();
             assert!(err.message.contains("symlink"), "{}", err.message);
+            let missing = check_roots(&inside.join("link/missing/deeper"), &roots).unwrap_err();
+            assert_eq!(missing.code, ErrorCode::OutsideRoot);
+            assert!(check_roots(&inside.join("missing"), &roots).is_ok());
         }
         assert_eq!(check_roots(&inside, &[]).unwrap_err().code, ErrorCode::OutsideRoot);
         std::fs::remove_dir_all(&dir).unwrap();

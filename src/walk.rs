@@ -7,7 +7,7 @@
 use crate::cancel::Cancel;
 use crate::entry::EntryKind;
 use crate::error::{ErrorCode, FindError, Result};
-use ignore::overrides::{Override, OverrideBuilder};
+use crate::pattern::{normalize_glob, NameMatcher, PatternMode};
 use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkBuilder, WalkState};
 use std::io::ErrorKind;
 use std::path::Path;
@@ -20,7 +20,7 @@ pub struct WalkRules {
     pub hidden: bool,
     /// Apply `.gitignore` (nested, negations), `.ignore` and `.git/info/exclude`.
     pub gitignore: bool,
-    /// Extra globs to leave out, gitignore-style (see `exclude_matcher`).
+    /// Extra globs to leave out, gitignore-style (see `Excludes`).
     pub exclude: Vec<String>,
     pub case_sensitive: bool,
     /// 0 = only the direct children of the root.
@@ -49,24 +49,32 @@ impl WalkRules {
     }
 }
 
-/// Compiles `exclude` for the walk rooted at `root`: each glob is matched the
-/// way a `.gitignore` line is (no `/`: any basename at any depth; with `/`:
-/// the path from the root), and an excluded folder is not descended.
-pub fn exclude_matcher(root: &Path, rules: &WalkRules) -> Result<Override> {
-    let mut builder = OverrideBuilder::new(root);
-    builder.case_insensitive(!rules.case_sensitive).map_err(|e| FindError::invalid_pattern(e.to_string()))?;
-    for glob in &rules.exclude {
-        let trimmed = glob.strip_prefix("./").unwrap_or(glob);
-        if trimmed.is_empty() {
-            return Err(FindError::invalid_argument(
-                "`exclude` holds an empty glob; remove it or write a glob such as 'dist' or '*.log'",
-            ));
-        }
-        builder
-            .add(&format!("!{trimmed}"))
-            .map_err(|e| FindError::invalid_pattern(format!("invalid `exclude` glob '{glob}': {e}")))?;
+/// The compiled `exclude` globs. Each is matched the way a `.gitignore` line
+/// is: without `/` against every name at any depth, with `/` against the path
+/// from the root; an excluded folder is not entered.
+#[derive(Debug, Clone, Default)]
+pub struct Excludes(Vec<NameMatcher>);
+
+impl Excludes {
+    pub fn new(rules: &WalkRules) -> Result<Excludes> {
+        let compile = |glob: &String| {
+            let trimmed = glob.strip_prefix("./").unwrap_or(glob);
+            if trimmed.is_empty() {
+                return Err(FindError::invalid_argument(
+                    "`exclude` holds an empty glob; remove it or write a glob such as 'dist' or '*.log'",
+                ));
+            }
+            let mode =
+                if normalize_glob(trimmed).contains('/') { PatternMode::PathGlob } else { PatternMode::BaseGlob };
+            NameMatcher::new(trimmed, mode, rules.case_sensitive)
+                .map_err(|e| FindError::new(e.code, format!("in `exclude`: {}", e.message)))
+        };
+        rules.exclude.iter().map(compile).collect::<Result<_>>().map(Excludes)
     }
-    builder.build().map_err(|e| FindError::invalid_pattern(format!("invalid `exclude` globs: {e}")))
+
+    pub fn is_excluded(&self, relative: &Path) -> bool {
+        self.0.iter().any(|m| m.is_match(relative))
+    }
 }
 
 /// The folder holding `.git` at or above `dir`, if any.
@@ -100,24 +108,22 @@ where
         .max_depth(rules.max_depth.map(|d| d + 1))
         .threads(thread_count());
     let skipped = Arc::new(Mutex::new(Vec::new()));
-    if !rules.skip_dirs.is_empty() {
+    let excludes = Excludes::new(rules)?;
+    if !rules.skip_dirs.is_empty() || !rules.exclude.is_empty() {
         let (skip_dirs, skipped, root) = (rules.skip_dirs, Arc::clone(&skipped), root.to_path_buf());
         builder.filter_entry(move |entry| {
             let name = entry.file_name();
             let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
-            if !skip_dirs.iter().any(|skip| name == *skip) || !(is_dir || name == ".git") {
-                return true;
-            }
-            if name != ".git" {
-                if let Ok(relative) = entry.path().strip_prefix(&root) {
-                    skipped.lock().unwrap_or_else(|p| p.into_inner()).push(posix_string(relative));
+            if skip_dirs.iter().any(|skip| name == *skip) && (is_dir || name == ".git") {
+                if name != ".git" {
+                    if let Ok(relative) = entry.path().strip_prefix(&root) {
+                        skipped.lock().unwrap_or_else(|p| p.into_inner()).push(posix_string(relative));
+                    }
                 }
+                return false;
             }
-            false
+            entry.path().strip_prefix(&root).map_or(true, |relative| !excludes.is_excluded(relative))
         });
-    }
-    if !rules.exclude.is_empty() {
-        builder.overrides(exclude_matcher(root, rules)?);
     }
     let shared = Shared { found: Mutex::new(Vec::new()), failure: Mutex::new(None), root, cancel };
     builder.build_parallel().visit(&mut VisitorBuilder { shared: &shared, new_selector: &new_selector });
