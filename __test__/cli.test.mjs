@@ -88,3 +88,33 @@ test('--help and --version', () => {
   const version = cli('--version')
   assert.equal(version.stdout.trim(), JSON.parse(fs.readFileSync(new URL('../package.json', import.meta.url))).version)
 })
+
+test('search subcommand: grep-style content search, modes, name search', () => {
+  fs.writeFileSync(path.join(dir, 'src', 'todo.py'), 'x = 1\n# TODO one\n# todo two\n')
+  const lines = cli('search', 'TODO', 'src', '--glob', '*.py')
+  assert.equal(lines.status, 0, lines.stderr)
+  assert.equal(lines.stdout, 'todo.py:2: # TODO one\n')
+  const counts = cli('search', 'todo', '-i', '--mode', 'count')
+  assert.equal(counts.stdout, 'src/todo.py: 2\n')
+  const files = JSON.parse(cli('search', 'TODO', '--mode', 'files', '--json').stdout)
+  assert.deepEqual(files.files, ['src/todo.py'])
+  assert.equal(files.matchCount, 1)
+  const names = cli('search', 'tod', '--files')
+  assert.equal(names.stdout, 'src/todo.py\n')
+  const none = cli('search', 'absent-text')
+  assert.equal(none.status, 0)
+  assert.equal(none.stdout, 'No matches found.\n')
+  const help = cli('search', '--help')
+  assert.match(help.stdout, /^Usage: agent-find search <regex> \[path\]/)
+})
+
+test('search subcommand: bad usage exits 2, other errors 1', () => {
+  for (const args of [['search'], ['search', '(open'], ['search', 'x', '--max-results', '0'], ['search', 'x', '--mode', 'lines']]) {
+    const r = cli(...args)
+    assert.equal(r.status, 2, `${args.join(' ')}: ${r.stderr}`)
+    assert.match(r.stderr, /^agent-find: (invalid-argument|invalid-pattern): /)
+  }
+  const missing = cli('search', 'x', 'missing')
+  assert.equal(missing.status, 1)
+  assert.match(missing.stderr, /^agent-find: not-found: /)
+})
