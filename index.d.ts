@@ -10,13 +10,25 @@ export interface AccessRequest {
   path: string
 }
 
-export interface FindOptions {
-  /** A glob by default; a regex (Rust syntax) tested against each basename when `regex: true`. */
-  pattern: string
+/** Where a call runs, and what may stop or refuse it: shared by `find` and `searchFiles`. */
+export interface CallOptions {
   /** Search root, relative to `cwd`; default `cwd`. */
   path?: string
   /** Default `process.cwd()`. */
   cwd?: string
+  signal?: AbortSignal
+  timeoutMs?: number
+  /** Asked before the path is checked or walked. */
+  policy?: (req: AccessRequest) => Decision | Promise<Decision>
+  /** Asked when the policy answers 'require_approval'. */
+  approve?: (req: AccessRequest) => boolean | Promise<boolean>
+  /** Sandbox: `path` must resolve (through `..` and symlinks) inside one of these. */
+  roots?: string[]
+}
+
+export interface FindOptions extends CallOptions {
+  /** A glob by default; a regex (Rust syntax) tested against each basename when `regex: true`. */
+  pattern: string
   regex?: boolean
   /** Test the glob against the basename instead of the relative path. */
   matchBase?: boolean
@@ -44,14 +56,8 @@ export interface FindOptions {
   gitignore?: boolean
   /** Extra globs to leave out, gitignore-style: `dist`, `*.log`, `src/gen`. */
   exclude?: string[]
-  /** Default 51200: cap on the rendered model text. */
+  /** Default 51200 (at least 256): cap on the rendered model text. */
   maxBytes?: number
-  signal?: AbortSignal
-  timeoutMs?: number
-  policy?: (req: AccessRequest) => Decision | Promise<Decision>
-  approve?: (req: AccessRequest) => boolean | Promise<boolean>
-  /** Sandbox: `path` must resolve (through `..` and symlinks) inside one of these. */
-  roots?: string[]
 }
 
 export interface FindEntry {
@@ -111,14 +117,11 @@ export declare function findFiles(pattern: string, path?: string): Promise<strin
 /** The text a model reads for a FindResult. */
 export declare function formatFindResult(result: FindResult): string
 
-export interface SearchOptions {
+export interface SearchOptions extends CallOptions {
   /** A regex (Rust `regex` syntax) for target 'content'; a file-name glob for 'files' (a bare word is a contains-match). */
   pattern: string
   /** Default 'content'. */
   target?: 'content' | 'files'
-  path?: string
-  /** Default `process.cwd()`. */
-  cwd?: string
   /** Content search only: which files, e.g. '*.py', '*.{ts,tsx}' (no '/': the file name; with '/': the relative path). */
   fileGlob?: string
   /** Default 'content'. */
@@ -129,11 +132,6 @@ export interface SearchOptions {
   noIgnore?: boolean
   /** Default 50; values above 500 are clamped. */
   maxResults?: number
-  signal?: AbortSignal
-  timeoutMs?: number
-  policy?: (req: AccessRequest) => Decision | Promise<Decision>
-  approve?: (req: AccessRequest) => boolean | Promise<boolean>
-  roots?: string[]
 }
 
 export interface LineMatch {

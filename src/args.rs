@@ -121,6 +121,16 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// `timeoutMs`: a positive number of milliseconds (`Infinity`: none).
+    pub fn timeout_ms(&self) -> Result<Option<u64>> {
+        match self.get("timeoutMs") {
+            Value::Absent => Ok(None),
+            Value::Number(n) if n.is_finite() && *n > 0.0 => Ok(Some(n.ceil() as u64)),
+            Value::Number(n) if *n == f64::INFINITY => Ok(None),
+            other => Err(wrong("timeoutMs", "a positive number of milliseconds", other)),
+        }
+    }
+
     /// Fails on a name not in `known`, listing the known ones.
     pub fn only(&self, known: &[&str]) -> Result<()> {
         match self.fields.iter().find(|(k, _)| !known.contains(&k.as_str())) {

@@ -9,11 +9,11 @@ use crate::hint;
 use crate::page::{paginate, Caps};
 use crate::pattern::NameMatcher;
 use crate::result::FindOutcome;
-use crate::sandbox::{check_roots, open_search_dir};
+use crate::sandbox::Scope;
 use crate::sort::{sort_and_split, SortBy};
 use crate::walk::{posix_string, walk, WalkRules};
 use ignore::DirEntry;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Above this many returned entries, metadata is read by the walker threads
 /// in parallel rather than for the final page alone.
@@ -31,9 +31,7 @@ pub struct FindConfig {
     pub sort: SortBy,
     pub reverse: bool,
     pub caps: Caps,
-    /// `cwd` + `path`, absolute and normalized: what the policy is asked about.
-    pub logical_path: PathBuf,
-    pub roots: Option<Vec<PathBuf>>,
+    pub scope: Scope,
     pub timeout_ms: Option<u64>,
     /// Fill `size`/`mtimeMs` of returned entries (false for `findFiles`).
     pub want_meta: bool,
@@ -65,10 +63,7 @@ pub fn select<'a>(
 
 pub fn run(config: &FindConfig, cancel: &Cancel) -> Result<FindOutcome> {
     cancel.check()?;
-    if let Some(roots) = &config.roots {
-        check_roots(&config.logical_path, roots)?;
-    }
-    let root = open_search_dir(&config.logical_path)?;
+    let root = config.scope.open()?;
     let stat = config.filters.needs_meta()
         || config.sort.needs_meta()
         || (config.want_meta && config.caps.limit > STAT_IN_WALK_ABOVE);
@@ -78,7 +73,7 @@ pub fn run(config: &FindConfig, cancel: &Cancel) -> Result<FindOutcome> {
     if config.want_meta && !stat {
         fill_meta(&root, &mut found);
     }
-    let path = config.logical_path.to_string_lossy().into_owned();
+    let path = config.scope.display();
     let hint = if matched == 0 { hint::explain_no_match(config, &root, cancel)? } else { None };
     let page = paginate(&path, found, left_out, matched, config.caps);
     let mut outcome = FindOutcome {
@@ -116,6 +111,7 @@ mod tests {
     use crate::options::{parse, Purpose};
     use crate::result::Truncation;
     use std::fs;
+    use std::path::PathBuf;
 
     struct Tree(PathBuf);
 

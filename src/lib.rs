@@ -303,11 +303,10 @@ impl Plan {
     /// The logical, resolved search path the policy is asked about.
     #[napi(getter)]
     pub fn path(&self) -> Option<String> {
-        let path = match self.job.as_ref().ok()? {
-            Job::Find(c, _) => &c.logical_path,
-            Job::Search(c) => &c.logical_path,
-        };
-        Some(path.to_string_lossy().into_owned())
+        Some(match self.job.as_ref().ok()? {
+            Job::Find(c, _) => c.scope.display(),
+            Job::Search(c) => c.scope.display(),
+        })
     }
 
     /// Stops a running call; it resolves with an `aborted` error.
@@ -347,7 +346,7 @@ fn run_job(job: &Job, flag: CancelFlag) -> RunOutput {
                     let paths = outcome
                         .entries
                         .iter()
-                        .map(|f| config.logical_path.join(&f.path).to_string_lossy().into_owned())
+                        .map(|f| config.scope.logical_path.join(&f.path).to_string_lossy().into_owned())
                         .collect();
                     RunOutput { paths: Some(paths), ..RunOutput::empty() }
                 }

@@ -8,7 +8,7 @@ use crate::filter::{time, Filters, TypeFilter};
 use crate::find::FindConfig;
 use crate::page::Caps;
 use crate::pattern::{NameMatcher, PatternMode};
-use crate::sandbox::{resolve_logical, resolve_roots};
+use crate::sandbox::Scope;
 use crate::sort::SortBy;
 use crate::walk::{Excludes, WalkRules};
 
@@ -78,20 +78,7 @@ pub fn parse(fields: &[(String, Value)], purpose: Purpose) -> Result<FindConfig>
     };
     let matcher = NameMatcher::new(&pattern, mode, case_sensitive)?;
 
-    let cwd = r.non_empty_text("cwd")?;
-    let path = r.non_empty_text("path")?;
-    let logical_path = resolve_logical(cwd, path)?;
-    let roots = match r.texts("roots")? {
-        Some(roots) => {
-            if roots.iter().any(String::is_empty) {
-                return Err(FindError::invalid_argument(
-                    "`roots` holds an empty string; every root must be a directory",
-                ));
-            }
-            Some(resolve_roots(cwd, &roots)?)
-        }
-        None => None,
-    };
+    let scope = Scope::from_options(&r)?;
 
     let (default_kind, default_sort, default_limit, default_max) = match purpose {
         Purpose::Find => (TypeFilter::File, SortBy::Recent, Some(DEFAULT_LIMIT), Some(DEFAULT_MAX_LIMIT)),
@@ -152,12 +139,7 @@ pub fn parse(fields: &[(String, Value)], purpose: Purpose) -> Result<FindConfig>
             )));
         }
     }
-    let timeout_ms = match r.get("timeoutMs") {
-        Value::Absent => None,
-        Value::Number(n) if n.is_finite() && *n > 0.0 => Some(n.ceil() as u64),
-        Value::Number(n) if *n == f64::INFINITY => None,
-        other => return Err(wrong("timeoutMs", "a positive number of milliseconds", other)),
-    };
+    let timeout_ms = r.timeout_ms()?;
     let rules = WalkRules {
         hidden: r.flag("hidden", true)?,
         gitignore: r.flag("gitignore", true)?,
@@ -178,8 +160,7 @@ pub fn parse(fields: &[(String, Value)], purpose: Purpose) -> Result<FindConfig>
         sort,
         reverse: r.flag("reverse", false)?,
         caps: Caps { limit, max_limit, max_bytes },
-        logical_path,
-        roots,
+        scope,
         timeout_ms,
         want_meta: purpose == Purpose::Find,
     })
@@ -211,8 +192,8 @@ mod tests {
         assert_eq!(c.filters.kind, TypeFilter::File);
         assert!(c.rules.hidden && c.rules.gitignore && c.rules.exclude.is_empty());
         assert_eq!(c.rules.max_depth, None);
-        assert_eq!(c.logical_path, std::path::PathBuf::from("/w"));
-        assert!(c.roots.is_none() && c.timeout_ms.is_none());
+        assert_eq!(c.scope.logical_path, std::path::PathBuf::from("/w"));
+        assert!(c.scope.roots.is_none() && c.timeout_ms.is_none());
     }
 
     #[test]

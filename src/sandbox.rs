@@ -2,9 +2,49 @@
 //! path the policy sees, confining it to `roots` (through `..` and through
 //! symlinks), and opening the search directory with the contract's errors.
 
+use crate::args::Reader;
 use crate::error::{ErrorCode, FindError, Result};
 use std::io::ErrorKind;
 use std::path::{Component, Path, PathBuf};
+
+/// Where one call may look: the search path as the caller named it
+/// (`cwd` + `path`, resolved) and the sandbox roots, if any.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Scope {
+    /// Absolute and normalized: what the policy is asked about and results show.
+    pub logical_path: PathBuf,
+    pub roots: Option<Vec<PathBuf>>,
+}
+
+impl Scope {
+    /// Reads `cwd`, `path` and `roots`; touches no file.
+    pub fn from_options(r: &Reader) -> Result<Scope> {
+        let cwd = r.non_empty_text("cwd")?;
+        let logical_path = resolve_logical(cwd, r.non_empty_text("path")?)?;
+        let roots = match r.texts("roots")? {
+            Some(roots) if roots.iter().any(String::is_empty) => {
+                return Err(FindError::invalid_argument(
+                    "`roots` holds an empty string; every root must be a directory",
+                ));
+            }
+            Some(roots) => Some(resolve_roots(cwd, &roots)?),
+            None => None,
+        };
+        Ok(Scope { logical_path, roots })
+    }
+
+    /// Confines the path to the roots, then opens it: the real directory to walk.
+    pub fn open(&self) -> Result<PathBuf> {
+        if let Some(roots) = &self.roots {
+            check_roots(&self.logical_path, roots)?;
+        }
+        open_search_dir(&self.logical_path)
+    }
+
+    pub fn display(&self) -> String {
+        self.logical_path.to_string_lossy().into_owned()
+    }
+}
 
 /// `path` resolved against `cwd` (itself resolved against the process's
 /// working directory), with `.` and `..` folded lexically, as Node's

@@ -10,11 +10,11 @@ use crate::cancel::Cancel;
 use crate::entry::{EntryKind, Meta};
 use crate::error::Result;
 use crate::pattern::NameMatcher;
-use crate::sandbox::{check_roots, open_search_dir};
+use crate::sandbox::Scope;
 use crate::walk::{posix_string, walk, WalkRules};
 use content::{new_searcher, scan_file, FileScan, LineHit, Scan};
 use grep_regex::RegexMatcher;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Folders never searched unless `noIgnore`.
 pub const SKIPPED_DIRS: &[&str] = &[
@@ -62,8 +62,7 @@ pub struct SearchConfig {
     pub target: Target,
     pub rules: WalkRules,
     pub max_results: usize,
-    pub logical_path: PathBuf,
-    pub roots: Option<Vec<PathBuf>>,
+    pub scope: Scope,
     pub timeout_ms: Option<u64>,
 }
 
@@ -103,10 +102,7 @@ struct Hit {
 
 pub fn run(config: &SearchConfig, cancel: &Cancel) -> Result<SearchOutcome> {
     cancel.check()?;
-    if let Some(roots) = &config.roots {
-        check_roots(&config.logical_path, roots)?;
-    }
-    let root = open_search_dir(&config.logical_path)?;
+    let root = config.scope.open()?;
     let newest_first = match &config.target {
         Target::Files { .. } => true,
         Target::Content { mode, .. } => *mode == OutputMode::Files,
@@ -159,13 +155,7 @@ pub fn run(config: &SearchConfig, cancel: &Cancel) -> Result<SearchOutcome> {
         }
     };
     let notice = (match_count == 0 && !walked.skipped.is_empty()).then(|| skipped_notice(&walked.skipped));
-    Ok(SearchOutcome {
-        path: config.logical_path.to_string_lossy().into_owned(),
-        items,
-        match_count,
-        truncated,
-        notice,
-    })
+    Ok(SearchOutcome { path: config.scope.display(), items, match_count, truncated, notice })
 }
 
 /// The first `max` matching lines in path order: the walk only counted, so

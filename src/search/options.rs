@@ -4,7 +4,7 @@ use super::{OutputMode, SearchConfig, Target, DEFAULT_MAX_RESULTS, MAX_RESULTS, 
 use crate::args::{wrong, Reader, Value};
 use crate::error::{FindError, Result};
 use crate::pattern::{NameMatcher, PatternMode};
-use crate::sandbox::{resolve_logical, resolve_roots};
+use crate::sandbox::Scope;
 use crate::walk::WalkRules;
 use grep_regex::RegexMatcherBuilder;
 
@@ -108,21 +108,8 @@ pub fn parse(fields: &[(String, Value)]) -> Result<SearchConfig> {
             ))
         }
     };
-    let cwd = r.non_empty_text("cwd")?;
-    let logical_path = resolve_logical(cwd, r.non_empty_text("path")?)?;
-    let roots = match r.texts("roots")? {
-        Some(roots) if roots.iter().any(String::is_empty) => {
-            return Err(FindError::invalid_argument("`roots` holds an empty string; every root must be a directory"))
-        }
-        Some(roots) => Some(resolve_roots(cwd, &roots)?),
-        None => None,
-    };
-    let timeout_ms = match r.get("timeoutMs") {
-        Value::Absent => None,
-        Value::Number(n) if n.is_finite() && *n > 0.0 => Some(n.ceil() as u64),
-        Value::Number(n) if *n == f64::INFINITY => None,
-        other => return Err(wrong("timeoutMs", "a positive number of milliseconds", other)),
-    };
+    let scope = Scope::from_options(&r)?;
+    let timeout_ms = r.timeout_ms()?;
     let no_ignore = r.flag("noIgnore", false)?;
     let rules = WalkRules {
         hidden: true,
@@ -133,7 +120,7 @@ pub fn parse(fields: &[(String, Value)]) -> Result<SearchConfig> {
         // `.git/` stays skipped even then, as in `find`: its objects are never what a search wants.
         skip_dirs: if no_ignore { &[".git"] } else { SKIPPED_DIRS },
     };
-    Ok(SearchConfig { target, rules, max_results, logical_path, roots, timeout_ms })
+    Ok(SearchConfig { target, rules, max_results, scope, timeout_ms })
 }
 
 #[cfg(test)]

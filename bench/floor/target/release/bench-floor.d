@@ -1,0 +1,1 @@
+/work/main/bench/floor/target/release/bench-floor: /work/main/bench/floor/src/main.rs
