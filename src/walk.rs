@@ -72,6 +72,10 @@ impl Excludes {
         rules.exclude.iter().map(compile).collect::<Result<_>>().map(Excludes)
     }
 
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
     pub fn is_excluded(&self, relative: &Path) -> bool {
         self.0.iter().any(|m| m.is_match(relative))
     }
@@ -110,22 +114,23 @@ where
     let skipped = Arc::new(Mutex::new(Vec::new()));
     let excludes = Excludes::new(rules)?;
     if !rules.skip_dirs.is_empty() || !rules.exclude.is_empty() {
-        let (skip_dirs, skipped, root) = (rules.skip_dirs, Arc::clone(&skipped), root.to_path_buf());
+        let (skip_dirs, skipped, prefix) = (rules.skip_dirs, Arc::clone(&skipped), prefix_len(root));
         builder.filter_entry(move |entry| {
             let name = entry.file_name();
             let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
             if skip_dirs.iter().any(|skip| name == *skip) && (is_dir || name == ".git") {
                 if name != ".git" {
-                    if let Ok(relative) = entry.path().strip_prefix(&root) {
+                    if let Some(relative) = relative_path(entry.path(), prefix) {
                         skipped.lock().unwrap_or_else(|p| p.into_inner()).push(posix_string(relative));
                     }
                 }
                 return false;
             }
-            entry.path().strip_prefix(&root).map_or(true, |relative| !excludes.is_excluded(relative))
+            excludes.is_empty() || relative_path(entry.path(), prefix).is_none_or(|rel| !excludes.is_excluded(rel))
         });
     }
-    let shared = Shared { found: Mutex::new(Vec::new()), failure: Mutex::new(None), root, cancel };
+    let shared =
+        Shared { found: Mutex::new(Vec::new()), failure: Mutex::new(None), root, prefix: prefix_len(root), cancel };
     builder.build_parallel().visit(&mut VisitorBuilder { shared: &shared, new_selector: &new_selector });
     if let Some(err) = shared.failure.into_inner().unwrap_or_else(|p| p.into_inner()) {
         return Err(err);
@@ -134,6 +139,34 @@ where
     let mut skipped = std::mem::take(&mut *skipped.lock().unwrap_or_else(|p| p.into_inner()));
     skipped.sort_unstable();
     Ok(Walked { found: shared.found.into_inner().unwrap_or_else(|p| p.into_inner()), skipped })
+}
+
+/// The length of `root` and the separator after it in every walked path.
+fn prefix_len(root: &Path) -> usize {
+    let len = root.as_os_str().len();
+    if root.as_os_str().to_string_lossy().ends_with(std::path::MAIN_SEPARATOR) {
+        len
+    } else {
+        len + 1
+    }
+}
+
+/// An entry's path relative to the walk's root. The walker builds every path
+/// as `root` + separator + rest, so cutting bytes is exact, and much cheaper
+/// than `Path::strip_prefix`, which compares component by component.
+#[inline]
+fn relative_path(path: &Path, prefix: usize) -> Option<&Path> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let rest = path.as_os_str().as_bytes().get(prefix..).filter(|rest| !rest.is_empty())?;
+        Some(Path::new(std::ffi::OsStr::from_bytes(rest)))
+    }
+    #[cfg(not(unix))]
+    {
+        let rest = path.as_os_str().to_str()?.get(prefix..).filter(|rest| !rest.is_empty())?;
+        Some(Path::new(rest))
+    }
 }
 
 /// A relative path as results show it: `/` separators, lossy UTF-8.
@@ -157,6 +190,8 @@ struct Shared<'a, T> {
     found: Mutex<Vec<T>>,
     failure: Mutex<Option<FindError>>,
     root: &'a Path,
+    /// Bytes of `root` plus its separator: where relative paths start.
+    prefix: usize,
     cancel: &'a Cancel,
 }
 
@@ -231,7 +266,7 @@ where
         let Some(kind) = entry.file_type().and_then(EntryKind::from_file_type) else {
             return WalkState::Continue;
         };
-        let Ok(relative) = entry.path().strip_prefix(self.shared.root) else {
+        let Some(relative) = relative_path(entry.path(), self.shared.prefix) else {
             return WalkState::Continue;
         };
         if let Some(found) = (self.select)(relative, kind, &entry) {
@@ -369,6 +404,16 @@ mod tests {
             walk(&root, &rules(), &Cancel::new(flag, None), || |_: &Path, _, _: &DirEntry| None::<()>).unwrap_err();
         assert_eq!(err.code, ErrorCode::Aborted);
         fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
+    fn relative_paths_cut_the_root_prefix() {
+        let root = Path::new("/work/tree");
+        let prefix = prefix_len(root);
+        assert_eq!(relative_path(Path::new("/work/tree/a/b.txt"), prefix), Some(Path::new("a/b.txt")));
+        assert_eq!(relative_path(Path::new("/work/tree"), prefix), None);
+        let slash = prefix_len(Path::new("/"));
+        assert_eq!(relative_path(Path::new("/etc"), slash), Some(Path::new("etc")));
     }
 
     #[test]
