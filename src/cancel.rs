@@ -37,6 +37,11 @@ impl Cancel {
         Cancel::new(CancelFlag::default(), None)
     }
 
+    /// True once the caller aborted (not merely once the deadline passed).
+    pub fn is_aborted_by_caller(&self) -> bool {
+        self.flag.is_set()
+    }
+
     /// `Err(aborted)` once the flag is set or the deadline has passed.
     pub fn check(&self) -> Result<()> {
         if self.flag.is_set() {

@@ -3,7 +3,7 @@
 
 use crate::cancel::Cancel;
 use crate::entry::{EntryKind, Found, Meta};
-use crate::error::Result;
+use crate::error::{ErrorCode, Result};
 use crate::filter::Filters;
 use crate::hint;
 use crate::page::{paginate, Caps};
@@ -74,7 +74,16 @@ pub fn run(config: &FindConfig, cancel: &Cancel) -> Result<FindOutcome> {
         fill_meta(&root, &mut found);
     }
     let path = config.scope.display();
-    let hint = if matched == 0 { hint::explain_no_match(config, &root, cancel)? } else { None };
+    // The hint is extra work after a complete answer: when `timeoutMs` runs
+    // out during it, the answer is returned without a hint; an abort by the
+    // caller still rejects.
+    let hint = match matched {
+        0 => match hint::explain_no_match(config, &root, cancel) {
+            Err(e) if e.code == ErrorCode::Aborted && !cancel.is_aborted_by_caller() => None,
+            other => other?,
+        },
+        _ => None,
+    };
     let page = paginate(&path, found, left_out, matched, config.caps);
     let mut outcome = FindOutcome {
         path,
@@ -107,7 +116,6 @@ fn fill_meta(root: &Path, found: &mut [Found]) {
 mod tests {
     use super::*;
     use crate::args::Value;
-    use crate::error::ErrorCode;
     use crate::options::{parse, Purpose};
     use crate::result::Truncation;
     use std::fs;
