@@ -36,9 +36,13 @@ pub enum Scan {
     Lines(usize),
 }
 
-/// A searcher for one walker thread; it reuses its buffers across files.
-pub fn new_searcher() -> Searcher {
-    SearcherBuilder::new().binary_detection(BinaryDetection::quit(b'\x00')).line_number(true).build()
+/// A searcher for one thread; it reuses its buffers across files. Counting
+/// lines costs a pass over every byte, so only `Scan::Lines` asks for numbers.
+pub fn new_searcher(scan: Scan) -> Searcher {
+    SearcherBuilder::new()
+        .binary_detection(BinaryDetection::quit(b'\x00'))
+        .line_number(matches!(scan, Scan::Lines(_)))
+        .build()
 }
 
 /// Searches `path`; `None` when it is binary or cannot be read (it vanished,
@@ -118,12 +122,12 @@ mod tests {
     #[test]
     fn lines_are_numbered_and_counted() {
         let p = file("count", b"alpha\nbeta\nalpha beta\r\ngamma\n");
-        let found = scan_file(&mut new_searcher(), &matcher("alpha"), &p, Scan::Lines(1)).unwrap();
+        let found = scan_file(&mut new_searcher(Scan::Lines(1)), &matcher("alpha"), &p, Scan::Lines(1)).unwrap();
         assert_eq!(found.count, 2);
         assert_eq!(found.lines, vec![LineHit { line: 1, text: "alpha".into() }]);
-        let all = scan_file(&mut new_searcher(), &matcher("beta"), &p, Scan::Lines(10)).unwrap();
+        let all = scan_file(&mut new_searcher(Scan::Lines(10)), &matcher("beta"), &p, Scan::Lines(10)).unwrap();
         assert_eq!(all.lines[1], LineHit { line: 3, text: "alpha beta".into() });
-        let any = scan_file(&mut new_searcher(), &matcher("a"), &p, Scan::Any).unwrap();
+        let any = scan_file(&mut new_searcher(Scan::Any), &matcher("a"), &p, Scan::Any).unwrap();
         assert_eq!(any.count, 1);
         std::fs::remove_file(p).unwrap();
     }
@@ -131,9 +135,9 @@ mod tests {
     #[test]
     fn binary_and_missing_files_are_skipped() {
         let p = file("bin", b"needle\n\x00\x01\x02needle\n");
-        assert!(scan_file(&mut new_searcher(), &matcher("needle"), &p, Scan::Count).is_none());
+        assert!(scan_file(&mut new_searcher(Scan::Count), &matcher("needle"), &p, Scan::Count).is_none());
         std::fs::remove_file(&p).unwrap();
-        assert!(scan_file(&mut new_searcher(), &matcher("needle"), &p, Scan::Count).is_none());
+        assert!(scan_file(&mut new_searcher(Scan::Count), &matcher("needle"), &p, Scan::Count).is_none());
     }
 
     #[test]

@@ -107,19 +107,22 @@ pub fn run(config: &SearchConfig, cancel: &Cancel) -> Result<SearchOutcome> {
         Target::Files { .. } => true,
         Target::Content { mode, .. } => *mode == OutputMode::Files,
     };
+    let scan = match &config.target {
+        Target::Content { mode: OutputMode::Files, .. } => Scan::Any,
+        _ => Scan::Count,
+    };
     let walked = walk(&root, &config.rules, cancel, || {
-        let mut searcher = new_searcher();
+        let mut searcher = new_searcher(scan);
         move |relative: &Path, kind, entry: &ignore::DirEntry| {
             if kind != EntryKind::File {
                 return None;
             }
             let count = match &config.target {
                 Target::Files { name } => u64::from(name.is_match(relative)),
-                Target::Content { regex, file_glob, mode } => {
+                Target::Content { regex, file_glob, .. } => {
                     if file_glob.as_ref().is_some_and(|g| !g.is_match(relative)) {
                         return None;
                     }
-                    let scan = if *mode == OutputMode::Files { Scan::Any } else { Scan::Count };
                     scan_file(&mut searcher, regex, entry.path(), scan)?.count
                 }
             };
@@ -161,7 +164,7 @@ pub fn run(config: &SearchConfig, cancel: &Cancel) -> Result<SearchOutcome> {
 /// The first `max` matching lines in path order: the walk only counted, so
 /// only the few files that hold them are read again, for their text.
 fn first_lines(root: &Path, regex: &RegexMatcher, hits: &[Hit], max: usize, cancel: &Cancel) -> Result<Vec<LineMatch>> {
-    let mut searcher = new_searcher();
+    let mut searcher = new_searcher(Scan::Lines(max));
     let mut out = Vec::with_capacity(max.min(1024));
     for hit in hits {
         if out.len() >= max {
