@@ -92,19 +92,65 @@ pub struct JsSearchResult {
     pub notice: Option<String>,
 }
 
-/// What `Plan.run` resolves to: exactly one field is set.
-#[napi(object)]
+/// What `Plan.run` resolves to: one of `result`, `paths`, `search`, `error`,
+/// and with a large `result` or `paths`, `remaining` for the rest.
+#[napi(object, object_from_js = false)]
 pub struct RunOutput {
     pub result: Option<JsFindResult>,
     pub paths: Option<Vec<String>>,
     pub search: Option<JsSearchResult>,
     pub error: Option<Failure>,
+    pub remaining: Option<Remaining>,
 }
 
 impl RunOutput {
     fn empty() -> Self {
-        RunOutput { result: None, paths: None, search: None, error: None }
+        RunOutput { result: None, paths: None, search: None, error: None, remaining: None }
     }
+}
+
+/// Entries (or paths) per slice handed to JS. Turning a Rust value into a JS
+/// object happens on the event loop, so a large answer crosses in slices
+/// with a turn of the loop between them.
+const ENTRIES_PER_SLICE: usize = 2_000;
+const PATHS_PER_SLICE: usize = 10_000;
+
+enum Pending {
+    Entries(std::vec::IntoIter<JsFindEntry>),
+    Paths(std::vec::IntoIter<String>),
+}
+
+/// The part of a large answer not yet handed over; JS takes it slice by slice.
+#[napi]
+pub struct Remaining {
+    pending: std::sync::Mutex<Pending>,
+}
+
+#[napi]
+impl Remaining {
+    /// The next slice of `FindResult.entries` (empty when done).
+    #[napi(catch_unwind)]
+    pub fn take_entries(&self) -> Vec<JsFindEntry> {
+        match &mut *self.pending.lock().unwrap_or_else(|p| p.into_inner()) {
+            Pending::Entries(rest) => rest.by_ref().take(ENTRIES_PER_SLICE).collect(),
+            Pending::Paths(_) => Vec::new(),
+        }
+    }
+
+    /// The next slice of `findFiles` paths (empty when done).
+    #[napi(catch_unwind)]
+    pub fn take_paths(&self) -> Vec<String> {
+        match &mut *self.pending.lock().unwrap_or_else(|p| p.into_inner()) {
+            Pending::Paths(rest) => rest.by_ref().take(PATHS_PER_SLICE).collect(),
+            Pending::Entries(_) => Vec::new(),
+        }
+    }
+}
+
+/// Keeps the first `first` items and puts the rest in a `Remaining`.
+fn split_off<T>(items: &mut Vec<T>, first: usize, wrap: fn(std::vec::IntoIter<T>) -> Pending) -> Option<Remaining> {
+    (items.len() > first)
+        .then(|| Remaining { pending: std::sync::Mutex::new(wrap(items.split_off(first).into_iter())) })
 }
 
 impl From<FindError> for Failure {
@@ -341,14 +387,19 @@ fn run_job(job: &Job, flag: CancelFlag) -> RunOutput {
         Job::Find(config, purpose) => {
             let cancel = Cancel::new(flag, config.timeout_ms);
             find::run(config, &cancel).map(|outcome| match purpose {
-                Purpose::Find => RunOutput { result: Some(outcome.into()), ..RunOutput::empty() },
+                Purpose::Find => {
+                    let mut result: JsFindResult = outcome.into();
+                    let remaining = split_off(&mut result.entries, ENTRIES_PER_SLICE, Pending::Entries);
+                    RunOutput { result: Some(result), remaining, ..RunOutput::empty() }
+                }
                 Purpose::FindFiles => {
-                    let paths = outcome
+                    let mut paths: Vec<String> = outcome
                         .entries
                         .iter()
                         .map(|f| config.scope.logical_path.join(&f.path).to_string_lossy().into_owned())
                         .collect();
-                    RunOutput { paths: Some(paths), ..RunOutput::empty() }
+                    let remaining = split_off(&mut paths, PATHS_PER_SLICE, Pending::Paths);
+                    RunOutput { paths: Some(paths), remaining, ..RunOutput::empty() }
                 }
             })
         }

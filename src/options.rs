@@ -97,19 +97,22 @@ pub fn parse(fields: &[(String, Value)], purpose: Purpose) -> Result<FindConfig>
         (None, Some(m)) => m,
         (None, None) => usize::MAX,
     };
-    let max_bytes = match purpose {
-        Purpose::Find => Some(match r.get("maxBytes") {
-            Value::Absent => DEFAULT_MAX_BYTES,
-            Value::Number(n) if n.is_finite() && n.fract() == 0.0 && *n >= MIN_MAX_BYTES as f64 => *n as usize,
-            other => {
-                return Err(wrong(
-                    "maxBytes",
-                    &format!("a whole number of at least {MIN_MAX_BYTES} (room for the header and the notice)"),
-                    other,
-                ))
-            }
-        }),
-        Purpose::FindFiles => None,
+    let max_bytes = match (purpose, r.get("maxBytes")) {
+        (Purpose::FindFiles, _) => None,
+        (Purpose::Find, Value::Absent) => Some(DEFAULT_MAX_BYTES),
+        (Purpose::Find, Value::Number(n)) if *n == f64::INFINITY => None,
+        (Purpose::Find, Value::Number(n)) if n.is_finite() && n.fract() == 0.0 && *n >= MIN_MAX_BYTES as f64 => {
+            Some(*n as usize)
+        }
+        (Purpose::Find, other) => {
+            return Err(wrong(
+                "maxBytes",
+                &format!(
+                    "a whole number of at least {MIN_MAX_BYTES} (room for the header and the notice), or Infinity"
+                ),
+                other,
+            ))
+        }
     };
     let max_depth = r.count("maxDepth", 0.0, true)?.flatten();
 
@@ -225,6 +228,8 @@ mod tests {
         assert_eq!(err(&[("maxBytes", Value::Number(0.0))]).code, ErrorCode::InvalidArgument);
         assert!(err(&[("maxBytes", Value::Number(255.0))]).message.contains("at least 256"));
         assert!(parse(&opts(&[("maxBytes", Value::Number(256.0))]), Purpose::Find).is_ok());
+        let unlimited = parse(&opts(&[("maxBytes", Value::Number(f64::INFINITY))]), Purpose::Find).unwrap();
+        assert_eq!(unlimited.caps.max_bytes, None);
     }
 
     #[test]
