@@ -106,6 +106,8 @@ export declare class FindFilesError extends Error {
   constructor(code: FindFilesErrorCode, message: string, options?: { cause?: unknown })
   readonly name: 'FindFilesError'
   code: FindFilesErrorCode
+  /** `{ name, code, message }`: what `JSON.stringify(err)` gives. */
+  toJSON(): { name: 'FindFilesError'; code: FindFilesErrorCode; message: string }
 }
 
 export declare function find(options: FindOptions): Promise<FindResult>
@@ -176,3 +178,155 @@ export declare function searchFiles(options: SearchOptions): Promise<SearchResul
 
 /** The text a model reads for a SearchResult. */
 export declare function formatSearchResult(result: SearchResult): string
+
+// ---------------------------------------------------------------------------
+// Tools for language models, SDK adapters, codemode (tools.js)
+
+/** A JSON Schema (draft 2020-12 / draft-07 subset) as the tool definitions use it. */
+export interface JsonSchema {
+  type?: 'object' | 'array' | 'string' | 'integer' | 'number' | 'boolean'
+  description?: string
+  enum?: readonly (string | number | boolean)[]
+  default?: unknown
+  minimum?: number
+  maximum?: number
+  items?: JsonSchema
+  anyOf?: readonly JsonSchema[]
+  properties?: { readonly [name: string]: JsonSchema }
+  required?: readonly string[]
+  additionalProperties?: boolean
+}
+
+/** The parameters of a tool: an object schema whose properties are the arguments. */
+export interface ToolParameters extends JsonSchema {
+  type: 'object'
+  properties: { readonly [name: string]: JsonSchema }
+  required: readonly string[]
+  additionalProperties: false
+}
+
+export type ToolName = 'find' | 'search_files'
+
+/** A tool as a model sees it: name, description, and the JSON Schema of its arguments. */
+export interface ToolDefinition<Name extends string = ToolName> {
+  readonly name: Name
+  /** A short human title (MCP `title`). */
+  readonly title: string
+  readonly description: string
+  readonly parameters: ToolParameters
+}
+
+/** The `find` and `search_files` tool definitions (frozen). */
+export declare const toolDefinitions: {
+  readonly find: ToolDefinition<'find'>
+  readonly search_files: ToolDefinition<'search_files'>
+}
+
+/** The arguments of the `find` tool: FindOptions without what the host fixes. */
+export type FindToolArgs = Omit<
+  FindOptions,
+  'cwd' | 'roots' | 'policy' | 'approve' | 'signal' | 'timeoutMs' | 'maxLimit' | 'maxBytes' | 'modifiedSince'
+> & {
+  /** ISO date or date-time, epoch ms, or an age: '30m' '24h' '7d'. */
+  modifiedSince?: string | number
+}
+
+/** The arguments of the `search_files` tool: SearchOptions without what the host fixes. */
+export type SearchToolArgs = Omit<SearchOptions, 'cwd' | 'roots' | 'policy' | 'approve' | 'signal' | 'timeoutMs'>
+
+/**
+ * A fresh, mutable copy of a tool's parameters, as the SDK adapters return it
+ * (assignable to OpenAI's `FunctionParameters` and Anthropic's `InputSchema`).
+ */
+export interface ToolInputSchema {
+  type: 'object'
+  properties: { [name: string]: JsonSchema }
+  required: string[]
+  additionalProperties: false
+  [keyword: string]: unknown
+}
+
+/** OpenAI Chat Completions function tool (`ChatCompletionTool`). */
+export interface OpenAITool {
+  type: 'function'
+  function: { name: string; description: string; parameters: ToolInputSchema }
+}
+
+/** Anthropic Messages API tool (`Tool`). */
+export interface AnthropicTool {
+  name: string
+  description: string
+  input_schema: ToolInputSchema
+}
+
+/**
+ * What the Vercel AI SDK's `tool({ description, inputSchema, execute })`
+ * returns. `inputSchema` is what its `jsonSchema(parameters)` returns, marked by
+ * the SDK's global symbol (so `ai` is not imported); it is typed `any` because
+ * that symbol's type lives in the SDK.
+ */
+export interface VercelTool {
+  description: string
+  inputSchema: any
+  execute?: (input: any, options: { abortSignal?: AbortSignal }) => Promise<string>
+}
+
+/** `{ type: 'function', function: { name, description, parameters } }` */
+export declare function openaiTool(definition: ToolDefinition<string>): OpenAITool
+/** `{ name, description, input_schema }` */
+export declare function anthropicTool(definition: ToolDefinition<string>): AnthropicTool
+/** `{ description, inputSchema, execute }`, as `tool()` from `ai` returns. */
+export declare function vercelTool(
+  definition: ToolDefinition<string>,
+  execute?: (input: any, options: { abortSignal?: AbortSignal }) => Promise<string>,
+): VercelTool
+
+/** What the host fixes for every call: the workspace, its sandbox and its limits. */
+export interface WorkspaceOptions {
+  /** Where relative paths start. Default `process.cwd()`. */
+  cwd?: string
+  /** The folders every search must stay inside. Default `[cwd]`; `null` lifts the sandbox. */
+  roots?: string[] | null
+  policy?: (req: AccessRequest) => Decision | Promise<Decision>
+  approve?: (req: AccessRequest) => boolean | Promise<boolean>
+  /** A time limit for every call. */
+  timeoutMs?: number
+  /** The ceiling for `find`'s `limit` (default 1000; `Infinity` for scripts). */
+  maxLimit?: number
+  /** The cap on `find`'s model text (default 51200). */
+  maxBytes?: number
+}
+
+/** One tool call's answer for a model: the text, and whether it is an error to recover from. */
+export interface ToolCallResult {
+  text: string
+  isError: boolean
+}
+
+/** The tools bound to one workspace: plain JSON arguments in, plain JSON out. */
+export interface Tools {
+  /** The absolute workspace folder. */
+  readonly cwd: string
+  /** The sandbox, absolute; `null` when unconfined. */
+  readonly roots: string[] | null
+  find(args: FindToolArgs): Promise<FindResult>
+  findFiles(args: { pattern: string; path?: string }): Promise<string[]>
+  findFiles(pattern: string, path?: string): Promise<string[]>
+  searchFiles(args: SearchToolArgs & { target: 'files' }): Promise<FilesSearchResult>
+  searchFiles(args: SearchToolArgs & { outputMode: 'files' }): Promise<FilesSearchResult>
+  searchFiles(args: SearchToolArgs & { outputMode: 'count' }): Promise<CountSearchResult>
+  searchFiles(args: SearchToolArgs & { outputMode?: 'content' }): Promise<ContentSearchResult>
+  searchFiles(args: SearchToolArgs): Promise<SearchResult>
+  /**
+   * Runs a model's tool call (`args` an object or its JSON text). Errors a
+   * model can recover from (FindFilesError) resolve as `{ isError: true }`.
+   */
+  call(name: ToolName | (string & {}), args: unknown, options?: { signal?: AbortSignal }): Promise<ToolCallResult>
+  readonly definitions: ToolDefinition[]
+  readonly openaiTools: OpenAITool[]
+  readonly anthropicTools: AnthropicTool[]
+  readonly vercelTools: { find: VercelTool; search_files: VercelTool }
+}
+
+/** Binds `find`, `findFiles`, `searchFiles` and the model tools to a workspace. */
+export declare function createTools(options?: WorkspaceOptions): Tools

@@ -15,28 +15,65 @@ class FindFilesError extends Error {
     this.name = 'FindFilesError'
     this.code = CODES.includes(code) ? code : 'fs-error'
   }
+
+  /** `{ name, code, message }`, so an error serializes for a model or a log. */
+  toJSON() {
+    return { name: this.name, code: this.code, message: this.message }
+  }
 }
 
 function loadBinding() {
   try {
     return require('./binding.js')
   } catch (cause) {
-    const { platform, arch } = process
-    let abi = ''
-    if (platform === 'linux') {
-      const glibc = process.report && process.report.getReport().header.glibcVersionRuntime
-      abi = glibc ? '-gnu' : '-musl'
-    } else if (platform === 'win32') {
-      abi = '-msvc'
-    }
-    const target = `${platform}-${arch}${abi}`
-    throw new Error(
-      `agent-find: no native binary loads on this platform (${target}). ` +
-        `Install the prebuilt package for it (npm install agent-find-${target}), ` +
-        `or build from source with \`npm run build\` (needs Rust). Cause: ${cause && cause.message}`,
-      { cause },
+    throw new Error(loadErrorMessage(cause), { cause })
+  }
+}
+
+/** This machine as napi-rs names platforms: `linux-x64-gnu`, `darwin-arm64`, `win32-x64-msvc`. */
+function platformName() {
+  const { platform, arch } = process
+  let abi = ''
+  if (platform === 'linux') {
+    const glibc = process.report && process.report.getReport().header.glibcVersionRuntime
+    abi = glibc ? '-gnu' : '-musl'
+  } else if (platform === 'win32') {
+    abi = '-msvc'
+  }
+  return `${platform}-${arch}${abi}`
+}
+
+/** The platforms with a prebuilt package, from `napi.targets` (Rust target triples). */
+function prebuiltPlatforms() {
+  try {
+    const OS = { linux: 'linux', darwin: 'darwin', windows: 'win32', freebsd: 'freebsd', android: 'android' }
+    const ARCH = { x86_64: 'x64', aarch64: 'arm64', i686: 'ia32', armv7: 'arm' }
+    return require('./package.json').napi.targets.map((triple) => {
+      const [cpu, , os, env] = triple.split('-')
+      const name = `${OS[os] || os}-${ARCH[cpu] || cpu}`
+      return env ? `${name}-${env.replace(/eabihf$/, '')}` : name
+    })
+  } catch {
+    return undefined
+  }
+}
+
+function loadErrorMessage(cause) {
+  const target = platformName()
+  const prebuilt = prebuiltPlatforms()
+  const why = `Cause: ${cause && cause.message}`
+  if (prebuilt && !prebuilt.includes(target)) {
+    return (
+      `agent-find: no prebuilt binary for this platform (${target}); there are packages for ${prebuilt.join(', ')}. ` +
+      `Build it from source (needs Rust): \`npm run build\` in the agent-find package folder. ${why}`
     )
   }
+  return (
+    `agent-find: no native binary loads on this platform (${target}). ` +
+    `Install the prebuilt package for it (npm install agent-find-${target}); npm skips it when ` +
+    `optional dependencies are omitted or the lockfile was made on another platform. ` +
+    `Or build from source with \`npm run build\` (needs Rust). ${why}`
+  )
 }
 
 function invalid(message) {
@@ -117,6 +154,52 @@ async function checkPolicy(policy, approve, request, signal) {
   throw new FindFilesError('permission-denied', `permission denied: ${request.tool} is not allowed for \`${request.path}\``)
 }
 
+const KINDS = ['file', 'dir', 'symlink']
+
+/** Builds entry objects from a slice of columns (see EntrySlice in src/lib.rs). */
+function addEntries(slice, entries) {
+  if (slice.count === 0) return
+  const paths = slice.paths.split('\0')
+  for (let i = 0; i < slice.count; i++) {
+    entries.push({ path: paths[i], type: KINDS[slice.kinds[i]], size: slice.sizes[i], mtimeMs: slice.mtimes[i] })
+  }
+}
+
+function addPaths(slice, paths) {
+  if (slice.count > 0) for (const p of slice.paths.split('\0')) paths.push(p)
+}
+
+/** Takes the rest of a large answer slice by slice, a turn of the event loop apart. */
+async function takeRest(takeSlice, add) {
+  for (;;) {
+    await new Promise((resolve) => setImmediate(resolve))
+    const slice = takeSlice()
+    if (slice.count === 0) return
+    add(slice)
+  }
+}
+
+/** The FindResult, with its keys in the contract's order. */
+async function findResult(out) {
+  const { first, path, matched, truncated, truncatedBy, notice, hint, omitted } = out.result
+  const entries = []
+  addEntries(first, entries)
+  if (out.remaining) await takeRest(() => out.remaining.takeEntries(), (slice) => addEntries(slice, entries))
+  const result = { path, entries, matched, truncated }
+  if (truncatedBy !== undefined) result.truncatedBy = truncatedBy
+  if (notice !== undefined) result.notice = notice
+  if (hint !== undefined) result.hint = hint
+  if (omitted !== undefined) result.omitted = omitted
+  return result
+}
+
+async function allPaths(out) {
+  const paths = []
+  addPaths(out.paths, paths)
+  if (out.remaining) await takeRest(() => out.remaining.takePaths(), (slice) => addPaths(slice, paths))
+  return paths
+}
+
 async function runPlan(tool, purpose, options) {
   const { signal, policy, approve, native } = splitOptions(options)
   const plan = new binding.Plan(native, purpose)
@@ -137,16 +220,19 @@ async function runPlan(tool, purpose, options) {
 }
 
 async function find(first, second) {
-  const out = await runPlan('find', 'find', callOptions(first, second))
-  return out.result
+  return findResult(await runPlan('find', 'find', callOptions(first, second)))
+}
+
+/** findFiles with a whole options object (cwd, roots, policy...): for createTools. */
+async function findFilesWith(options) {
+  return allPaths(await runPlan('find_files', 'findFiles', options))
 }
 
 async function findFiles(pattern, path) {
   if (typeof pattern !== 'string') throw invalid('findFiles(pattern, path?) takes a glob string as `pattern`')
   const options = { pattern }
   if (path !== undefined) options.path = path
-  const out = await runPlan('find_files', 'findFiles', options)
-  return out.paths
+  return allPaths(await runPlan('find_files', 'findFiles', options))
 }
 
 async function searchFiles(options) {
@@ -175,4 +261,7 @@ function formatSearchResult(result) {
   return formatWith(binding.formatSearchResult, 'formatSearchResult', 'SearchResult', result)
 }
 
-module.exports = { find, findFiles, searchFiles, formatFindResult, formatSearchResult, FindFilesError }
+const core = { find, findFiles, searchFiles, formatFindResult, formatSearchResult, FindFilesError }
+const { toolDefinitions, openaiTool, anthropicTool, vercelTool, createTools } = require('./tools.js').bind({ ...core, findFilesWith })
+
+module.exports = { ...core, toolDefinitions, openaiTool, anthropicTool, vercelTool, createTools }

@@ -1,5 +1,17 @@
 // ESM entry: the same functions as the CommonJS one.
 import cjs from './index.js'
 
-export const { find, findFiles, searchFiles, formatFindResult, formatSearchResult, FindFilesError } = cjs
+export const {
+  find,
+  findFiles,
+  searchFiles,
+  formatFindResult,
+  formatSearchResult,
+  FindFilesError,
+  toolDefinitions,
+  openaiTool,
+  anthropicTool,
+  vercelTool,
+  createTools,
+} = cjs
 export default cjs

@@ -62,7 +62,7 @@ describe('invalid-argument', () => {
 
   test('bad numbers: maxDepth, maxBytes, timeoutMs', async () => {
     for (const maxDepth of [-1, 1.5, NaN, '2']) await rejectsWith(find('*', at({ maxDepth })), 'invalid-argument', '`maxDepth`')
-    for (const maxBytes of [0, -1, 10.5, NaN, Infinity, '51200']) await rejectsWith(find('*', at({ maxBytes })), 'invalid-argument', '`maxBytes`')
+    for (const maxBytes of [0, -1, 10.5, NaN, -Infinity, '51200']) await rejectsWith(find('*', at({ maxBytes })), 'invalid-argument', '`maxBytes`')
     for (const timeoutMs of [0, -5, NaN, '100']) await rejectsWith(find('*', at({ timeoutMs })), 'invalid-argument', '`timeoutMs`')
   })
 

@@ -23,6 +23,24 @@ import {
   type FindOptions,
   type FindResult,
   type OmittedDir,
+  createTools,
+  toolDefinitions,
+  openaiTool,
+  anthropicTool,
+  vercelTool,
+  type AnthropicTool,
+  type FindToolArgs,
+  type JsonSchema,
+  type OpenAITool,
+  type SearchToolArgs,
+  type ToolCallResult,
+  type ToolDefinition,
+  type ToolInputSchema,
+  type ToolName,
+  type ToolParameters,
+  type Tools,
+  type VercelTool,
+  type WorkspaceOptions,
 } from 'agent-find'
 
 // Each option of FindOptions, with a value of every accepted form.
@@ -232,4 +250,63 @@ export async function misuse(): Promise<void> {
   // @ts-expect-error: name is readonly
   err.name = 'Other'
   console.log(t)
+}
+
+// Tools for models (tools.js): definitions, adapters, createTools.
+export async function toolUsage(): Promise<string[]> {
+  const names: ToolName[] = [toolDefinitions.find.name, toolDefinitions.search_files.name]
+  const def: ToolDefinition<'find'> = toolDefinitions.find
+  const params: ToolParameters = def.parameters
+  const limit: JsonSchema | undefined = params.properties.limit
+  const required: readonly string[] = params.required
+  const openai: OpenAITool = openaiTool(def)
+  const fresh: ToolInputSchema = openai.function.parameters
+  fresh.properties.limit = { type: 'integer', minimum: 1, maximum: 100 }
+  const anthropic: AnthropicTool = anthropicTool(toolDefinitions.search_files)
+  const vercel: VercelTool = vercelTool(def, async (input, { abortSignal }) => `${JSON.stringify(input)} ${abortSignal?.aborted}`)
+
+  const workspace: WorkspaceOptions = {
+    cwd: '/workspace',
+    roots: ['/workspace'],
+    policy: asyncPolicy,
+    approve: asyncApprove,
+    timeoutMs: 5000,
+    maxLimit: Infinity,
+    maxBytes: 20000,
+  }
+  const tools: Tools = createTools(workspace)
+  const unconfined: Tools = createTools({ roots: null })
+  const rootsOrNull: string[] | null = unconfined.roots
+  const findArgs: FindToolArgs = { pattern: '**/*.ts', type: 'dir', sortBy: 'size', modifiedSince: Date.now(), minSize: '1KB', exclude: ['dist'] }
+  const found: FindResult = await tools.find(findArgs)
+  const files: string[] = await tools.findFiles({ pattern: '*.md', path: 'docs' })
+  const files2: string[] = await tools.findFiles('*.md', 'docs')
+  const searchArgs: SearchToolArgs = { pattern: 'TODO', fileGlob: '*.py', maxResults: 10 }
+  const content: ContentSearchResult = await tools.searchFiles({ pattern: 'TODO' })
+  const counted: CountSearchResult = await tools.searchFiles({ ...searchArgs, outputMode: 'count' })
+  const named: FilesSearchResult = await tools.searchFiles({ pattern: 'readme', target: 'files' })
+  const any: SearchResult = await tools.searchFiles(searchArgs)
+  const call: ToolCallResult = await tools.call('search_files', { pattern: 'x' }, { signal: AbortSignal.timeout(100) })
+  const fromJson: ToolCallResult = await tools.call('find', '{"pattern":"*"}')
+  const isError: boolean = call.isError || fromJson.isError
+  const lists: unknown[] = [tools.definitions, tools.openaiTools, tools.anthropicTools, tools.vercelTools.find, tools.vercelTools.search_files]
+
+  // @ts-expect-error: the workspace's roots are fixed by the host
+  await tools.find({ pattern: '*', roots: ['/'] })
+  // @ts-expect-error: so is cwd
+  await tools.searchFiles({ pattern: 'x', cwd: '/' })
+  // @ts-expect-error: and the limit ceiling
+  await tools.find({ pattern: '*', maxLimit: 5000 })
+  // @ts-expect-error: a tool definition's name is a known tool
+  const wrong: ToolName = 'grep'
+  // @ts-expect-error: toolDefinitions is read-only
+  toolDefinitions.find = toolDefinitions.search_files
+  // @ts-expect-error: createTools takes no unknown options
+  createTools({ root: '/workspace' })
+
+  return [
+    ...names, String(limit?.default), ...required, anthropic.name, vercel.description, String(rootsOrNull),
+    String(found.matched), ...files, ...files2, String(content.matches.length), String(counted.counts.length),
+    String(named.files.length), String(any.matchCount), String(isError), String(lists.length), wrong,
+  ]
 }

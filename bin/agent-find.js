@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 'use strict'
 // The `agent-find` command: `agent-find <pattern> [path]` finds files,
-// `agent-find search <regex> [path]` searches their contents. The model text by
+// `agent-find search <regex> [path]` searches their contents, `agent-find mcp`
+// serves both as MCP tools over stdio (see mcp.js). The model text by
 // default, `--json` for the result object. Exit 0 on success (also when
 // nothing matched), 2 on bad usage, 1 on any other error; the error code
 // leads the line on stderr.
@@ -38,6 +39,7 @@ Options:
   -V, --version             show the version
 
 Content search: agent-find search --help
+MCP server (stdio): agent-find mcp --root DIR   (agent-find mcp --help)
 Exit status: 0 on success (also when nothing matched), 2 on bad usage, 1 on other errors.`
 
 const SEARCH_USAGE = `Usage: agent-find search <regex> [path] [options]
@@ -180,6 +182,7 @@ const COMMANDS = {
 }
 
 async function main(argv) {
+  if (argv[0] === 'mcp') return require('../mcp.js').main(argv.slice(1))
   const command = argv[0] === 'search' ? COMMANDS.search : COMMANDS.find
   const args = command === COMMANDS.search ? argv.slice(1) : argv
   let parsed

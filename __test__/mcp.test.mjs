@@ -1,0 +1,190 @@
+// `agent-find mcp`: the MCP server over stdio, driven by the official SDK's
+// client as a child process: list the tools, call each, and get errors
+// (a path outside --root, bad arguments) back as tool errors, not crashes.
+import assert from 'node:assert/strict'
+import { execFileSync, spawnSync } from 'node:child_process'
+import fs from 'node:fs'
+import path from 'node:path'
+import { after, before, describe, test } from 'node:test'
+
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+
+import { find, formatFindResult, formatSearchResult, searchFiles, toolDefinitions } from '../index.mjs'
+import { REPO, makeTmp, removeTmp, writeTree } from './helpers.mjs'
+
+const BIN = path.join(REPO, 'bin', 'agent-find.js')
+
+/** Starts `agent-find mcp ...args` and connects the SDK client to it. */
+async function connect(args) {
+  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp', ...args], stderr: 'pipe' })
+  let stderr = ''
+  transport.stderr.on('data', (chunk) => { stderr += chunk })
+  const client = new Client({ name: 'agent-find-test', version: '1.0.0' })
+  await client.connect(transport)
+  return { client, transport, stderr: () => stderr }
+}
+
+const textOf = (result) => {
+  assert.equal(result.content.length, 1)
+  assert.equal(result.content[0].type, 'text')
+  return result.content[0].text
+}
+
+describe('agent-find mcp', () => {
+  let tmp, root, other, outside, server
+
+  before(async () => {
+    tmp = makeTmp()
+    root = path.join(tmp, 'project')
+    other = path.join(tmp, 'other')
+    outside = path.join(tmp, 'outside')
+    writeTree(tmp, {
+      'project/README.md': '# project\nTODO(ana): docs\n',
+      'project/src/app.ts': 'export const app = 1 // TODO(bo)\n',
+      'project/src/util.ts': 'export function util() {}\n',
+      'project/node_modules/dep/index.js': 'TODO(dep)\n',
+      'other/notes.md': 'TODO(other)\n',
+      'outside/secret.txt': 'TODO(secret)\n',
+    })
+    fs.symlinkSync(outside, path.join(root, 'escape'))
+    server = await connect(['--root', root, '--root', other])
+  })
+
+  after(async () => {
+    if (server) await server.client.close()
+    removeTmp(tmp)
+  })
+
+  test('initializes as agent-find, with instructions naming the roots', () => {
+    const info = server.client.getServerVersion()
+    assert.equal(info.name, 'agent-find')
+    assert.equal(info.version, JSON.parse(fs.readFileSync(path.join(REPO, 'package.json'), 'utf8')).version)
+    assert.ok(server.client.getServerCapabilities().tools)
+    const instructions = server.client.getInstructions()
+    assert.ok(instructions.includes(root) && instructions.includes(other), instructions)
+  })
+
+  test('lists find and search_files with the JSON Schemas of toolDefinitions, read-only', async () => {
+    const { tools } = await server.client.listTools()
+    assert.deepEqual(tools.map((t) => t.name), ['find', 'search_files'])
+    for (const tool of tools) {
+      const def = toolDefinitions[tool.name]
+      assert.equal(tool.description, def.description)
+      assert.deepEqual(tool.inputSchema, def.parameters)
+      assert.equal(tool.annotations.readOnlyHint, true)
+      assert.equal(tool.annotations.destructiveHint, false)
+      assert.equal(tool.annotations.openWorldHint, false)
+    }
+  })
+
+  test('find answers the model text of formatFindResult, relative to the first root', async () => {
+    const args = { pattern: '**/*.ts', sortBy: 'name' }
+    const result = await server.client.callTool({ name: 'find', arguments: args })
+    assert.equal(result.isError, false)
+    assert.equal(textOf(result), formatFindResult(await find({ ...args, cwd: root })))
+    assert.equal(textOf(result), `Search directory: ${root}\nsrc/app.ts\nsrc/util.ts`)
+  })
+
+  test('search_files answers the model text of formatSearchResult, in each output mode', async () => {
+    for (const args of [
+      { pattern: 'TODO\\((\\w+)\\)' },
+      { pattern: 'todo', ignoreCase: true, outputMode: 'count' },
+      { pattern: 'TODO', outputMode: 'files', noIgnore: true },
+      { pattern: 'util', target: 'files' },
+    ]) {
+      const result = await server.client.callTool({ name: 'search_files', arguments: args })
+      assert.equal(result.isError, false, JSON.stringify(args))
+      assert.equal(textOf(result), formatSearchResult(await searchFiles({ ...args, cwd: root })), JSON.stringify(args))
+    }
+    const content = await server.client.callTool({ name: 'search_files', arguments: { pattern: 'TODO' } })
+    assert.equal(textOf(content), 'README.md:2: TODO(ana): docs\nsrc/app.ts:1: export const app = 1 // TODO(bo)')
+  })
+
+  test('the other root is searchable by its absolute path', async () => {
+    const result = await server.client.callTool({ name: 'find', arguments: { pattern: '*.md', path: other } })
+    assert.equal(result.isError, false)
+    assert.equal(textOf(result), `Search directory: ${other}\nnotes.md`)
+  })
+
+  test('a path outside the roots comes back as a tool error with the code and message, and the server lives on', async () => {
+    const denied = [
+      ['find', { pattern: '*', path: '..' }, path.dirname(root)],
+      ['find', { pattern: '*', path: outside }, outside],
+      ['find', { pattern: '*', path: 'escape' }, path.join(root, 'escape')],
+      ['search_files', { pattern: 'TODO', path: outside }, outside],
+      ['search_files', { pattern: 'TODO', path: '/' }, '/'],
+    ]
+    for (const [name, args, where] of denied) {
+      const result = await server.client.callTool({ name, arguments: args })
+      assert.equal(result.isError, true, `${name} ${JSON.stringify(args)}`)
+      const text = textOf(result)
+      assert.match(text, /^Error \(outside-root\): /, text)
+      assert.ok(text.includes(`\`${where}\` resolves outside the allowed roots`), text)
+      assert.ok(!text.includes('secret'), 'nothing from outside leaks')
+    }
+    const still = await server.client.callTool({ name: 'find', arguments: { pattern: 'README.md' } })
+    assert.equal(still.isError, false, 'the server still answers')
+  })
+
+  test('bad arguments, a bad pattern and an unknown tool are tool errors too', async () => {
+    const cases = [
+      ['find', { pattern: '*', roots: ['/'] }, /^Error \(invalid-argument\): find: `roots` is set by the host/],
+      ['find', { pattern: '*', type: 'folder' }, /^Error \(invalid-argument\): /],
+      ['find', {}, /^Error \(invalid-argument\): /],
+      ['find', { pattern: 'src/[abc' }, /^Error \(invalid-pattern\): /],
+      ['search_files', { pattern: '(unclosed' }, /^Error \(invalid-pattern\): /],
+      ['find', { pattern: '*', path: 'missing' }, /^Error \(not-found\): /],
+      ['grep', { pattern: 'x' }, /^Error \(invalid-argument\): unknown tool `grep`/],
+    ]
+    for (const [name, args, expected] of cases) {
+      const result = await server.client.callTool({ name, arguments: args })
+      assert.equal(result.isError, true, `${name} ${JSON.stringify(args)}`)
+      assert.match(textOf(result), expected)
+    }
+    const noArgs = await server.client.callTool({ name: 'find' })
+    assert.equal(noArgs.isError, true)
+    assert.equal(server.stderr(), '', 'nothing on stderr: no crash, no warnings')
+  })
+})
+
+describe('agent-find mcp: the command line', () => {
+  test('the current folder is the root by default', async () => {
+    const tmp = makeTmp()
+    try {
+      writeTree(tmp, { 'a.txt': '' })
+      const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp'], cwd: tmp, stderr: 'pipe' })
+      const client = new Client({ name: 't', version: '1' })
+      await client.connect(transport)
+      const result = await client.callTool({ name: 'find', arguments: { pattern: '*' } })
+      assert.equal(textOf(result), `Search directory: ${tmp}\na.txt`)
+      const up = await client.callTool({ name: 'find', arguments: { pattern: '*', path: '..' } })
+      assert.equal(up.isError, true)
+      await client.close()
+    } finally {
+      removeTmp(tmp)
+    }
+  })
+
+  test('--help prints the usage; a missing root or unknown flag exits 2', () => {
+    const help = spawnSync(process.execPath, [BIN, 'mcp', '--help'], { encoding: 'utf8' })
+    assert.equal(help.status, 0)
+    assert.match(help.stdout, /^Usage: agent-find mcp \[--root DIR\]/)
+    const missing = spawnSync(process.execPath, [BIN, 'mcp', '--root', '/definitely/not/here'], { encoding: 'utf8' })
+    assert.equal(missing.status, 2)
+    assert.match(missing.stderr, /^agent-find: not-found: root `\/definitely\/not\/here` does not exist/)
+    const bad = spawnSync(process.execPath, [BIN, 'mcp', '--rooot', '.'], { encoding: 'utf8' })
+    assert.equal(bad.status, 2)
+    assert.match(bad.stderr, /^agent-find: invalid-argument: /)
+    const main = spawnSync(process.execPath, [BIN, '--help'], { encoding: 'utf8' })
+    assert.match(main.stdout, /agent-find mcp --root DIR/, 'the main help mentions the subcommand')
+  })
+
+  test("require('agent-find') does not load the MCP SDK", () => {
+    const out = execFileSync(process.execPath, [
+      '-e',
+      `require(${JSON.stringify(REPO)}); console.log(Object.keys(require.cache).filter((k) => k.includes('modelcontextprotocol') || k.endsWith('mcp.js')).length)`,
+    ], { encoding: 'utf8' })
+    assert.equal(out.trim(), '0')
+  })
+})

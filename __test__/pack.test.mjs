@@ -1,0 +1,281 @@
+// Install as a user does: `npm pack`, then `npm install <tarball>` in a fresh
+// project, and there: `import` (ESM), `require` (CJS), the `agent-find` bin,
+// the MCP server (with the SDK installed beside it, and a clear error without
+// it), and a TypeScript file using the whole typed surface under `tsc --strict`.
+// Uses only the local tarball and registry packages (from npm's cache when it
+// has them).
+import assert from 'node:assert/strict'
+import { spawnSync } from 'node:child_process'
+import fs from 'node:fs'
+import path from 'node:path'
+import { after, before, describe, test } from 'node:test'
+
+import { REPO, makeTmp, removeTmp, writeTree } from './helpers.mjs'
+
+const PKG = JSON.parse(fs.readFileSync(path.join(REPO, 'package.json'), 'utf8'))
+const NODE_FILES = fs.readdirSync(REPO).filter((f) => /^agent-find\..+\.node$/.test(f))
+const TSC = path.join(REPO, 'node_modules', 'typescript', 'bin', 'tsc')
+const versionOf = (name) => JSON.parse(fs.readFileSync(path.join(REPO, 'node_modules', name, 'package.json'), 'utf8')).version
+
+// What a user needs, and nothing else.
+const EXPECTED_FILES = [
+  'README.md', 'package.json', 'index.js', 'index.mjs', 'index.d.ts', 'binding.js', 'tools.js', 'mcp.js',
+  'bin/agent-find.js', ...NODE_FILES,
+].sort()
+
+/** Runs npm (npm.cmd on Windows) and returns its stdout; fails the test with stderr otherwise. */
+function npm(args, cwd) {
+  const out = spawnSync('npm', args, {
+    cwd, encoding: 'utf8', shell: process.platform === 'win32', env: { ...process.env, npm_config_update_notifier: 'false' },
+  })
+  assert.equal(out.status, 0, `npm ${args.join(' ')} failed:\n${out.stderr}`)
+  return out.stdout
+}
+
+function node(args, cwd) {
+  return spawnSync(process.execPath, args, { cwd, encoding: 'utf8' })
+}
+
+function listFiles(dir, base = dir) {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const full = path.join(dir, e.name)
+    return e.isDirectory() ? listFiles(full, base) : [path.relative(base, full).split(path.sep).join('/')]
+  })
+}
+
+const ESM_SCRIPT = `
+import { find, findFiles, searchFiles, formatFindResult, formatSearchResult, FindFilesError, createTools, toolDefinitions } from 'agent-find'
+import * as all from 'agent-find'
+const result = await find('**/*.txt', { path: 'data', sortBy: 'name' })
+const files = await findFiles('**/*.txt', 'data')
+const hits = await searchFiles({ pattern: 'hello', path: 'data' })
+let code
+try { await find({ pattern: '*', path: 'missing' }) } catch (e) { code = e instanceof FindFilesError && e.code }
+const tools = createTools({ cwd: 'data' })
+console.log(JSON.stringify({
+  text: formatFindResult(result), files, hits: formatSearchResult(hits), code,
+  tool: (await tools.call('find', { pattern: '**/*.txt', sortBy: 'name' })).text,
+  toolNames: Object.keys(toolDefinitions), exports: Object.keys(all).sort(),
+}))
+`
+
+const CJS_SCRIPT = `
+const af = require('agent-find')
+af.find('**/*.txt', { path: 'data', sortBy: 'name' }).then(async (result) => {
+  const esm = await import('agent-find')
+  console.log(JSON.stringify({
+    text: af.formatFindResult(result), sameAsEsm: esm.find === af.find && esm.default === af,
+    resolved: require.resolve('agent-find'), exports: Object.keys(af).sort(),
+  }))
+})
+`
+
+const MCP_CLIENT = `
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+const transport = new StdioClientTransport({
+  command: process.execPath, args: ['node_modules/agent-find/bin/agent-find.js', 'mcp', '--root', 'data'],
+})
+const client = new Client({ name: 'consumer', version: '1.0.0' })
+await client.connect(transport)
+const { tools } = await client.listTools()
+const found = await client.callTool({ name: 'find', arguments: { pattern: '**/*.txt', sortBy: 'name' } })
+const denied = await client.callTool({ name: 'search_files', arguments: { pattern: 'x', path: '..' } })
+await client.close()
+console.log(JSON.stringify({ names: tools.map((t) => t.name), found: found.content[0].text, denied: [denied.isError, denied.content[0].text] }))
+`
+
+// Every export, option and result type of the public surface, as a user writes it.
+const USAGE_TS = `
+import {
+  find, findFiles, searchFiles, formatFindResult, formatSearchResult, FindFilesError,
+  createTools, toolDefinitions, openaiTool, anthropicTool, vercelTool,
+  type FindOptions, type FindResult, type FindEntry, type OmittedDir, type EntryType, type Decision,
+  type AccessRequest, type FindFilesErrorCode, type SearchOptions, type SearchResult, type ContentSearchResult,
+  type FilesSearchResult, type CountSearchResult, type LineMatch, type CallOptions,
+  type Tools, type ToolCallResult, type ToolDefinition, type ToolName, type OpenAITool, type AnthropicTool,
+  type VercelTool, type WorkspaceOptions, type FindToolArgs, type SearchToolArgs, type ToolInputSchema, type JsonSchema,
+} from 'agent-find'
+
+const policy = (req: AccessRequest): Decision => (req.tool === 'find' ? 'allow' : 'deny')
+const options: FindOptions = { pattern: '**/*.ts', path: 'src', limit: 10, sortBy: 'size', reverse: true, policy, signal: AbortSignal.timeout(1000) }
+const where: CallOptions = { cwd: '/w', roots: ['/w'] }
+
+export async function main(): Promise<string[]> {
+  const result: FindResult = await find(options)
+  const again: FindResult = await find('*.md', { ...where, type: 'dir' })
+  const entries: FindEntry[] = result.entries
+  const kinds: EntryType[] = entries.map((e) => e.type)
+  const omitted: OmittedDir[] = again.omitted ?? []
+  const files: string[] = await findFiles('**/*.ts', 'src')
+  const search: SearchOptions = { pattern: 'TODO', fileGlob: '*.ts', ignoreCase: true }
+  const content: ContentSearchResult = await searchFiles({ pattern: 'TODO', fileGlob: '*.ts', ignoreCase: true })
+  const lines: LineMatch[] = content.matches
+  const named: FilesSearchResult = await searchFiles({ pattern: 'config', target: 'files' })
+  const counts: CountSearchResult = await searchFiles({ pattern: 'x', outputMode: 'count' })
+  const any: SearchResult = await searchFiles({ ...search, outputMode: 'files' })
+  let code: FindFilesErrorCode | undefined
+  try {
+    await find({ pattern: '' })
+  } catch (err) {
+    if (err instanceof FindFilesError) code = err.code
+  }
+  // @ts-expect-error: 'folder' is not an entry type filter
+  await find('*', { type: 'folder' })
+
+  const workspace: WorkspaceOptions = { cwd: '/w', roots: ['/w'], maxLimit: Infinity }
+  const tools: Tools = createTools(workspace)
+  const args: FindToolArgs = { pattern: '**/*.md', modifiedSince: '24h' }
+  const found: FindResult = await tools.find(args)
+  const searchArgs: SearchToolArgs = { pattern: 'TODO', outputMode: 'count' }
+  const counted: CountSearchResult = await tools.searchFiles({ ...searchArgs, outputMode: 'count' })
+  const paths: string[] = await tools.findFiles({ pattern: '*.ts' })
+  const call: ToolCallResult = await tools.call('find', '{"pattern":"*"}')
+  const name: ToolName = toolDefinitions.search_files.name
+  const def: ToolDefinition = toolDefinitions.find
+  const schema: ToolInputSchema = openaiTool(def).function.parameters
+  const limit: JsonSchema | undefined = def.parameters.properties.limit
+  const oa: OpenAITool[] = tools.openaiTools
+  const an: AnthropicTool = anthropicTool(toolDefinitions.search_files)
+  const ve: VercelTool = vercelTool(def, async () => 'text')
+  // @ts-expect-error: the workspace is fixed by the host, not by tool arguments
+  await tools.find({ pattern: '*', roots: ['/'] })
+  return [
+    formatFindResult(result), formatSearchResult(any), String(kinds), String(omitted.length), ...files,
+    String(lines.length), String(named.files.length), String(counts.counts.length), String(code),
+    String(found.matched), String(counted.matchCount), ...paths, call.text, name, String(schema.required),
+    String(limit?.default), String(oa.length), an.name, ve.description,
+  ]
+}
+`
+
+const USAGE_CTS = `
+import agentFind = require('agent-find')
+import type { FindResult } from 'agent-find'
+export async function cjs(): Promise<number> {
+  const result: FindResult = await agentFind.find('**/*.ts')
+  const tools = agentFind.createTools({ cwd: '.' })
+  return result.entries.length + tools.definitions.length
+}
+`
+
+describe('npm pack, then npm install the tarball in a fresh project', { skip: NODE_FILES.length === 1 ? false : 'needs exactly one built binary' }, () => {
+  let tmp, project, packed
+
+  before(() => {
+    tmp = makeTmp()
+    project = path.join(tmp, 'consumer')
+    writeTree(project, {
+      'package.json': JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, type: 'module' }),
+      'data/a.txt': 'hello\n',
+      'data/deep/b.txt': '',
+      'data/deep/c.md': '',
+    })
+    packed = JSON.parse(npm(['pack', '--json', '--pack-destination', tmp], REPO))[0]
+    npm(['install', path.join(tmp, packed.filename), '--no-audit', '--no-fund', '--prefer-offline'], project)
+  })
+
+  after(() => removeTmp(tmp))
+
+  test('the tarball holds only what a user needs', () => {
+    assert.equal(packed.name, 'agent-find')
+    assert.equal(packed.version, PKG.version)
+    const files = packed.files.map((f) => f.path).sort()
+    assert.deepEqual(files, EXPECTED_FILES)
+    for (const f of files) assert.ok(!/^(target|src|__test__|bench|npm|scripts|\.github|\.ci)\//.test(f), f)
+    assert.ok(packed.size < 8 * 1024 * 1024, `tarball size ${packed.size}`)
+  })
+
+  test('installed: exactly the tarball files, no dependencies pulled in', () => {
+    const dir = path.join(project, 'node_modules', 'agent-find')
+    assert.deepEqual(listFiles(dir).sort(), EXPECTED_FILES)
+    const installed = fs.readdirSync(path.join(project, 'node_modules')).filter((d) => !d.startsWith('.'))
+    assert.deepEqual(installed, ['agent-find'], 'the MCP SDK is an optional peer: not installed unless asked for')
+  })
+
+  test("ESM: import { find } from 'agent-find' works", () => {
+    const script = path.join(project, 'esm.mjs')
+    fs.writeFileSync(script, ESM_SCRIPT)
+    const out = node([script], project)
+    assert.equal(out.status, 0, out.stderr)
+    const r = JSON.parse(out.stdout)
+    assert.equal(r.text, `Search directory: ${path.join(project, 'data')}\na.txt\ndeep/b.txt`)
+    assert.deepEqual(r.files, [path.join(project, 'data', 'a.txt'), path.join(project, 'data', 'deep', 'b.txt')])
+    assert.equal(r.hits, 'a.txt:1: hello')
+    assert.equal(r.code, 'not-found')
+    assert.equal(r.tool, r.text)
+    assert.deepEqual(r.toolNames, ['find', 'search_files'])
+    assert.deepEqual(r.exports, [
+      'FindFilesError', 'anthropicTool', 'createTools', 'default', 'find', 'findFiles', 'formatFindResult',
+      'formatSearchResult', 'openaiTool', 'searchFiles', 'toolDefinitions', 'vercelTool',
+    ])
+  })
+
+  test("CJS: require('agent-find') works, the same module as the ESM entry", () => {
+    const script = path.join(project, 'cjs.cjs')
+    fs.writeFileSync(script, CJS_SCRIPT)
+    const out = node([script], project)
+    assert.equal(out.status, 0, out.stderr)
+    const r = JSON.parse(out.stdout)
+    assert.equal(r.text, `Search directory: ${path.join(project, 'data')}\na.txt\ndeep/b.txt`)
+    assert.equal(r.sameAsEsm, true)
+    assert.equal(r.resolved, path.join(project, 'node_modules', 'agent-find', 'index.js'))
+  })
+
+  test('the agent-find bin is linked and runs', () => {
+    const bin = path.join(project, 'node_modules', '.bin', process.platform === 'win32' ? 'agent-find.cmd' : 'agent-find')
+    assert.ok(fs.existsSync(bin))
+    const out = spawnSync(bin, ['**/*.md', 'data'], { cwd: project, encoding: 'utf8', shell: process.platform === 'win32' })
+    assert.equal(out.status, 0, out.stderr)
+    assert.equal(out.stdout, `Search directory: ${path.join(project, 'data')}\ndeep/c.md\n`)
+  })
+
+  test('agent-find mcp without the SDK: a clear error saying what to install', () => {
+    const out = node(['node_modules/agent-find/bin/agent-find.js', 'mcp'], project)
+    assert.equal(out.status, 1)
+    assert.match(out.stderr, /^agent-find: missing-sdk: agent-find mcp needs the MCP SDK, an optional peer dependency: npm install @modelcontextprotocol\/sdk/)
+  })
+
+  describe('with the MCP SDK and @types/node installed beside it', () => {
+    before(() => {
+      npm([
+        'install', `@modelcontextprotocol/sdk@${versionOf('@modelcontextprotocol/sdk')}`, `@types/node@${versionOf('@types/node')}`,
+        '--no-audit', '--no-fund', '--prefer-offline',
+      ], project)
+    })
+
+    test('the MCP server from the installed package answers the SDK client', () => {
+      const script = path.join(project, 'mcp-client.mjs')
+      fs.writeFileSync(script, MCP_CLIENT)
+      const out = node([script], project)
+      assert.equal(out.status, 0, out.stderr)
+      const r = JSON.parse(out.stdout)
+      assert.deepEqual(r.names, ['find', 'search_files'])
+      assert.equal(r.found, `Search directory: ${path.join(project, 'data')}\na.txt\ndeep/b.txt`)
+      assert.equal(r.denied[0], true)
+      assert.match(r.denied[1], /^Error \(outside-root\): /)
+    })
+
+    test('a .ts (ESM) and a .cts (CJS) file using the whole typed surface compile under tsc --strict', () => {
+      fs.writeFileSync(path.join(project, 'usage.ts'), USAGE_TS)
+      fs.writeFileSync(path.join(project, 'usage-cjs.cts'), USAGE_CTS)
+      fs.writeFileSync(path.join(project, 'tsconfig.json'), JSON.stringify({
+        compilerOptions: {
+          strict: true, noEmit: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022',
+          lib: ['es2022'], types: ['node'], noUnusedLocals: true,
+        },
+        files: ['usage.ts', 'usage-cjs.cts'],
+      }))
+      const out = node([TSC, '-p', path.join(project, 'tsconfig.json')], project)
+      assert.equal(out.status, 0, `tsc failed:\n${out.stdout}${out.stderr}`)
+      // And the check is real: a wrong type in the same project is an error.
+      fs.writeFileSync(path.join(project, 'wrong.ts'), "import { find } from 'agent-find'\nexport const r = find({ pattern: '*', limit: '10' })\n")
+      fs.writeFileSync(path.join(project, 'tsconfig.wrong.json'), JSON.stringify({
+        extends: './tsconfig.json', files: ['wrong.ts'],
+      }))
+      const wrong = node([TSC, '-p', path.join(project, 'tsconfig.wrong.json')], project)
+      assert.notEqual(wrong.status, 0)
+      assert.match(wrong.stdout, /wrong\.ts.*limit|Type 'string' is not assignable to type 'number'/s)
+    })
+  })
+})

@@ -1,0 +1,135 @@
+'use strict'
+// `agent-find mcp`: the `find` and `search_files` tools over MCP (stdio), with
+// the official SDK, confined to the --root folders (default: the current
+// folder). Loaded only by the `mcp` subcommand, so `require('agent-find')`
+// never loads the SDK.
+//
+// It uses the SDK's low-level `Server`: the tools are described by the same
+// JSON Schemas as `toolDefinitions` (McpServer.registerTool takes zod schemas).
+
+const fs = require('node:fs')
+const path = require('node:path')
+const { parseArgs } = require('node:util')
+
+const USAGE = `Usage: agent-find mcp [--root DIR]... [--timeout MS]
+
+Serve the find and search_files tools to an MCP client over stdio.
+Every search stays inside the roots (default: the current folder); relative
+paths start at the first root.
+
+Options:
+  --root DIR        a folder the tools may search (repeatable)
+  --timeout MS      give up on a tool call after MS milliseconds
+  -h, --help        show this help
+
+Needs @modelcontextprotocol/sdk: npm install agent-find @modelcontextprotocol/sdk
+Client config: { "command": "npx", "args": ["-y", "-p", "agent-find", "-p", "@modelcontextprotocol/sdk", "agent-find", "mcp", "--root", "/path/to/project"] }`
+
+function loadSdk() {
+  try {
+    return {
+      Server: require('@modelcontextprotocol/sdk/server/index.js').Server,
+      StdioServerTransport: require('@modelcontextprotocol/sdk/server/stdio.js').StdioServerTransport,
+      types: require('@modelcontextprotocol/sdk/types.js'),
+    }
+  } catch (cause) {
+    if (cause && cause.code === 'MODULE_NOT_FOUND' && /@modelcontextprotocol\/sdk/.test(cause.message)) {
+      const error = new Error(
+        'agent-find mcp needs the MCP SDK, an optional peer dependency: ' +
+          'npm install @modelcontextprotocol/sdk (or run it with npx -y -p agent-find -p @modelcontextprotocol/sdk agent-find mcp)',
+        { cause },
+      )
+      error.code = 'missing-sdk'
+      throw error
+    }
+    throw cause
+  }
+}
+
+/** Starts the server on stdin/stdout; resolves once it is connected. */
+async function serve({ roots, timeoutMs } = {}) {
+  const { createTools, toolDefinitions } = require('./index.js')
+  const { version } = require('./package.json')
+  const { Server, StdioServerTransport, types } = loadSdk()
+  const tools = createTools({ cwd: roots[0], roots, timeoutMs })
+
+  const server = new Server(
+    { name: 'agent-find', version },
+    {
+      capabilities: { tools: {} },
+      instructions:
+        `File search in ${roots.map((r) => `\`${r}\``).join(', ')}. Use find to list files by glob, type, size or date ` +
+        `and search_files to search their contents. Relative paths start at \`${roots[0]}\`; paths outside the roots are refused.`,
+    },
+  )
+
+  server.setRequestHandler(types.ListToolsRequestSchema, async () => ({
+    tools: Object.values(toolDefinitions).map((d) => ({
+      name: d.name,
+      title: d.title,
+      description: d.description,
+      inputSchema: d.parameters,
+      annotations: { title: d.title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    })),
+  }))
+
+  server.setRequestHandler(types.CallToolRequestSchema, async (request, extra) => {
+    const { name, arguments: args } = request.params
+    const { text, isError } = await tools.call(name, args ?? {}, { signal: extra && extra.signal })
+    return { content: [{ type: 'text', text }], isError }
+  })
+
+  const transport = new StdioServerTransport()
+  await server.connect(transport)
+  return server
+}
+
+/** The `agent-find mcp ...` command line: parses `argv` (after `mcp`) and serves. */
+async function main(argv) {
+  let values
+  try {
+    ;({ values } = parseArgs({
+      args: argv,
+      allowPositionals: false,
+      options: {
+        root: { type: 'string', multiple: true },
+        timeout: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }))
+  } catch (err) {
+    return fail('invalid-argument', `${err.message}\n\n${USAGE}`, 2)
+  }
+  if (values.help) return void process.stdout.write(`${USAGE}\n`)
+
+  const roots = []
+  for (const root of values.root && values.root.length ? values.root : [process.cwd()]) {
+    let real
+    try {
+      real = fs.realpathSync(path.resolve(root))
+    } catch {
+      return fail('not-found', `root \`${root}\` does not exist`, 2)
+    }
+    if (!fs.statSync(real).isDirectory()) return fail('not-a-dir', `root \`${root}\` is not a folder`, 2)
+    roots.push(real)
+  }
+  let timeoutMs
+  if (values.timeout !== undefined) {
+    timeoutMs = Number(values.timeout)
+    if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) return fail('invalid-argument', '--timeout takes a number of milliseconds', 2)
+  }
+
+  try {
+    await serve({ roots, timeoutMs })
+  } catch (err) {
+    if (err && err.code === 'missing-sdk') return fail('missing-sdk', err.message, 1)
+    throw err
+  }
+}
+
+function fail(code, message, status) {
+  process.stderr.write(`agent-find: ${code}: ${message}\n`)
+  process.exitCode = status
+}
+
+module.exports = { main, serve }

@@ -1,0 +1,398 @@
+'use strict'
+// agent-find for language models: the `find` and `search_files` tool
+// definitions (JSON Schema), adapters to the shapes the common SDKs take
+// (OpenAI, Anthropic, Vercel AI SDK), and `createTools`, the workspace-bound,
+// JSON-in / JSON-out surface for codemode scripts and tool hosts.
+//
+// No SDK is a dependency: each adapter returns a plain object of the shape
+// that SDK documents.
+
+const nodePath = require('node:path')
+
+// ---------------------------------------------------------------------------
+// Tool definitions
+
+const FIND_DESCRIPTION = [
+  'Find files (or folders) in the workspace by glob pattern, like `fd` or `find`.',
+  'Respects .gitignore and never lists .git. Returns the search directory, then one path per line relative to it',
+  "(folders end with '/'), newest first by default. Glob syntax: '**' spans any number of folders, '*' and '?' stay",
+  "within one name, '{ts,tsx}' alternatives, '[abc]' classes; case-insensitive.",
+  "'*.py' matches only at the top level of `path`: use '**/*.py' for any depth.",
+  'When nothing matches, the answer says why if it can tell (for example, matches only in ignored folders).',
+  'To search text inside files, use search_files.',
+].join(' ')
+
+const SEARCH_DESCRIPTION = [
+  'Search inside files with a regular expression, like ripgrep, or find files by name (`target: "files"`).',
+  'Skips .git, node_modules, dist, build, target, vendor, .venv, __pycache__ and similar folders, gitignored and binary files,',
+  'unless `noIgnore` is true. Output: `file:line: text` lines (outputMode "content"), the matching files newest first ("files"),',
+  'or `file: count` lines ("count"), at most `maxResults`, with a note when the list was cut.',
+  'To list files by path pattern, size or date, use find.',
+].join(' ')
+
+const sizeSchema = (which) => ({
+  anyOf: [
+    { type: 'integer', minimum: 0 },
+    { type: 'string' },
+  ],
+  description: `${which} size, inclusive: bytes as a number, or a string such as '10KB', '1.5MB', '2GB' (1024-based).`,
+})
+
+const FIND_PARAMETERS = {
+  type: 'object',
+  properties: {
+    pattern: {
+      type: 'string',
+      description:
+        "Glob matched against each path relative to `path`, e.g. '**/*.ts', 'src/**/test_*.py', '*.{md,txt}', 'README*'. " +
+        'With `regex: true`, a regular expression (Rust syntax) tested against each file name instead.',
+    },
+    path: {
+      type: 'string',
+      description: 'Folder to search, relative to the workspace root (or absolute inside it). Default: the workspace root.',
+    },
+    type: {
+      type: 'string',
+      enum: ['file', 'dir', 'any'],
+      default: 'file',
+      description: "'file' for regular files, 'dir' for folders, 'any' for both (and symlinks).",
+    },
+    regex: {
+      type: 'boolean',
+      default: false,
+      description: '`pattern` is a regular expression tested against each file name, not a glob.',
+    },
+    matchBase: {
+      type: 'boolean',
+      default: false,
+      description: "Test the glob against the file name only, so '*.rs' matches at any depth.",
+    },
+    caseSensitive: {
+      type: 'boolean',
+      default: false,
+      description: 'Match case exactly (the default is case-insensitive).',
+    },
+    limit: {
+      type: 'integer',
+      minimum: 1,
+      default: 1000,
+      description: 'Return at most this many entries (values above 1000 are lowered to 1000).',
+    },
+    maxDepth: {
+      type: 'integer',
+      minimum: 0,
+      description: '0 lists only the direct children of `path`, 1 also their children, and so on. Default: no limit.',
+    },
+    sortBy: {
+      type: 'string',
+      enum: ['recent', 'name', 'mtime', 'size', 'none'],
+      default: 'recent',
+      description: "'recent': newest first. 'name' (path), 'mtime' (oldest first), 'size' (smallest first) ascend; 'none' is the same as 'name'.",
+    },
+    reverse: {
+      type: 'boolean',
+      default: false,
+      description: "Flip the order: with sortBy 'size', the largest first.",
+    },
+    modifiedSince: {
+      type: 'string',
+      description: "Only entries modified at or after this: an ISO date or date-time ('2024-05-01', '2024-05-01T12:00:00Z') or an age ('30m', '24h', '7d').",
+    },
+    minSize: sizeSchema('Minimum'),
+    maxSize: sizeSchema('Maximum'),
+    hidden: {
+      type: 'boolean',
+      default: true,
+      description: 'Include dotfiles and dot-folders.',
+    },
+    gitignore: {
+      type: 'boolean',
+      default: true,
+      description: 'Apply .gitignore, .ignore and .git/info/exclude. Set false to also list ignored files (node_modules, build output).',
+    },
+    exclude: {
+      type: 'array',
+      items: { type: 'string' },
+      default: [],
+      description: "Extra globs to leave out, like .gitignore lines: 'dist', '*.min.js', 'src/generated'.",
+    },
+  },
+  required: ['pattern'],
+  additionalProperties: false,
+}
+
+const SEARCH_PARAMETERS = {
+  type: 'object',
+  properties: {
+    pattern: {
+      type: 'string',
+      description:
+        "For target 'content': a regular expression (Rust/ripgrep syntax) matched against each line; escape literal ( ) [ ] . * + ? { } | \\. " +
+        "For target 'files': a file-name glob ('*.py'); a plain word without * or ? matches names that contain it.",
+    },
+    target: {
+      type: 'string',
+      enum: ['content', 'files'],
+      default: 'content',
+      description: "'content' searches inside files; 'files' matches file names.",
+    },
+    path: {
+      type: 'string',
+      description: 'Folder to search, relative to the workspace root (or absolute inside it). Default: the workspace root.',
+    },
+    fileGlob: {
+      type: 'string',
+      description: "Content search only: which files to search, e.g. '*.py', '*.{ts,tsx}', 'src/**/*.rs'.",
+    },
+    outputMode: {
+      type: 'string',
+      enum: ['content', 'files', 'count'],
+      default: 'content',
+      description: "'content': matching lines with file and line number. 'files': only the files that match. 'count': matches per file.",
+    },
+    ignoreCase: {
+      type: 'boolean',
+      default: false,
+      description: 'Case-insensitive match.',
+    },
+    noIgnore: {
+      type: 'boolean',
+      default: false,
+      description: 'Also search node_modules, dist, build and the other skipped folders, and gitignored files.',
+    },
+    maxResults: {
+      type: 'integer',
+      minimum: 1,
+      default: 50,
+      description: 'At most this many lines, files or counts (values above 500 are lowered to 500).',
+    },
+  },
+  required: ['pattern'],
+  additionalProperties: false,
+}
+
+function deepFreeze(value) {
+  if (value && typeof value === 'object') {
+    for (const v of Object.values(value)) deepFreeze(v)
+    Object.freeze(value)
+  }
+  return value
+}
+
+const toolDefinitions = deepFreeze({
+  find: { name: 'find', title: 'Find files', description: FIND_DESCRIPTION, parameters: FIND_PARAMETERS },
+  search_files: { name: 'search_files', title: 'Search files', description: SEARCH_DESCRIPTION, parameters: SEARCH_PARAMETERS },
+})
+
+const TOOL_NAMES = Object.keys(toolDefinitions)
+
+// ---------------------------------------------------------------------------
+// Adapters: a definition → the object each SDK takes (fresh copies, mutable)
+
+const copy = (value) => JSON.parse(JSON.stringify(value))
+
+function checkDefinition(definition) {
+  if (!definition || typeof definition.name !== 'string' || !definition.parameters) {
+    throw new TypeError('expected a tool definition such as toolDefinitions.find')
+  }
+  return definition
+}
+
+/** OpenAI Chat Completions: `{ type: 'function', function: { name, description, parameters } }`. */
+function openaiTool(definition) {
+  const { name, description, parameters } = checkDefinition(definition)
+  return { type: 'function', function: { name, description, parameters: copy(parameters) } }
+}
+
+/** Anthropic Messages API: `{ name, description, input_schema }`. */
+function anthropicTool(definition) {
+  const { name, description, parameters } = checkDefinition(definition)
+  return { name, description, input_schema: copy(parameters) }
+}
+
+// The Vercel AI SDK recognises a schema by this global symbol (what its
+// `jsonSchema()` helper returns), so no import of `ai` is needed.
+const VERCEL_SCHEMA = Symbol.for('vercel.ai.schema')
+
+/**
+ * Vercel AI SDK: the object `tool({ description, inputSchema, execute })`
+ * returns. `execute(input, { abortSignal })` resolves to the model text.
+ */
+function vercelTool(definition, execute) {
+  const { name, description, parameters } = checkDefinition(definition)
+  if (execute !== undefined && typeof execute !== 'function') throw new TypeError('execute must be a function')
+  const schema = copy(parameters)
+  const inputSchema = {
+    [VERCEL_SCHEMA]: true,
+    _type: undefined,
+    jsonSchema: schema,
+    validate(value) {
+      try {
+        return { success: true, value: toolArgs(name, value) }
+      } catch (error) {
+        return { success: false, error }
+      }
+    },
+  }
+  const tool = { description, inputSchema }
+  if (execute) tool.execute = execute
+  return tool
+}
+
+// ---------------------------------------------------------------------------
+// Arguments from a model or a script
+
+// Options the host fixes: a model or script that passes them gets a clear error
+// instead of a way out of its workspace.
+const HOST_FIXED = ['cwd', 'roots', 'policy', 'approve', 'signal', 'timeoutMs', 'maxLimit', 'maxBytes']
+
+/**
+ * Checks that `args` is a plain object whose keys the tool's schema names
+ * (JSON text is parsed first); the values are checked by find / searchFiles.
+ */
+function toolArgs(name, args, makeError = defaultError) {
+  const definition = toolDefinitions[name]
+  if (typeof args === 'string') {
+    try {
+      args = args.trim() === '' ? {} : JSON.parse(args)
+    } catch (cause) {
+      throw makeError('invalid-argument', `${name}: the arguments are not valid JSON (${cause.message})`)
+    }
+  }
+  if (args === null || typeof args !== 'object' || Array.isArray(args)) {
+    throw makeError('invalid-argument', `${name} takes an object of arguments, such as { "pattern": "**/*.ts" }`)
+  }
+  const known = definition.parameters.properties
+  for (const key of Object.keys(args)) {
+    if (Object.prototype.hasOwnProperty.call(known, key)) continue
+    if (HOST_FIXED.includes(key)) {
+      throw makeError('invalid-argument', `${name}: \`${key}\` is set by the host, not by the caller; use \`path\` to choose where to search`)
+    }
+    throw makeError(
+      'invalid-argument',
+      `${name}: unknown argument \`${key}\`; the arguments are ${Object.keys(known).map((k) => `\`${k}\``).join(', ')}`,
+    )
+  }
+  return { ...args }
+}
+
+function defaultError(code, message) {
+  const error = new TypeError(message)
+  error.code = code
+  return error
+}
+
+// ---------------------------------------------------------------------------
+// createTools: one workspace, plain JSON in and out
+
+/** A value that survives JSON.stringify / JSON.parse unchanged: plain objects, arrays, strings, finite numbers, booleans. */
+const plain = (value) => JSON.parse(JSON.stringify(value))
+
+/**
+ * Binds the tools to the core functions of index.js (passed in, so that this
+ * file and index.js do not require each other).
+ */
+function bind(core) {
+  const { find, findFilesWith, searchFiles, formatFindResult, formatSearchResult, FindFilesError } = core
+  const argError = (code, message) => new FindFilesError(code, message)
+
+  function createTools(options = {}) {
+    if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+      throw new FindFilesError('invalid-argument', 'createTools(options) takes an object such as { cwd, roots }')
+    }
+    const known = ['cwd', 'roots', 'policy', 'approve', 'timeoutMs', 'maxLimit', 'maxBytes']
+    for (const key of Object.keys(options)) {
+      if (!known.includes(key)) {
+        throw new FindFilesError('invalid-argument', `createTools: unknown option \`${key}\`; the options are ${known.join(', ')}`)
+      }
+    }
+    if (options.cwd !== undefined && (typeof options.cwd !== 'string' || options.cwd === '')) {
+      throw new FindFilesError('invalid-argument', 'createTools: `cwd` must be a non-empty path')
+    }
+    const cwd = nodePath.resolve(options.cwd ?? process.cwd())
+    if (options.roots !== undefined && options.roots !== null &&
+        !(Array.isArray(options.roots) && options.roots.every((r) => typeof r === 'string'))) {
+      throw new FindFilesError('invalid-argument', 'createTools: `roots` must be an array of paths')
+    }
+    // The workspace is the sandbox unless the host says otherwise (`roots: null` lifts it).
+    const roots = options.roots === undefined ? [cwd] : options.roots === null ? undefined : options.roots.map((r) => nodePath.resolve(cwd, r))
+    const call = { cwd, roots, policy: options.policy, approve: options.approve, timeoutMs: options.timeoutMs }
+    const findHost = { ...call, maxLimit: options.maxLimit, maxBytes: options.maxBytes }
+    const withHost = (args, host, signal) => {
+      const merged = { ...args, ...host, signal }
+      for (const key of Object.keys(merged)) if (merged[key] === undefined) delete merged[key]
+      return merged
+    }
+
+    const runFind = (args, signal) => find(withHost(toolArgs('find', args, argError), findHost, signal))
+    const runSearch = (args, signal) => searchFiles(withHost(toolArgs('search_files', args, argError), call, signal))
+
+    const tools = {
+      /** The workspace: where relative paths start. */
+      cwd,
+      /** The folders every search must stay inside (`null` when unconfined). */
+      roots: roots ? [...roots] : null,
+
+      /** `find` with the workspace's cwd and roots: a plain-JSON FindResult. */
+      async find(args) {
+        return plain(await runFind(args))
+      },
+
+      /** Absolute paths of the files matching `pattern` (`{ pattern, path? }`, or the pattern string), in path order. */
+      async findFiles(args, path) {
+        if (typeof args === 'string') args = path === undefined ? { pattern: args } : { pattern: args, path }
+        if (args === null || typeof args !== 'object' || Array.isArray(args)) {
+          throw new FindFilesError('invalid-argument', 'findFiles takes { pattern, path? } or a pattern string')
+        }
+        for (const key of Object.keys(args)) {
+          if (key !== 'pattern' && key !== 'path') {
+            throw new FindFilesError('invalid-argument', `findFiles: unknown argument \`${key}\`; the arguments are \`pattern\` and \`path\``)
+          }
+        }
+        return plain(await findFilesWith(withHost({ pattern: args.pattern, path: args.path }, call)))
+      },
+
+      /** `searchFiles` with the workspace's cwd and roots: a plain-JSON SearchResult. */
+      async searchFiles(args) {
+        return plain(await runSearch(args))
+      },
+
+      /**
+       * Runs one tool call from a model: `name` is 'find' or 'search_files',
+       * `args` an object or its JSON text. Resolves to `{ text, isError }`:
+       * the model text, or the error (`Error (code): message`) for the model
+       * to read and recover from. Only bugs reject.
+       */
+      async call(name, args, callOptions = {}) {
+        const signal = callOptions && callOptions.signal
+        try {
+          if (name === 'find') return { text: formatFindResult(await runFind(args, signal)), isError: false }
+          if (name === 'search_files') return { text: formatSearchResult(await runSearch(args, signal)), isError: false }
+          throw new FindFilesError('invalid-argument', `unknown tool \`${name}\`; the tools are ${TOOL_NAMES.join(' and ')}`)
+        } catch (error) {
+          if (error instanceof FindFilesError) return { text: `Error (${error.code}): ${error.message}`, isError: true }
+          throw error
+        }
+      },
+
+      /** The tool definitions, as `toolDefinitions` holds them. */
+      definitions: TOOL_NAMES.map((n) => toolDefinitions[n]),
+      /** For OpenAI Chat Completions `tools`. */
+      openaiTools: TOOL_NAMES.map((n) => openaiTool(toolDefinitions[n])),
+      /** For the Anthropic Messages API `tools`. */
+      anthropicTools: TOOL_NAMES.map((n) => anthropicTool(toolDefinitions[n])),
+      /** For the Vercel AI SDK `tools` (generateText / streamText): execute resolves to the model text. */
+      vercelTools: Object.fromEntries(
+        TOOL_NAMES.map((n) => [
+          n,
+          vercelTool(toolDefinitions[n], async (input, opts) => (await tools.call(n, input, { signal: opts && opts.abortSignal })).text),
+        ]),
+      ),
+    }
+    return tools
+  }
+
+  return { toolDefinitions, openaiTool, anthropicTool, vercelTool, createTools }
+}
+
+module.exports = { bind, toolDefinitions, HOST_FIXED }
