@@ -2,6 +2,7 @@
 //! filter, sort, cap, explain.
 
 use crate::cancel::Cancel;
+use crate::collect::{parent_dir, path_text, Best, Gathered};
 use crate::entry::{EntryKind, Found, Meta};
 use crate::error::{ErrorCode, Result};
 use crate::filter::Filters;
@@ -10,10 +11,11 @@ use crate::page::{paginate, Caps};
 use crate::pattern::NameMatcher;
 use crate::result::FindOutcome;
 use crate::sandbox::Scope;
-use crate::sort::{sort_and_split, SortBy};
+use crate::sort::{sort_and_split, Order, SortBy};
 use crate::walk::{posix_string, walk, WalkRules};
 use ignore::DirEntry;
 use std::path::Path;
+use std::sync::Mutex;
 
 /// Above this many returned entries, metadata is read by the walker threads
 /// in parallel rather than for the final page alone.
@@ -37,26 +39,34 @@ pub struct FindConfig {
     pub want_meta: bool,
 }
 
-/// Keeps the entries the pattern and filters accept; reads metadata only
-/// when `stat` is set.
+/// Whether the pattern and filters accept an entry: `Some` with its
+/// metadata when `stat` is set (read only then), `None` to leave it out.
+pub fn admit(
+    matcher: &NameMatcher,
+    filters: &Filters,
+    stat: bool,
+    relative: &Path,
+    kind: EntryKind,
+    entry: &DirEntry,
+) -> Option<Option<Meta>> {
+    if !filters.kind.accepts(kind) || !matcher.is_match(relative) {
+        return None;
+    }
+    if !stat {
+        return Some(None);
+    }
+    let meta = Meta::from_fs(kind, &entry.metadata().ok()?);
+    filters.accepts_meta(&meta).then_some(Some(meta))
+}
+
+/// `admit` as a selector that makes each accepted entry a `Found`.
 pub fn select<'a>(
     matcher: &'a NameMatcher,
     filters: &'a Filters,
     stat: bool,
 ) -> impl Fn(&Path, EntryKind, &DirEntry) -> Option<Found> + Sync + 'a {
     move |relative, kind, entry| {
-        if !filters.kind.accepts(kind) || !matcher.is_match(relative) {
-            return None;
-        }
-        let meta = if stat {
-            let meta = Meta::from_fs(kind, &entry.metadata().ok()?);
-            if !filters.accepts_meta(&meta) {
-                return None;
-            }
-            Some(meta)
-        } else {
-            None
-        };
+        let meta = admit(matcher, filters, stat, relative, kind, entry)?;
         Some(Found { path: posix_string(relative), kind, meta })
     }
 }
@@ -67,9 +77,26 @@ pub fn run(config: &FindConfig, cancel: &Cancel) -> Result<FindOutcome> {
     let stat = config.filters.needs_meta()
         || config.sort.needs_meta()
         || (config.want_meta && config.caps.limit > STAT_IN_WALK_ABOVE);
-    let mut found = walk(&root, &config.rules, cancel, || select(&config.matcher, &config.filters, stat))?.found;
-    let matched = found.len();
-    let left_out = sort_and_split(&mut found, config.sort, config.reverse, config.caps.limit);
+    let order = Order { by: config.sort, reverse: config.reverse };
+    let gathered = Mutex::new(Gathered::default());
+    walk(&root, &config.rules, cancel, || {
+        let mut best = Best::new(order, config.caps.limit, &gathered);
+        move |relative: &Path, kind, entry: &DirEntry| {
+            if let Some(meta) = admit(&config.matcher, &config.filters, stat, relative, kind, entry) {
+                best.offer(&path_text(relative), kind, meta);
+            }
+            None::<()>
+        }
+    })?;
+    let Gathered { best: mut found, matched, per_dir: mut left_out } =
+        gathered.into_inner().unwrap_or_else(|p| p.into_inner());
+    // What falls past the limit here is already counted, by folder, in `left_out`.
+    sort_and_split(&mut found, order, config.caps.limit);
+    for f in &found {
+        if let Some(n) = left_out.get_mut(parent_dir(&f.path)) {
+            *n -= 1;
+        }
+    }
     if config.want_meta && !stat {
         fill_meta(&root, &mut found);
     }

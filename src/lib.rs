@@ -4,6 +4,7 @@
 
 pub mod args;
 pub mod cancel;
+pub mod collect;
 pub mod entry;
 pub mod error;
 pub mod filter;

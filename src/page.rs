@@ -2,10 +2,14 @@
 //! the `maxBytes` cap on the rendered text (which always holds), saying which
 //! cap hit and which folders hold most of what was left out.
 
+use crate::collect::parent_dir;
 use crate::entry::Found;
 use crate::render;
 use crate::result::{OmittedDir, Truncation};
 use std::collections::HashMap;
+
+/// Left-out matches per folder (relative, `""` for the search directory).
+pub type DirCounts = HashMap<String, usize>;
 
 /// The caps of one call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -28,9 +32,9 @@ pub struct Page {
 /// How many of the most crowded folders `omitted` names.
 pub const OMITTED_DIRS: usize = 5;
 
-/// `kept` is the sorted first `limit` matches, `left_out` the rest.
-pub fn paginate(search_path: &str, mut kept: Vec<Found>, left_out: Vec<Found>, matched: usize, caps: Caps) -> Page {
-    let mut truncated_by = match (left_out.is_empty(), caps.max_limit) {
+/// `kept` is the sorted first `limit` matches; `left_out` counts the rest by folder.
+pub fn paginate(search_path: &str, mut kept: Vec<Found>, left_out: DirCounts, matched: usize, caps: Caps) -> Page {
+    let mut truncated_by = match (matched <= kept.len(), caps.max_limit) {
         (true, _) => None,
         (false, Some(max)) if caps.limit >= max => Some(Truncation::Maximum),
         (false, _) => Some(Truncation::Limit),
@@ -39,7 +43,7 @@ pub fn paginate(search_path: &str, mut kept: Vec<Found>, left_out: Vec<Found>, m
         Truncation::Maximum => render::maximum_notice(matched, caps.limit),
         _ => render::limit_notice(matched, caps.limit, caps.max_limit),
     });
-    let mut omitted = omitted_dirs(left_out.iter().map(|f| f.path.as_str()));
+    let mut omitted = omitted_dirs(&left_out);
 
     if let Some(max_bytes) = caps.max_bytes {
         let header = render::header(search_path).len();
@@ -59,8 +63,11 @@ pub fn paginate(search_path: &str, mut kept: Vec<Found>, left_out: Vec<Found>, m
             // The omitted line depends on where the cut falls, so settle both.
             for _ in 0..8 {
                 keep = prefix.iter().rposition(|&used| used + reserve <= max_bytes).unwrap_or(0);
-                let cut = kept[keep..].iter().chain(&left_out).map(|f| f.path.as_str());
-                cut_omitted = omitted_dirs(cut);
+                let mut cut = left_out.clone();
+                for f in &kept[keep..] {
+                    *cut.entry(parent_dir(&f.path).to_string()).or_default() += 1;
+                }
+                cut_omitted = omitted_dirs(&cut);
                 let needed = trailer_len(&bytes_notice, &cut_omitted);
                 if prefix[keep] + needed <= max_bytes {
                     break;
@@ -89,14 +96,13 @@ pub fn paginate(search_path: &str, mut kept: Vec<Found>, left_out: Vec<Found>, m
     Page { entries: kept, truncated_by, notice, omitted }
 }
 
-/// Groups left-out paths by folder: below the deepest folder that holds
+/// Groups left-out matches by folder: below the deepest folder that holds
 /// them all, each next-level folder (or that folder itself, for entries
 /// directly in it) with its count; the `OMITTED_DIRS` largest, ties by name.
-pub fn omitted_dirs<'a>(paths: impl Iterator<Item = &'a str> + Clone) -> Vec<OmittedDir> {
-    let parent = |p: &'a str| p.rsplit_once('/').map_or("", |(dir, _)| dir);
+pub fn omitted_dirs(left_out: &DirCounts) -> Vec<OmittedDir> {
+    let dirs = || left_out.iter().filter(|(_, n)| **n > 0);
     let mut common: Option<&str> = None;
-    for p in paths.clone() {
-        let dir = parent(p);
+    for (dir, _) in dirs() {
         common = Some(match common {
             None => dir,
             Some(c) => common_dir(c, dir),
@@ -106,9 +112,8 @@ pub fn omitted_dirs<'a>(paths: impl Iterator<Item = &'a str> + Clone) -> Vec<Omi
         return Vec::new();
     };
     let mut counts: HashMap<&str, usize> = HashMap::new();
-    for p in paths {
-        let dir = parent(p);
-        let below = if common.is_empty() { dir } else { dir.get(common.len() + 1..).unwrap_or("") };
+    for (dir, n) in dirs() {
+        let below = if common.is_empty() { dir.as_str() } else { dir.get(common.len() + 1..).unwrap_or("") };
         let key = match below.split('/').next() {
             Some(first) if !first.is_empty() => {
                 let end = if common.is_empty() { first.len() } else { common.len() + 1 + first.len() };
@@ -116,7 +121,7 @@ pub fn omitted_dirs<'a>(paths: impl Iterator<Item = &'a str> + Clone) -> Vec<Omi
             }
             _ => common,
         };
-        *counts.entry(key).or_default() += 1;
+        *counts.entry(key).or_default() += n;
     }
     let mut groups: Vec<OmittedDir> = counts
         .into_iter()
@@ -147,6 +152,14 @@ mod tests {
     use super::*;
     use crate::entry::EntryKind;
 
+    fn dirs_of(paths: &[&str]) -> DirCounts {
+        let mut counts = DirCounts::new();
+        for p in paths {
+            *counts.entry(parent_dir(p).to_string()).or_default() += 1;
+        }
+        counts
+    }
+
     fn files(paths: &[&str]) -> Vec<Found> {
         paths.iter().map(|p| Found { path: p.to_string(), kind: EntryKind::File, meta: None }).collect()
     }
@@ -158,7 +171,7 @@ mod tests {
     #[test]
     fn omitted_groups_below_the_common_folder() {
         let paths = ["src/a/1", "src/a/2", "src/b/3", "src/4"];
-        let groups = omitted_dirs(paths.iter().copied());
+        let groups = omitted_dirs(&dirs_of(&paths));
         assert_eq!(
             groups,
             vec![
@@ -167,27 +180,29 @@ mod tests {
                 OmittedDir { dir: "src/b".into(), count: 1 },
             ]
         );
-        let top = omitted_dirs(["x", "lib/y", "lib/z/w"].iter().copied());
+        let top = omitted_dirs(&dirs_of(&["x", "lib/y", "lib/z/w"]));
         assert_eq!(top[0], OmittedDir { dir: "lib".into(), count: 2 });
         assert_eq!(top[1], OmittedDir { dir: ".".into(), count: 1 });
-        assert!(omitted_dirs([].iter().copied()).is_empty());
+        assert!(omitted_dirs(&DirCounts::new()).is_empty());
         assert_eq!(common_dir("src/ab", "src/a"), "src");
     }
 
     #[test]
     fn omitted_names_at_most_five() {
         let paths: Vec<String> = (0..9).map(|i| format!("d{i}/f")).collect();
-        assert_eq!(omitted_dirs(paths.iter().map(String::as_str)).len(), OMITTED_DIRS);
+        let refs: Vec<&str> = paths.iter().map(String::as_str).collect();
+        assert_eq!(omitted_dirs(&dirs_of(&refs)).len(), OMITTED_DIRS);
     }
 
     #[test]
     fn limit_and_maximum() {
-        let p = paginate("/w", files(&["a"]), files(&["b", "c"]), 3, caps(1, None));
+        let p = paginate("/w", files(&["a"]), dirs_of(&["b", "c"]), 3, caps(1, None));
         assert_eq!(p.truncated_by, Some(Truncation::Limit));
         assert_eq!(p.notice.unwrap(), render::limit_notice(3, 1, Some(1000)));
-        let p = paginate("/w", files(&["a"]), files(&["b"]), 2, Caps { limit: 1, max_limit: Some(1), max_bytes: None });
+        let p =
+            paginate("/w", files(&["a"]), dirs_of(&["b"]), 2, Caps { limit: 1, max_limit: Some(1), max_bytes: None });
         assert_eq!(p.truncated_by, Some(Truncation::Maximum));
-        let p = paginate("/w", files(&["a"]), vec![], 1, caps(1, Some(10_000)));
+        let p = paginate("/w", files(&["a"]), DirCounts::new(), 1, caps(1, Some(10_000)));
         assert_eq!(p.truncated_by, None);
         assert!(p.notice.is_none() && p.omitted.is_empty());
     }
@@ -197,7 +212,7 @@ mod tests {
         let names: Vec<String> = (0..500).map(|i| format!("dir{}/file-{i:04}.txt", i % 7)).collect();
         let all = files(&names.iter().map(String::as_str).collect::<Vec<_>>());
         for max in [150, 300, 1000, 4000] {
-            let p = paginate("/workspace", all.clone(), vec![], 500, caps(1000, Some(max)));
+            let p = paginate("/workspace", all.clone(), DirCounts::new(), 500, caps(1000, Some(max)));
             assert_eq!(p.truncated_by, Some(Truncation::Bytes));
             let outcome = crate::result::FindOutcome {
                 path: "/workspace".into(),

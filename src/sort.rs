@@ -20,14 +20,43 @@ impl SortBy {
     pub fn needs_meta(self) -> bool {
         matches!(self, SortBy::Recent | SortBy::Mtime | SortBy::Size)
     }
+}
 
-    fn compare(self, a: &Found, b: &Found) -> Ordering {
+/// What the order looks at in an entry; borrowed, so a candidate can be
+/// compared before anything is allocated for it.
+#[derive(Debug, Clone, Copy)]
+pub struct SortKey<'a> {
+    pub path: &'a str,
+    pub size: u64,
+    pub mtime_ms: f64,
+}
+
+impl Found {
+    pub fn key(&self) -> SortKey<'_> {
+        SortKey { path: &self.path, size: self.size(), mtime_ms: self.mtime_ms() }
+    }
+}
+
+/// The result order of one call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Order {
+    pub by: SortBy,
+    pub reverse: bool,
+}
+
+impl Order {
+    pub fn cmp(self, a: SortKey, b: SortKey) -> Ordering {
         let by_path = || a.path.as_bytes().cmp(b.path.as_bytes());
-        match self {
-            SortBy::Recent => b.mtime_ms().total_cmp(&a.mtime_ms()).then_with(by_path),
-            SortBy::Mtime => a.mtime_ms().total_cmp(&b.mtime_ms()).then_with(by_path),
-            SortBy::Size => a.size().cmp(&b.size()).then_with(by_path),
+        let order = match self.by {
+            SortBy::Recent => b.mtime_ms.total_cmp(&a.mtime_ms).then_with(by_path),
+            SortBy::Mtime => a.mtime_ms.total_cmp(&b.mtime_ms).then_with(by_path),
+            SortBy::Size => a.size.cmp(&b.size).then_with(by_path),
             SortBy::Name | SortBy::None => by_path(),
+        };
+        if self.reverse {
+            order.reverse()
+        } else {
+            order
         }
     }
 }
@@ -35,15 +64,8 @@ impl SortBy {
 /// Orders `found` and splits off everything past the first `keep`: the
 /// returned vector holds the left-out entries, in no particular order. With a
 /// small `keep`, only the kept part is fully sorted.
-pub fn sort_and_split(found: &mut Vec<Found>, sort: SortBy, reverse: bool, keep: usize) -> Vec<Found> {
-    let cmp = |a: &Found, b: &Found| {
-        let order = sort.compare(a, b);
-        if reverse {
-            order.reverse()
-        } else {
-            order
-        }
-    };
+pub fn sort_and_split(found: &mut Vec<Found>, order: Order, keep: usize) -> Vec<Found> {
+    let cmp = |a: &Found, b: &Found| order.cmp(a.key(), b.key());
     if keep < found.len() {
         if keep > 0 {
             found.select_nth_unstable_by(keep - 1, cmp);
@@ -72,7 +94,7 @@ mod tests {
 
     fn order(sort: SortBy, reverse: bool, keep: usize) -> (Vec<String>, usize) {
         let mut v = sample();
-        let rest = sort_and_split(&mut v, sort, reverse, keep);
+        let rest = sort_and_split(&mut v, Order { by: sort, reverse }, keep);
         (v.into_iter().map(|x| x.path).collect(), rest.len())
     }
 
