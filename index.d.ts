@@ -67,6 +67,11 @@ export interface FindEntry {
   /** Bytes (0 for directories). */
   size: number
   mtimeMs: number
+  /**
+   * Only for a name that is not valid UTF-8 (Linux allows any bytes): the
+   * exact bytes of the relative path; `path` then holds the lossy text.
+   */
+  pathBytes?: number[]
 }
 
 export interface OmittedDir {

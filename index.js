@@ -159,10 +159,13 @@ const KINDS = ['file', 'dir', 'symlink']
 /** Builds entry objects from a slice of columns (see EntrySlice in src/lib.rs). */
 function addEntries(slice, entries) {
   if (slice.count === 0) return
+  const start = entries.length
   const paths = slice.paths.split('\0')
   for (let i = 0; i < slice.count; i++) {
     entries.push({ path: paths[i], type: KINDS[slice.kinds[i]], size: slice.sizes[i], mtimeMs: slice.mtimes[i] })
   }
+  // Names that are not valid UTF-8: `path` is lossy, `pathBytes` exact.
+  for (const { index, bytes } of slice.raw) entries[start + index].pathBytes = bytes
 }
 
 function addPaths(slice, paths) {

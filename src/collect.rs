@@ -44,7 +44,8 @@ impl<'a> Best<'a> {
     }
 
     /// Counts a match and keeps it if it may be among the best `limit`.
-    pub fn offer(&mut self, path: &str, kind: EntryKind, meta: Option<Meta>) {
+    /// `raw` is the name's bytes when it is not UTF-8 (see `Found::raw`).
+    pub fn offer(&mut self, path: &str, raw: Option<&[u8]>, kind: EntryKind, meta: Option<Meta>) {
         self.matched += 1;
         let dir = parent_dir(path);
         match self.per_dir.get_mut(dir) {
@@ -58,12 +59,12 @@ impl<'a> Best<'a> {
         }
         if let Some(cutoff) = &self.cutoff {
             let meta = meta.unwrap_or(Meta { size: 0, mtime_ms: 0.0 });
-            let key = SortKey { path, size: meta.size, mtime_ms: meta.mtime_ms };
+            let key = SortKey { bytes: raw.unwrap_or(path.as_bytes()), size: meta.size, mtime_ms: meta.mtime_ms };
             if self.order.cmp(key, cutoff.key()).is_ge() {
                 return;
             }
         }
-        self.kept.push(Found { path: path.to_string(), kind, meta });
+        self.kept.push(Found { path: path.to_string(), kind, meta, raw: raw.map(<[u8]>::to_vec) });
         if self.kept.len() >= self.limit.saturating_mul(2).max(1024) {
             self.compact();
         }
@@ -112,7 +113,7 @@ mod tests {
         {
             let mut best = Best::new(order, limit, &out);
             for (path, size) in items {
-                best.offer(path, EntryKind::File, Some(Meta { size: *size, mtime_ms: 0.0 }));
+                best.offer(path, None, EntryKind::File, Some(Meta { size: *size, mtime_ms: 0.0 }));
             }
         }
         out.into_inner().unwrap()

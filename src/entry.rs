@@ -70,15 +70,52 @@ fn mtime_ms(md: &std::fs::Metadata) -> f64 {
 }
 
 /// One matched entry. `path` is relative to the search directory, with `/`
-/// separators and no trailing slash.
+/// separators and no trailing slash; for a name that is not valid UTF-8 it
+/// is the lossy text, and `raw` holds the exact bytes.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Found {
     pub path: String,
     pub kind: EntryKind,
     pub meta: Option<Meta>,
+    /// The relative path's bytes, only when they are not valid UTF-8.
+    pub raw: Option<Vec<u8>>,
+}
+
+/// The bytes of `relative` when it is not valid UTF-8 (never on Windows,
+/// where names are UTF-16 and come out lossless enough to reopen).
+pub fn raw_bytes(relative: &std::path::Path) -> Option<&[u8]> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        relative.to_str().is_none().then(|| relative.as_os_str().as_bytes())
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = relative;
+        None
+    }
 }
 
 impl Found {
+    pub fn new(path: String, kind: EntryKind, meta: Option<Meta>) -> Self {
+        Found { path, kind, meta, raw: None }
+    }
+
+    /// The bytes the order compares: the real name, also when it is not UTF-8.
+    pub fn name_bytes(&self) -> &[u8] {
+        self.raw.as_deref().unwrap_or(self.path.as_bytes())
+    }
+
+    /// The path to open, relative to the search directory.
+    pub fn relative_path(&self) -> std::path::PathBuf {
+        #[cfg(unix)]
+        if let Some(raw) = &self.raw {
+            use std::os::unix::ffi::OsStrExt;
+            return std::path::PathBuf::from(std::ffi::OsStr::from_bytes(raw));
+        }
+        std::path::PathBuf::from(&self.path)
+    }
+
     pub fn size(&self) -> u64 {
         self.meta.map_or(0, |m| m.size)
     }

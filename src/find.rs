@@ -3,7 +3,7 @@
 
 use crate::cancel::Cancel;
 use crate::collect::{parent_dir, path_text, Best, Gathered};
-use crate::entry::{EntryKind, Found, Meta};
+use crate::entry::{raw_bytes, EntryKind, Found, Meta};
 use crate::error::{ErrorCode, Result};
 use crate::filter::Filters;
 use crate::hint;
@@ -67,7 +67,7 @@ pub fn select<'a>(
 ) -> impl Fn(&Path, EntryKind, &DirEntry) -> Option<Found> + Sync + 'a {
     move |relative, kind, entry| {
         let meta = admit(matcher, filters, stat, relative, kind, entry)?;
-        Some(Found { path: posix_string(relative), kind, meta })
+        Some(Found { path: posix_string(relative), kind, meta, raw: raw_bytes(relative).map(<[u8]>::to_vec) })
     }
 }
 
@@ -83,7 +83,7 @@ pub fn run(config: &FindConfig, cancel: &Cancel) -> Result<FindOutcome> {
         let mut best = Best::new(order, config.caps.limit, &gathered);
         move |relative: &Path, kind, entry: &DirEntry| {
             if let Some(meta) = admit(&config.matcher, &config.filters, stat, relative, kind, entry) {
-                best.offer(&path_text(relative), kind, meta);
+                best.offer(&path_text(relative), raw_bytes(relative), kind, meta);
             }
             None::<()>
         }
@@ -133,7 +133,7 @@ pub fn run(config: &FindConfig, cancel: &Cancel) -> Result<FindOutcome> {
 /// since the walk keeps zeros rather than being dropped from the count.
 fn fill_meta(root: &Path, found: &mut [Found]) {
     for f in found.iter_mut() {
-        if let Ok(md) = std::fs::symlink_metadata(root.join(&f.path)) {
+        if let Ok(md) = std::fs::symlink_metadata(root.join(f.relative_path())) {
             f.meta = Some(Meta::from_fs(f.kind, &md));
         }
     }
@@ -238,6 +238,24 @@ mod tests {
         assert!(hint.contains("`.cache/` (1, hidden; set `hidden: true`)"), "{hint}");
         let o = t.find(&[("pattern", text("**/*.nothing"))]).unwrap();
         assert_eq!(o.hint, None);
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn names_that_are_not_utf8_are_listed_with_their_bytes() {
+        use std::os::unix::ffi::OsStrExt;
+        let t = Tree::new("raw", &[("ok.txt", 1)]);
+        for name in [&b"caf\xe9.txt"[..], &b"caf\xe8.txt"[..]] {
+            fs::write(t.0.join(std::ffi::OsStr::from_bytes(name)), "x").unwrap();
+        }
+        let o = t.find(&[("pattern", text("*")), ("sortBy", text("name"))]).unwrap();
+        assert_eq!(o.entries.len(), 3);
+        let raw: Vec<&[u8]> = o.entries.iter().filter_map(|f| f.raw.as_deref()).collect();
+        assert_eq!(raw, [&b"caf\xe8.txt"[..], &b"caf\xe9.txt"[..]]);
+        assert_eq!(o.entries[0].path, "caf\u{fffd}.txt");
+        assert_eq!(o.entries[0].size(), 1, "metadata read through the real name");
+        let text = crate::render::render(&o);
+        assert!(text.contains("caf\u{fffd}.txt [name is not valid UTF-8]"), "{text}");
     }
 
     #[test]

@@ -39,6 +39,7 @@ pub struct JsFindEntry {
     pub kind: String,
     pub size: f64,
     pub mtime_ms: f64,
+    pub path_bytes: Option<Vec<u32>>,
 }
 
 #[napi(object, js_name = "OmittedDir")]
@@ -72,6 +73,14 @@ pub struct EntrySlice {
     pub kinds: Uint8Array,
     pub sizes: Float64Array,
     pub mtimes: Float64Array,
+    /// Entries whose names are not valid UTF-8: their index in this slice and bytes.
+    pub raw: Vec<RawName>,
+}
+
+#[napi(object, object_from_js = false)]
+pub struct RawName {
+    pub index: u32,
+    pub bytes: Vec<u32>,
 }
 
 /// `findFiles` paths, joined by NUL.
@@ -82,8 +91,12 @@ pub struct PathSlice {
 }
 
 fn entry_slice(found: impl Iterator<Item = Found>) -> EntrySlice {
-    let (mut paths, mut kinds, mut sizes, mut mtimes) = (String::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut paths, mut kinds, mut sizes, mut mtimes, mut raw) =
+        (String::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for f in found {
+        if let Some(bytes) = &f.raw {
+            raw.push(RawName { index: kinds.len() as u32, bytes: bytes.iter().map(|&b| u32::from(b)).collect() });
+        }
         if !kinds.is_empty() {
             paths.push('\0');
         }
@@ -102,6 +115,7 @@ fn entry_slice(found: impl Iterator<Item = Found>) -> EntrySlice {
         kinds: Uint8Array::new(kinds),
         sizes: Float64Array::new(sizes),
         mtimes: Float64Array::new(mtimes),
+        raw,
     }
 }
 
@@ -258,6 +272,7 @@ impl From<JsFindResult> for FindOutcome {
                     _ => EntryKind::File,
                 },
                 meta: Some(Meta { size: e.size.max(0.0) as u64, mtime_ms: e.mtime_ms }),
+                raw: e.path_bytes.map(|bytes| bytes.into_iter().map(|b| b as u8).collect()),
                 path: e.path,
             })
             .collect();

@@ -161,7 +161,7 @@ mod tests {
     }
 
     fn files(paths: &[&str]) -> Vec<Found> {
-        paths.iter().map(|p| Found { path: p.to_string(), kind: EntryKind::File, meta: None }).collect()
+        paths.iter().map(|p| Found::new(p.to_string(), EntryKind::File, None)).collect()
     }
 
     fn caps(limit: usize, max_bytes: Option<usize>) -> Caps {

@@ -10,15 +10,21 @@ pub fn header(path: &str) -> String {
     format!("Search directory: {path}")
 }
 
+/// Marks a line whose name is not valid UTF-8 (shown lossily).
+pub const NOT_UTF8: &str = " [name is not valid UTF-8]";
+
 /// Bytes of an entry's line, without its newline: directories end with `/`.
 pub fn entry_len(found: &Found) -> usize {
-    found.path.len() + usize::from(found.kind == EntryKind::Dir)
+    found.path.len() + usize::from(found.kind == EntryKind::Dir) + if found.raw.is_some() { NOT_UTF8.len() } else { 0 }
 }
 
 fn push_entry(out: &mut String, found: &Found) {
     out.push_str(&found.path);
     if found.kind == EntryKind::Dir {
         out.push('/');
+    }
+    if found.raw.is_some() {
+        out.push_str(NOT_UTF8);
     }
 }
 
@@ -92,7 +98,7 @@ mod tests {
     use crate::result::Truncation;
 
     fn found(path: &str, kind: EntryKind) -> Found {
-        Found { path: path.into(), kind, meta: None }
+        Found::new(path.into(), kind, None)
     }
 
     fn outcome() -> FindOutcome {

@@ -26,14 +26,15 @@ impl SortBy {
 /// compared before anything is allocated for it.
 #[derive(Debug, Clone, Copy)]
 pub struct SortKey<'a> {
-    pub path: &'a str,
+    /// The name's real bytes (see `Found::name_bytes`).
+    pub bytes: &'a [u8],
     pub size: u64,
     pub mtime_ms: f64,
 }
 
 impl Found {
     pub fn key(&self) -> SortKey<'_> {
-        SortKey { path: &self.path, size: self.size(), mtime_ms: self.mtime_ms() }
+        SortKey { bytes: self.name_bytes(), size: self.size(), mtime_ms: self.mtime_ms() }
     }
 }
 
@@ -46,7 +47,7 @@ pub struct Order {
 
 impl Order {
     pub fn cmp(self, a: SortKey, b: SortKey) -> Ordering {
-        let by_path = || a.path.as_bytes().cmp(b.path.as_bytes());
+        let by_path = || a.bytes.cmp(b.bytes);
         let order = match self.by {
             SortBy::Recent => b.mtime_ms.total_cmp(&a.mtime_ms).then_with(by_path),
             SortBy::Mtime => a.mtime_ms.total_cmp(&b.mtime_ms).then_with(by_path),
@@ -85,7 +86,7 @@ mod tests {
     use crate::entry::{EntryKind, Meta};
 
     fn f(path: &str, size: u64, mtime_ms: f64) -> Found {
-        Found { path: path.into(), kind: EntryKind::File, meta: Some(Meta { size, mtime_ms }) }
+        Found::new(path.into(), EntryKind::File, Some(Meta { size, mtime_ms }))
     }
 
     fn sample() -> Vec<Found> {

@@ -326,7 +326,7 @@ mod tests {
 
     fn paths(root: &Path, rules: &WalkRules) -> Vec<String> {
         let mut out: Vec<String> = walk(root, rules, &Cancel::never(), || {
-            |rel: &Path, kind, _: &DirEntry| Some(Found { path: rel.to_string_lossy().into_owned(), kind, meta: None })
+            |rel: &Path, kind, _: &DirEntry| Some(Found::new(rel.to_string_lossy().into_owned(), kind, None))
         })
         .unwrap()
         .found
