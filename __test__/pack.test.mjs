@@ -193,12 +193,17 @@ describe('npm pack, then npm install the tarball in a fresh project', { skip: NO
     assert.deepEqual(installed, ['agent-find'], 'the MCP SDK is an optional peer: not installed unless asked for')
   })
 
-  test("ESM: import { find } from 'agent-find' works", () => {
-    const script = path.join(project, 'esm.mjs')
-    fs.writeFileSync(script, ESM_SCRIPT)
+  /** Writes `source` into the project as `name`, runs it, and returns what it printed as JSON. */
+  function runInProject(name, source) {
+    const script = path.join(project, name)
+    fs.writeFileSync(script, source)
     const out = node([script], project)
     assert.equal(out.status, 0, out.stderr)
-    const r = JSON.parse(out.stdout)
+    return JSON.parse(out.stdout)
+  }
+
+  test("ESM: import { find } from 'agent-find' works", () => {
+    const r = runInProject('esm.mjs', ESM_SCRIPT)
     assert.equal(r.text, `Search directory: ${path.join(project, 'data')}\na.txt\ndeep/b.txt`)
     assert.deepEqual(r.files, [path.join(project, 'data', 'a.txt'), path.join(project, 'data', 'deep', 'b.txt')])
     assert.equal(r.hits, 'a.txt:1: hello')
@@ -212,11 +217,7 @@ describe('npm pack, then npm install the tarball in a fresh project', { skip: NO
   })
 
   test("CJS: require('agent-find') works, the same module as the ESM entry", () => {
-    const script = path.join(project, 'cjs.cjs')
-    fs.writeFileSync(script, CJS_SCRIPT)
-    const out = node([script], project)
-    assert.equal(out.status, 0, out.stderr)
-    const r = JSON.parse(out.stdout)
+    const r = runInProject('cjs.cjs', CJS_SCRIPT)
     assert.equal(r.text, `Search directory: ${path.join(project, 'data')}\na.txt\ndeep/b.txt`)
     assert.equal(r.sameAsEsm, true)
     assert.equal(r.resolved, path.join(project, 'node_modules', 'agent-find', 'index.js'))
