@@ -199,8 +199,8 @@ impl RunOutput {
 /// Entries (or paths) per slice handed to JS. Turning Rust values into JS
 /// values happens on the event loop, so a large answer crosses in slices
 /// with a turn of the loop between them.
-const ENTRIES_PER_SLICE: usize = 5_000;
-const PATHS_PER_SLICE: usize = 20_000;
+const ENTRIES_PER_SLICE: usize = 2_000;
+const PATHS_PER_SLICE: usize = 10_000;
 
 enum Pending {
     Entries(std::vec::IntoIter<Found>),
