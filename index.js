@@ -214,7 +214,8 @@ async function runPlan(tool, purpose, options) {
   const onAbort = () => plan.cancel()
   if (signal) signal.addEventListener('abort', onAbort, { once: true })
   try {
-    const out = await plan.run()
+    // A call waiting for a walk slot still rejects as soon as it is aborted.
+    const out = await untilAborted(plan.run(), signal)
     if (out.error) throw new FindFilesError(out.error.code, out.error.message)
     return out
   } finally {

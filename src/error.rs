@@ -75,3 +75,16 @@ impl fmt::Display for FindError {
 impl std::error::Error for FindError {}
 
 pub type Result<T, E = FindError> = std::result::Result<T, E>;
+
+/// `text` cut to about `max` bytes (on a character boundary) for quoting in a
+/// message: a model reads these, and inputs can be megabytes long.
+pub fn clip(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
+    if text.len() <= max {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    std::borrow::Cow::Owned(format!("{}… ({} bytes in all)", &text[..end], text.len()))
+}

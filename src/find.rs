@@ -55,7 +55,14 @@ pub fn admit(
     if !stat {
         return Some(None);
     }
-    let meta = Meta::from_fs(kind, &entry.metadata().ok()?);
+    // An entry that vanished is skipped; one whose metadata cannot be read
+    // (a folder listable but not enterable) is kept with zeros, as every
+    // order then lists the same entries.
+    let meta = match entry.metadata() {
+        Ok(md) => Meta::from_fs(kind, &md),
+        Err(e) if e.io_error().is_some_and(|io| io.kind() == std::io::ErrorKind::NotFound) => return None,
+        Err(_) => Meta { size: 0, mtime_ms: 0.0 },
+    };
     filters.accepts_meta(&meta).then_some(Some(meta))
 }
 

@@ -447,6 +447,9 @@ impl Plan {
                 Ok(job) => job,
                 Err(e) => return Ok(failed(e)),
             };
+            let Ok(_slot) = walk_slots().acquire().await else {
+                return Ok(failed(FindError::new(ErrorCode::FsError, "internal error in agent-find: no walk slot")));
+            };
             let work = tokio::task::spawn_blocking(move || run_job(&job, flag));
             Ok(work.await.unwrap_or_else(|join| {
                 failed(FindError::new(
@@ -456,6 +459,15 @@ impl Plan {
             }))
         })
     }
+}
+
+/// How many calls walk at once; the others wait their turn. Each walk uses
+/// every core already, so more at once only adds threads and memory (200
+/// concurrent calls ran ~270 threads and starved the event loop for seconds).
+fn walk_slots() -> &'static tokio::sync::Semaphore {
+    static SLOTS: std::sync::OnceLock<tokio::sync::Semaphore> = std::sync::OnceLock::new();
+    SLOTS
+        .get_or_init(|| tokio::sync::Semaphore::new(std::thread::available_parallelism().map_or(2, |n| n.get()).max(2)))
 }
 
 /// Runs on tokio's blocking pool.

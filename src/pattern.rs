@@ -15,6 +15,9 @@ use regex::bytes::{Regex, RegexBuilder};
 use std::ffi::OsStr;
 use std::path::Path;
 
+/// The longest pattern (glob or regex) accepted.
+pub const MAX_PATTERN_BYTES: usize = 16 * 1024;
+
 /// How `pattern` is read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PatternMode {
@@ -44,6 +47,14 @@ impl NameMatcher {
             return Err(FindError::invalid_argument(
                 "`pattern` is empty: pass a glob such as '**/*.ts' (or a regex with `regex: true`)",
             ));
+        }
+        // globset panics when a glob's regex outgrows its size limit; refuse
+        // long patterns before that can happen.
+        if pattern.len() > MAX_PATTERN_BYTES {
+            return Err(FindError::invalid_pattern(format!(
+                "pattern is {} bytes long; the limit is {MAX_PATTERN_BYTES}: write a shorter glob or regex",
+                pattern.len()
+            )));
         }
         if mode == PatternMode::BaseRegex {
             let regex = RegexBuilder::new(pattern).case_insensitive(!case_sensitive).build().map_err(|e| {
@@ -125,7 +136,8 @@ fn compile_glob(glob: &str, original: &str, case_sensitive: bool) -> Result<Glob
                 .map(|at| format!(" (the bracket at character {} of '{glob}' is never closed)", at + 1))
                 .unwrap_or_default();
             FindError::invalid_pattern(format!(
-                "invalid glob '{original}': {}{place}. Escape a literal '[', '{{' or '*' as '[[]', '[{{]', '[*]'",
+                "invalid glob '{}': {}{place}. Escape a literal '[', '{{' or '*' as '[[]', '[{{]', '[*]'",
+                crate::error::clip(original, 200),
                 e.kind()
             ))
         })
@@ -358,6 +370,17 @@ mod tests {
         let e = NameMatcher::new("(unclosed", PatternMode::BaseRegex, false).unwrap_err();
         assert_eq!(e.code, ErrorCode::InvalidPattern);
         assert!(e.message.contains("regex"), "{}", e.message);
+    }
+
+    #[test]
+    fn overlong_patterns_are_refused_not_compiled() {
+        let long = "a".repeat(MAX_PATTERN_BYTES + 1);
+        for mode in [PatternMode::PathGlob, PatternMode::BaseGlob, PatternMode::BaseRegex] {
+            let e = NameMatcher::new(&long, mode, false).unwrap_err();
+            assert_eq!(e.code, ErrorCode::InvalidPattern);
+            assert!(e.message.len() < 200, "{}", e.message.len());
+        }
+        assert!(NameMatcher::new(&"**/".repeat(5000), PatternMode::PathGlob, false).is_ok());
     }
 
     #[test]

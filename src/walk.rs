@@ -109,7 +109,7 @@ where
         .require_git(in_repository)
         .parents(in_repository)
         .follow_links(false)
-        .max_depth(rules.max_depth.map(|d| d + 1))
+        .max_depth(rules.max_depth.map(|d| d.saturating_add(1)))
         .threads(thread_count());
     let skipped = Arc::new(Mutex::new(Vec::new()));
     let excludes = Excludes::new(rules)?;

@@ -20,7 +20,8 @@ pub fn size_from_number(name: &str, n: f64) -> Result<u64> {
 pub fn size_from_text(name: &str, text: &str) -> Result<u64> {
     let bad = || {
         FindError::invalid_argument(format!(
-            "`{name}` must be a byte count or a size such as '10KB', '1.5MB', '2GB' (1024-based); got '{text}'"
+            "`{name}` must be a byte count or a size such as '10KB', '1.5MB', '2GB' (1024-based); got '{}'",
+            crate::error::clip(text, 100)
         ))
     };
     let trimmed = text.trim();

@@ -26,7 +26,8 @@ pub fn since_from_text(text: &str, now_ms: EpochMs) -> Result<EpochMs> {
     }
     parse_iso_ms(trimmed).ok_or_else(|| {
         FindError::invalid_argument(format!(
-            "`modifiedSince` must be an ISO date or date-time ('2024-05-01', '2024-05-01T12:00:00Z'), epoch milliseconds, or an age such as '30m', '1h', '24h', '7d'; got '{text}'"
+            "`modifiedSince` must be an ISO date or date-time ('2024-05-01', '2024-05-01T12:00:00Z'), epoch milliseconds, or an age such as '30m', '1h', '24h', '7d'; got '{}'",
+            crate::error::clip(text, 100)
         ))
     })
 }

@@ -96,6 +96,8 @@ pub struct SearchOutcome {
 /// One file that matched, as a walker thread reports it.
 struct Hit {
     path: String,
+    /// The path to open (the real name, also when it is not UTF-8).
+    relative: std::path::PathBuf,
     count: u64,
     mtime_ms: f64,
 }
@@ -130,7 +132,7 @@ pub fn run(config: &SearchConfig, cancel: &Cancel) -> Result<SearchOutcome> {
                 return None;
             }
             let mtime_ms = if newest_first { Meta::from_fs(kind, &entry.metadata().ok()?).mtime_ms } else { 0.0 };
-            Some(Hit { path: posix_string(relative), count, mtime_ms })
+            Some(Hit { path: posix_string(relative), relative: relative.to_path_buf(), count, mtime_ms })
         }
     })?;
     let mut hits = walked.found;
@@ -171,7 +173,7 @@ fn first_lines(root: &Path, regex: &RegexMatcher, hits: &[Hit], max: usize, canc
             break;
         }
         cancel.check()?;
-        let scan = scan_file(&mut searcher, regex, &root.join(&hit.path), Scan::Lines(max - out.len()));
+        let scan = scan_file(&mut searcher, regex, &root.join(&hit.relative), Scan::Lines(max - out.len()));
         let FileScan { lines, .. } = scan.unwrap_or_default();
         out.extend(lines.into_iter().map(|LineHit { line, text }| LineMatch { file: hit.path.clone(), line, text }));
     }
