@@ -118,3 +118,15 @@ test('search subcommand: bad usage exits 2, other errors 1', () => {
   assert.equal(missing.status, 1)
   assert.match(missing.stderr, /^agent-find: not-found: /)
 })
+
+test('a reader closing the pipe early is not an error', () => {
+  for (let i = 0; i < 3000; i++) fs.writeFileSync(path.join(dir, `many-${i}.txt`), '')
+  try {
+    // --json makes the answer larger than a pipe's buffer, so the writer meets the closed pipe.
+    const r = spawnSync('bash', ['-c', `"${process.execPath}" "${BIN}" '*.txt' --limit 3000 --max-bytes Infinity --json | head -1; echo "status=\${PIPESTATUS[0]}"`], { cwd: dir, encoding: 'utf8' })
+    assert.equal(r.stdout, '{\nstatus=0\n')
+    assert.doesNotMatch(r.stderr, /EPIPE|Error/)
+  } finally {
+    for (let i = 0; i < 3000; i++) fs.rmSync(path.join(dir, `many-${i}.txt`))
+  }
+})

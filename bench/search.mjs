@@ -75,7 +75,7 @@ function rgCount(regex, root, ignoreCase) {
 }
 
 export async function benchSearch() {
-  const root = path.join(here, '.trees', 'search')
+  const root = path.join(here, '.trees', `search-${FILES}`)
   makeTree(root, FILES)
   const haveRg = ensureRipgrep()
   const queries = [

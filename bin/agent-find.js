@@ -70,6 +70,12 @@ const SHARED_FLAGS = {
 
 const USAGE_CODES = new Set(['invalid-argument', 'invalid-pattern'])
 
+// A reader that closed the pipe early (`agent-find ... | head -1`) has all it wanted.
+process.stdout.on('error', (err) => {
+  if (err.code === 'EPIPE') process.exit(0)
+  throw err
+})
+
 function fail(code, message, status) {
   process.stderr.write(`agent-find: ${code}: ${message}\n`)
   process.exitCode = status
