@@ -2,7 +2,7 @@
 //! option's name and returns its value or an `invalid-argument` error that
 //! names the option, says what it must be and what it got.
 
-use crate::error::{FindError, Result};
+use crate::error::{clip, FindError, Result};
 use crate::filter::size;
 
 /// A JS value, as far as options need to see it.
@@ -88,11 +88,9 @@ impl<'a> Reader<'a> {
         let listed = || choices.iter().map(|(k, _)| format!("'{k}'")).collect::<Vec<_>>().join(", ");
         match self.get(name) {
             Value::Absent => Ok(default),
-            Value::Text(t) => {
-                choices.iter().find(|(k, _)| k == t).map(|&(_, v)| v).ok_or_else(|| {
-                    FindError::invalid_argument(format!("`{name}` must be one of {}; got '{t}'", listed()))
-                })
-            }
+            Value::Text(t) => choices.iter().find(|(k, _)| k == t).map(|&(_, v)| v).ok_or_else(|| {
+                FindError::invalid_argument(format!("`{name}` must be one of {}; got '{}'", listed(), clip(t, 100)))
+            }),
             other => Err(wrong(name, &format!("one of {}", listed()), other)),
         }
     }
@@ -135,7 +133,8 @@ impl<'a> Reader<'a> {
     pub fn only(&self, known: &[&str]) -> Result<()> {
         match self.fields.iter().find(|(k, _)| !known.contains(&k.as_str())) {
             Some((unknown, _)) => Err(FindError::invalid_argument(format!(
-                "unknown option `{unknown}`; the options are: {}, signal, policy, approve",
+                "unknown option `{}`; the options are: {}, signal, policy, approve",
+                clip(unknown, 100),
                 known.join(", ")
             ))),
             None => Ok(()),

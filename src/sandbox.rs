@@ -3,7 +3,7 @@
 //! symlinks), and opening the search directory with the contract's errors.
 
 use crate::args::Reader;
-use crate::error::{ErrorCode, FindError, Result};
+use crate::error::{clip, ErrorCode, FindError, Result};
 use std::io::ErrorKind;
 use std::path::{Component, Path, PathBuf};
 
@@ -130,19 +130,19 @@ pub fn check_roots(logical: &Path, roots: &[PathBuf]) -> Result<()> {
     if inside_lexically && inside_really {
         return Ok(());
     }
-    let listed = roots.iter().map(|r| format!("`{}`", r.display())).collect::<Vec<_>>().join(", ");
+    let listed = roots.iter().map(|r| format!("`{}`", clip(&r.to_string_lossy(), 300))).collect::<Vec<_>>().join(", ");
     let via_link = if inside_lexically { " (through a symlink)" } else { "" };
     Err(FindError::new(
         ErrorCode::OutsideRoot,
         if roots.is_empty() {
             format!(
                 "`{}` is outside the allowed roots: `roots` is empty, so no path may be searched",
-                logical.display()
+                clip(&logical.to_string_lossy(), 300)
             )
         } else {
             format!(
                 "`{}` resolves outside the allowed roots{via_link}: {listed}; pass a `path` inside one of them",
-                logical.display()
+                clip(&logical.to_string_lossy(), 300)
             )
         },
     ))
@@ -151,7 +151,7 @@ pub fn check_roots(logical: &Path, roots: &[PathBuf]) -> Result<()> {
 /// Checks that the search path is a readable directory and returns its real
 /// path, which is what gets walked (a symlinked root is walked once, as itself).
 pub fn open_search_dir(logical: &Path) -> Result<PathBuf> {
-    let shown = logical.display();
+    let shown = clip(&logical.to_string_lossy(), 300).into_owned();
     let md = std::fs::metadata(logical).map_err(|e| match e.kind() {
         ErrorKind::NotFound => FindError::new(
             ErrorCode::NotFound,
