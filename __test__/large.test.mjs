@@ -5,6 +5,7 @@ import assert from 'node:assert/strict'
 
 import { find, findFiles, formatFindResult } from '../index.mjs'
 import { makeTmp, removeTmp, buildBigTree } from './helpers.mjs'
+import { worstLoopGap as worstGap } from './hostile-helpers.mjs'
 
 let tmp
 let tree
@@ -15,23 +16,6 @@ before(() => {
 })
 
 after(() => removeTmp(tmp))
-
-/** Runs `fn` while a 1 ms interval timer measures the longest pause of the event loop. */
-async function worstGap(fn) {
-  let last = performance.now()
-  let worst = 0
-  const timer = setInterval(() => {
-    const now = performance.now()
-    worst = Math.max(worst, now - last)
-    last = now
-  }, 1)
-  try {
-    const value = await fn()
-    return { value, worst }
-  } finally {
-    clearInterval(timer)
-  }
-}
 
 test('find with no caps returns all 50,000 entries, in order, without stalling the loop', async (t) => {
   const { value: r, worst } = await worstGap(() =>
