@@ -8,7 +8,7 @@ import path from 'node:path'
 import { describe, test } from 'node:test'
 
 import { FindFilesError, find } from '../index.mjs'
-import { REPO, paths, rejectsWith, sortedPaths, tmpTree } from './helpers.mjs'
+import { NOBODY, REPO, cannotRunAsNobody, paths, rejectsWith, sortedPaths, tmpTree } from './helpers.mjs'
 
 // A cwd that does not exist: a call that got past validation would fail
 // with not-found here instead of walking anything.
@@ -255,7 +255,6 @@ describe('fs-error and odd paths', () => {
 })
 
 describe('permission-denied from the OS (run as nobody)', () => {
-  const NOBODY = ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups']
 
   /** Runs `find(opts)` as uid 65534 in a child; returns { ok, result } or { ok: false, code, message }. */
   function findAsNobody(opts) {
@@ -267,16 +266,6 @@ describe('permission-denied from the OS (run as nobody)', () => {
     const out = spawnSync(NOBODY[0], [...NOBODY.slice(1), process.execPath, '-e', script], { encoding: 'utf8', timeout: 20_000 })
     assert.equal(out.status, 0, `child failed: ${out.stderr}`)
     return JSON.parse(out.stdout)
-  }
-
-  /** Why the test cannot run as nobody here, or null when it can. */
-  function cannotRunAsNobody() {
-    if (process.platform !== 'linux') return 'not Linux'
-    if (typeof process.getuid !== 'function' || process.getuid() !== 0) return 'not running as root, cannot switch to nobody'
-    const probe = spawnSync(NOBODY[0], [...NOBODY.slice(1), process.execPath, '-e', `require(${JSON.stringify(path.join(REPO, 'index.js'))})`], { encoding: 'utf8', timeout: 20_000 })
-    if (probe.error) return `setpriv unavailable: ${probe.error.message}`
-    if (probe.status !== 0) return `nobody cannot load the addon from ${REPO}: ${probe.stderr.trim().split('\n')[0]}`
-    return null
   }
 
   function lockedTree(t) {

@@ -1,7 +1,7 @@
 // Shared helpers for the agent-find test suite: temp trees, git, big trees,
 // and assertions on FindFilesError rejections.
 import assert from 'node:assert/strict'
-import { execFileSync } from 'node:child_process'
+import { execFileSync, spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -142,3 +142,16 @@ export async function rejectsWith(promiseOrFn, code, ...messages) {
 
 /** Byte length of a string as UTF-8. */
 export const bytes = (text) => Buffer.byteLength(text, 'utf8')
+
+/** setpriv arguments that run a command as uid/gid 65534 (nobody). */
+export const NOBODY = ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups']
+
+/** Why searches cannot run as uid 65534 here, or null when they can. */
+export function cannotRunAsNobody() {
+  if (process.platform !== 'linux') return 'not Linux'
+  if (typeof process.getuid !== 'function' || process.getuid() !== 0) return 'not running as root, cannot switch to nobody'
+  const probe = spawnSync(NOBODY[0], [...NOBODY.slice(1), process.execPath, '-e', `require(${JSON.stringify(path.join(REPO, 'index.js'))})`], { encoding: 'utf8', timeout: 20_000 })
+  if (probe.error) return `setpriv unavailable: ${probe.error.message}`
+  if (probe.status !== 0) return `nobody cannot load the addon from ${REPO}: ${probe.stderr.trim().split('\n')[0]}`
+  return null
+}

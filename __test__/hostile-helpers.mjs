@@ -8,7 +8,7 @@ import path from 'node:path'
 import v8 from 'node:v8'
 import vm from 'node:vm'
 
-import { REPO, makeTmp } from './helpers.mjs'
+import { NOBODY, REPO, cannotRunAsNobody, makeTmp } from './helpers.mjs'
 
 /**
  * A fresh temp dir for big generated trees: on /dev/shm when it is a tmpfs
@@ -88,17 +88,7 @@ export function removeDeep(dir) {
   execFileSync('rm', ['-rf', '--one-file-system', dir])
 }
 
-export const NOBODY = ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups']
-
-/** Why searches cannot run as uid 65534 here, or null when they can. */
-export function cannotRunAsNobody() {
-  if (process.platform !== 'linux') return 'not Linux'
-  if (typeof process.getuid !== 'function' || process.getuid() !== 0) return 'not running as root, cannot switch to nobody'
-  const probe = spawnSync(NOBODY[0], [...NOBODY.slice(1), process.execPath, '-e', `require(${JSON.stringify(path.join(REPO, 'index.js'))})`], { encoding: 'utf8', timeout: 20_000 })
-  if (probe.error) return `setpriv unavailable: ${probe.error.message}`
-  if (probe.status !== 0) return `nobody cannot load the addon from ${REPO}: ${probe.stderr.trim().split('\n')[0]}`
-  return null
-}
+export { NOBODY, cannotRunAsNobody }
 
 /**
  * Runs `(af) => promise` (source text; `af` is the package) as uid 65534 in a
