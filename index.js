@@ -227,6 +227,11 @@ async function find(first, second) {
   return findResult(await runPlan('find', 'find', callOptions(first, second)))
 }
 
+/** The model text of a `find`, rendered natively (no object per entry): for the CLI. */
+async function findText(options) {
+  return (await runPlan('find', 'findText', callOptions(options))).text
+}
+
 /** findFiles with a whole options object (cwd, roots, policy...): for createTools. */
 async function findFilesWith(options) {
   return allPaths(await runPlan('find_files', 'findFiles', options))
@@ -269,3 +274,5 @@ const core = { find, findFiles, searchFiles, formatFindResult, formatSearchResul
 const { toolDefinitions, openaiTool, anthropicTool, vercelTool, createTools } = require('./tools.js').bind({ ...core, findFilesWith })
 
 module.exports = { ...core, toolDefinitions, openaiTool, anthropicTool, vercelTool, createTools }
+// Internal, for bin/agent-find.js: not part of the public surface.
+Object.defineProperty(module.exports, 'findText', { value: findText, enumerable: false })

@@ -8,7 +8,7 @@
 // leads the line on stderr.
 
 const { parseArgs } = require('node:util')
-const { find, formatFindResult, searchFiles, formatSearchResult, FindFilesError } = require('..')
+const { find, findText, formatFindResult, searchFiles, formatSearchResult, FindFilesError } = require('..')
 
 const USAGE = `Usage: agent-find <pattern> [path] [options]
 
@@ -170,6 +170,8 @@ const COMMANDS = {
     options: findOptions,
     run: find,
     format: formatFindResult,
+    // Without --json the text is rendered natively: no object per entry.
+    runText: findText,
   },
   search: {
     usage: SEARCH_USAGE,
@@ -201,7 +203,9 @@ async function main(argv) {
   if (values.help) return void process.stdout.write(`${command.usage}\n`)
   if (values.version) return void process.stdout.write(`${require('../package.json').version}\n`)
   try {
-    const result = await command.run(command.options(values, positionals))
+    const options = command.options(values, positionals)
+    if (!values.json && command.runText) return void process.stdout.write(`${await command.runText(options)}\n`)
+    const result = await command.run(options)
     process.stdout.write(values.json ? `${JSON.stringify(result, null, 2)}\n` : `${command.format(result)}\n`)
   } catch (err) {
     if (err instanceof FindFilesError) return fail(err.code, err.message, USAGE_CODES.has(err.code) ? 2 : 1)

@@ -35,12 +35,17 @@ pub struct Best<'a> {
     cutoff: Option<Found>,
     matched: usize,
     per_dir: HashMap<String, usize>,
+    /// The folder of the last match and its count not yet in `per_dir`: a
+    /// walker thread lists a folder's entries together, so most matches
+    /// only compare a string instead of hashing one.
+    current_dir: (String, usize),
     out: &'a Mutex<Gathered>,
 }
 
 impl<'a> Best<'a> {
     pub fn new(order: Order, limit: usize, out: &'a Mutex<Gathered>) -> Self {
-        Best { order, limit, kept: Vec::new(), cutoff: None, matched: 0, per_dir: HashMap::new(), out }
+        let current_dir = (String::new(), 0);
+        Best { order, limit, kept: Vec::new(), cutoff: None, matched: 0, per_dir: HashMap::new(), current_dir, out }
     }
 
     /// Counts a match and keeps it if it may be among the best `limit`.
@@ -48,12 +53,11 @@ impl<'a> Best<'a> {
     pub fn offer(&mut self, path: &str, raw: Option<&[u8]>, kind: EntryKind, meta: Option<Meta>) {
         self.matched += 1;
         let dir = parent_dir(path);
-        match self.per_dir.get_mut(dir) {
-            Some(n) => *n += 1,
-            None => {
-                self.per_dir.insert(dir.to_string(), 1);
-            }
+        if self.current_dir.0 != dir {
+            self.flush_dir_count();
+            dir.clone_into(&mut self.current_dir.0);
         }
+        self.current_dir.1 += 1;
         if self.limit == 0 {
             return;
         }
@@ -67,6 +71,19 @@ impl<'a> Best<'a> {
         self.kept.push(Found { path: path.to_string(), kind, meta, raw: raw.map(<[u8]>::to_vec) });
         if self.kept.len() >= self.limit.saturating_mul(2).max(1024) {
             self.compact();
+        }
+    }
+
+    fn flush_dir_count(&mut self) {
+        let (dir, n) = &mut self.current_dir;
+        if *n > 0 {
+            match self.per_dir.get_mut(dir.as_str()) {
+                Some(total) => *total += *n,
+                None => {
+                    self.per_dir.insert(dir.clone(), *n);
+                }
+            }
+            *n = 0;
         }
     }
 
@@ -84,6 +101,7 @@ impl<'a> Best<'a> {
 impl Drop for Best<'_> {
     fn drop(&mut self) {
         self.compact();
+        self.flush_dir_count();
         let mut out = self.out.lock().unwrap_or_else(|p| p.into_inner());
         out.best.append(&mut self.kept);
         out.matched += self.matched;

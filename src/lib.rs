@@ -179,12 +179,14 @@ pub struct JsSearchResult {
     pub notice: Option<String>,
 }
 
-/// What `Plan.run` resolves to: one of `result`, `paths`, `search`, `error`,
-/// and with a large `result` or `paths`, `remaining` for the rest.
+/// What `Plan.run` resolves to: one of `result`, `paths`, `text`, `search`,
+/// `error`, and with a large `result` or `paths`, `remaining` for the rest.
 #[napi(object, object_from_js = false)]
 pub struct RunOutput {
     pub result: Option<FindOutput>,
     pub paths: Option<PathSlice>,
+    /// The model text of a `find` (purpose `"findText"`, for the CLI).
+    pub text: Option<String>,
     pub search: Option<JsSearchResult>,
     pub error: Option<Failure>,
     pub remaining: Option<Remaining>,
@@ -192,7 +194,7 @@ pub struct RunOutput {
 
 impl RunOutput {
     fn empty() -> Self {
-        RunOutput { result: None, paths: None, search: None, error: None, remaining: None }
+        RunOutput { result: None, paths: None, text: None, search: None, error: None, remaining: None }
     }
 }
 
@@ -390,8 +392,20 @@ fn read_options(options: &Unknown) -> std::result::Result<Vec<(String, Value)>, 
 /// What a plan runs.
 #[derive(Clone)]
 enum Job {
-    Find(Arc<FindConfig>, Purpose),
+    Find(Arc<FindConfig>, Answer),
     Search(Arc<SearchConfig>),
+}
+
+/// The shape a find's answer crosses into JS in.
+#[derive(Clone, Copy)]
+enum Answer {
+    /// A `FindResult`, entries in columnar slices.
+    Entries,
+    /// `findFiles`: absolute paths.
+    Paths,
+    /// The model text alone, rendered here: the CLI prints it without making
+    /// an object per entry.
+    Text,
 }
 
 /// A validated call, ready to run once: the JS wrapper asks the policy about
@@ -404,15 +418,23 @@ pub struct Plan {
 
 #[napi]
 impl Plan {
-    /// `purpose` is `"find"`, `"findFiles"` or `"search"`. Never throws: see `error`.
+    /// `purpose` is `"find"`, `"findText"`, `"findFiles"` or `"search"`. Never throws: see `error`.
     #[napi(constructor, catch_unwind)]
     pub fn new(options: Unknown, purpose: String) -> Self {
-        let job = read_options(&options).and_then(|fields| match purpose.as_str() {
-            "search" => search::options::parse(&fields).map(|c| Job::Search(Arc::new(c))),
-            "findFiles" => {
-                options::parse(&fields, Purpose::FindFiles).map(|c| Job::Find(Arc::new(c), Purpose::FindFiles))
+        let job = read_options(&options).and_then(|fields| {
+            let find = |purpose, answer| {
+                options::parse(&fields, purpose).map(|mut c| {
+                    // The text shows no size or date: read them only where a filter or the order needs them.
+                    c.want_meta &= !matches!(answer, Answer::Text);
+                    Job::Find(Arc::new(c), answer)
+                })
+            };
+            match purpose.as_str() {
+                "search" => search::options::parse(&fields).map(|c| Job::Search(Arc::new(c))),
+                "findFiles" => find(Purpose::FindFiles, Answer::Paths),
+                "findText" => find(Purpose::Find, Answer::Text),
+                _ => find(Purpose::Find, Answer::Entries),
             }
-            _ => options::parse(&fields, Purpose::Find).map(|c| Job::Find(Arc::new(c), Purpose::Find)),
         });
         Plan { job, flag: CancelFlag::default() }
     }
@@ -473,14 +495,15 @@ fn walk_slots() -> &'static tokio::sync::Semaphore {
 /// Runs on tokio's blocking pool.
 fn run_job(job: &Job, flag: CancelFlag) -> RunOutput {
     let done = match job {
-        Job::Find(config, purpose) => {
+        Job::Find(config, answer) => {
             let cancel = Cancel::new(flag, config.timeout_ms);
-            find::run(config, &cancel).map(|outcome| match purpose {
-                Purpose::Find => {
+            find::run(config, &cancel).map(|outcome| match answer {
+                Answer::Entries => {
                     let (result, remaining) = find_output(outcome);
                     RunOutput { result: Some(result), remaining, ..RunOutput::empty() }
                 }
-                Purpose::FindFiles => {
+                Answer::Text => RunOutput { text: Some(render::render(&outcome)), ..RunOutput::empty() },
+                Answer::Paths => {
                     let root = &config.scope.logical_path;
                     let paths: Vec<String> =
                         outcome.entries.iter().map(|f| root.join(&f.path).to_string_lossy().into_owned()).collect();
