@@ -12,8 +12,7 @@ use crate::pattern::NameMatcher;
 use crate::result::FindOutcome;
 use crate::sandbox::Scope;
 use crate::sort::{sort_and_split, Order, SortBy};
-use crate::walk::{posix_string, walk, WalkRules};
-use ignore::DirEntry;
+use crate::walk::{posix_string, walk, Entry, Root, WalkRules};
 use std::path::Path;
 use std::sync::Mutex;
 
@@ -47,7 +46,7 @@ pub fn admit(
     stat: bool,
     relative: &Path,
     kind: EntryKind,
-    entry: &DirEntry,
+    entry: &Entry,
 ) -> Option<Option<Meta>> {
     if !filters.kind.accepts(kind) || !matcher.is_match(relative) {
         return None;
@@ -58,9 +57,9 @@ pub fn admit(
     // An entry that vanished is skipped; one whose metadata cannot be read
     // (a folder listable but not enterable) is kept with zeros, as every
     // order then lists the same entries.
-    let meta = match entry.metadata() {
-        Ok(md) => Meta::from_fs(kind, &md),
-        Err(e) if e.io_error().is_some_and(|io| io.kind() == std::io::ErrorKind::NotFound) => return None,
+    let meta = match entry.stat() {
+        Ok(st) => st.meta,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
         Err(_) => Meta { size: 0, mtime_ms: 0.0 },
     };
     filters.accepts_meta(&meta).then_some(Some(meta))
@@ -71,7 +70,7 @@ pub fn select<'a>(
     matcher: &'a NameMatcher,
     filters: &'a Filters,
     stat: bool,
-) -> impl Fn(&Path, EntryKind, &DirEntry) -> Option<Found> + Sync + 'a {
+) -> impl Fn(&Path, EntryKind, &Entry) -> Option<Found> + Sync + 'a {
     move |relative, kind, entry| {
         let meta = admit(matcher, filters, stat, relative, kind, entry)?;
         Some(Found { path: posix_string(relative), kind, meta, raw: raw_bytes(relative).map(<[u8]>::to_vec) })
@@ -88,7 +87,7 @@ pub fn run(config: &FindConfig, cancel: &Cancel) -> Result<FindOutcome> {
     let gathered = Mutex::new(Gathered::default());
     walk(&root, &config.rules, cancel, || {
         let mut best = Best::new(order, config.caps.limit, &gathered);
-        move |relative: &Path, kind, entry: &DirEntry| {
+        move |relative: &Path, kind, entry: &Entry| {
             if let Some(meta) = admit(&config.matcher, &config.filters, stat, relative, kind, entry) {
                 best.offer(&path_text(relative), raw_bytes(relative), kind, meta);
             }
@@ -138,10 +137,10 @@ pub fn run(config: &FindConfig, cancel: &Cancel) -> Result<FindOutcome> {
 
 /// Reads size and mtime for the returned page only. An entry that vanished
 /// since the walk keeps zeros rather than being dropped from the count.
-fn fill_meta(root: &Path, found: &mut [Found]) {
+fn fill_meta(root: &Root, found: &mut [Found]) {
     for f in found.iter_mut() {
-        if let Ok(md) = std::fs::symlink_metadata(root.join(f.relative_path())) {
-            f.meta = Some(Meta::from_fs(f.kind, &md));
+        if let Ok(st) = root.dir.stat_beneath(&f.relative_path()) {
+            f.meta = Some(st.meta);
         }
     }
 }

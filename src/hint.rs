@@ -9,8 +9,7 @@ use crate::error::Result;
 use crate::filter::TypeFilter;
 use crate::find::{select, FindConfig};
 use crate::pattern::PatternMode;
-use crate::walk::{posix_string, walk, Excludes};
-use ignore::DirEntry;
+use crate::walk::{posix_string, walk, Entry, Excludes, Root};
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
@@ -46,7 +45,7 @@ fn noun(kind: TypeFilter, n: usize) -> &'static str {
 }
 
 /// Called only when a search matched nothing; walks again as needed.
-pub fn explain_no_match(config: &FindConfig, root: &Path, cancel: &Cancel) -> Result<Option<String>> {
+pub fn explain_no_match(config: &FindConfig, root: &Root, cancel: &Cancel) -> Result<Option<String>> {
     if config.matcher.mode() == PatternMode::BaseGlob && config.pattern.contains('/') {
         return Ok(Some(format!(
             "`matchBase` tests only the file name, which never contains `/`, so '{}' cannot match; drop `matchBase` to match the path relative to the search directory.",
@@ -64,7 +63,7 @@ pub fn explain_no_match(config: &FindConfig, root: &Path, cancel: &Cancel) -> Re
     // skip turned off. Most empty searches stop here.
     let relaxed_matches = if skips {
         let found = walk(root, &config.rules.relaxed(), cancel, || {
-            |rel: &Path, kind, entry: &DirEntry| keep(rel, kind, entry).map(|f| (f.path, kind == EntryKind::Dir))
+            |rel: &Path, kind, entry: &Entry| keep(rel, kind, entry).map(|f| (f.path, kind == EntryKind::Dir))
         })?
         .found;
         if found.is_empty() {
@@ -76,7 +75,7 @@ pub fn explain_no_match(config: &FindConfig, root: &Path, cancel: &Cancel) -> Re
     };
     // Then under the normal rules: what `**/` would match, and which folders are entered.
     let seen = walk(root, &config.rules, cancel, || {
-        |rel: &Path, kind, entry: &DirEntry| {
+        |rel: &Path, kind, entry: &Entry| {
             let matched = deep.is_some() && keep(rel, kind, entry).is_some();
             (matched || (skips && kind == EntryKind::Dir)).then(|| (posix_string(rel), matched))
         }

@@ -5,10 +5,12 @@
 pub mod args;
 pub mod cancel;
 pub mod collect;
+pub mod dir;
 pub mod entry;
 pub mod error;
 pub mod filter;
 pub mod find;
+pub mod gitignore;
 pub mod hint;
 pub mod options;
 pub mod page;

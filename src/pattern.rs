@@ -5,9 +5,12 @@
 //! users expect: a leading `./` or `/` and a trailing `/` are dropped, and a
 //! `**` that is not a whole path segment (`src**`, `**test**`) means `*`.
 //!
-//! globset folds only ASCII case; a case-insensitive glob with non-ASCII
-//! letters also gets a lowercased twin, tried on the lowercased name of
-//! non-ASCII entries, so `é*` finds `Éclair.txt` as `regex: true` would.
+//! globset compiles a glob to a byte regex: `?` and `[...]` match one byte,
+//! not one character, and case folding is ASCII only. A glob where that
+//! matters (with `?`, a class, or non-ASCII letters matched case-insensitively)
+//! also gets a Unicode twin, made from globset's own regex, that tests names
+//! which are valid UTF-8 and not all ASCII: `?.txt` finds `é.txt` and `é*`
+//! finds `Éclair.txt`. Names that are not UTF-8 keep byte matching.
 
 use crate::error::{FindError, Result};
 use globset::{GlobBuilder, GlobMatcher};
@@ -17,6 +20,10 @@ use std::path::Path;
 
 /// The longest pattern (glob or regex) accepted.
 pub const MAX_PATTERN_BYTES: usize = 16 * 1024;
+
+/// The compiled-size limit of a glob's Unicode twin (Unicode classes are
+/// larger than byte classes; globset's own limit is 10 MiB).
+const WIDE_REGEX_BYTES: usize = 64 << 20;
 
 /// How `pattern` is read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,8 +41,8 @@ pub enum PatternMode {
 pub struct NameMatcher {
     mode: PatternMode,
     glob: Option<GlobMatcher>,
-    /// The lowercased glob, for non-ASCII names (see the module doc).
-    folded: Option<GlobMatcher>,
+    /// The Unicode twin of `glob`, for non-ASCII names (see the module doc).
+    wide: Option<Regex>,
     regex: Option<Regex>,
     /// The glob as compiled (after normalization), for hints.
     pub normalized: String,
@@ -65,7 +72,7 @@ impl NameMatcher {
             return Ok(NameMatcher {
                 mode,
                 glob: None,
-                folded: None,
+                wide: None,
                 regex: Some(regex),
                 normalized: pattern.to_string(),
             });
@@ -77,12 +84,12 @@ impl NameMatcher {
             )));
         }
         let glob = compile_glob(&normalized, pattern, case_sensitive)?;
-        let folded = if !case_sensitive && !normalized.is_ascii() {
-            Some(compile_glob(&normalized.to_lowercase(), pattern, false)?)
-        } else {
-            None
+        let byte_level_differs = normalized.contains(['?', '[']) || (!case_sensitive && !normalized.is_ascii());
+        let wide = match byte_level_differs {
+            true => Some(compile_wide(glob.glob().regex(), pattern)?),
+            false => None,
         };
-        Ok(NameMatcher { mode, glob: Some(glob), folded, regex: None, normalized })
+        Ok(NameMatcher { mode, glob: Some(glob), wide, regex: None, normalized })
     }
 
     pub fn mode(&self) -> PatternMode {
@@ -103,13 +110,13 @@ impl NameMatcher {
     }
 
     fn glob_match(&self, candidate: &OsStr) -> bool {
-        if self.glob.as_ref().is_some_and(|g| g.is_match(candidate)) {
-            return true;
+        if let Some(wide) = &self.wide {
+            let bytes = os_bytes(candidate);
+            if !bytes.is_ascii() && std::str::from_utf8(&bytes).is_ok() {
+                return wide.is_match(&bytes);
+            }
         }
-        match (&self.folded, candidate.to_str()) {
-            (Some(folded), Some(text)) if !text.is_ascii() => folded.is_match(text.to_lowercase()),
-            _ => false,
-        }
+        self.glob.as_ref().is_some_and(|g| g.is_match(candidate))
     }
 
     /// For a path glob with no `/` (so it only reaches the top level), the same
@@ -141,6 +148,41 @@ fn compile_glob(glob: &str, original: &str, case_sensitive: bool) -> Result<Glob
                 e.kind()
             ))
         })
+}
+
+/// The Unicode twin of a globset regex: the same regex with Unicode mode on
+/// and its `\xNN` byte escapes turned back into the characters they spell
+/// (globset escapes every non-ASCII character byte by byte).
+fn compile_wide(byte_regex: &str, original: &str) -> Result<Regex> {
+    let body = byte_regex.strip_prefix("(?-u)").unwrap_or(byte_regex);
+    let mut text = String::with_capacity(body.len());
+    let mut bytes: Vec<u8> = Vec::new();
+    let mut rest = body;
+    while !rest.is_empty() {
+        let escaped_byte =
+            rest.strip_prefix("\\x").and_then(|hex| u8::from_str_radix(hex.get(..2)?, 16).ok().map(|b| (b, &hex[2..])));
+        if let Some((byte, after)) = escaped_byte {
+            bytes.push(byte);
+            rest = after;
+            continue;
+        }
+        if !bytes.is_empty() {
+            text.push_str(&String::from_utf8_lossy(&bytes));
+            bytes.clear();
+        }
+        // An escape is copied whole, so `\\` followed by `x41` stays a backslash and text.
+        let len = rest.strip_prefix('\\').map_or(0, |after| 1 + after.chars().next().map_or(0, char::len_utf8));
+        let len = len.max(rest.chars().next().map_or(1, char::len_utf8));
+        text.push_str(&rest[..len]);
+        rest = &rest[len..];
+    }
+    text.push_str(&String::from_utf8_lossy(&bytes));
+    RegexBuilder::new(&text).dot_matches_new_line(true).size_limit(WIDE_REGEX_BYTES).build().map_err(|_| {
+        FindError::invalid_pattern(format!(
+            "glob '{}' is too complex to match non-ASCII names by character: write a shorter glob",
+            crate::error::clip(original, 200)
+        ))
+    })
 }
 
 #[cfg(unix)]
@@ -313,6 +355,28 @@ mod tests {
         assert!(!m("é*", "eclair.txt"));
         let cs = NameMatcher::new("é*", PatternMode::PathGlob, true).unwrap();
         assert!(!cs.is_match(Path::new("Éclair.txt")));
+    }
+
+    #[test]
+    fn question_marks_and_classes_take_whole_characters() {
+        assert!(m("?.txt", "é.txt"));
+        assert!(!m("??.txt", "é.txt"));
+        assert!(m("[é]x", "éx") && m("[!a]x", "éx") && m("[à-ê]", "é"));
+        assert!(m("a/?/b", "a/😀/b") && !m("a?b", "a/b"));
+        assert!(
+            m("[É]*", "éclair")
+                && !NameMatcher::new("[É]*", PatternMode::PathGlob, true).unwrap().is_match(Path::new("éclair"))
+        );
+        // An escaped backslash before `x` is not read as a byte escape.
+        assert!(m("\\\\x41?", "\\x41é"));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn names_that_are_not_utf8_match_by_bytes() {
+        use std::os::unix::ffi::OsStrExt;
+        let name = Path::new(OsStr::from_bytes(b"a\xff.txt"));
+        assert!(glob("a?.txt").is_match(name) && glob("*.txt").is_match(name) && !glob("a??.txt").is_match(name));
     }
 
     #[test]

@@ -4,6 +4,7 @@
 
 use crate::args::Reader;
 use crate::error::{clip, ErrorCode, FindError, Result};
+use crate::walk::Root;
 use std::io::ErrorKind;
 use std::path::{Component, Path, PathBuf};
 
@@ -33,12 +34,19 @@ impl Scope {
         Ok(Scope { logical_path, roots })
     }
 
-    /// Confines the path to the roots, then opens it: the real directory to walk.
-    pub fn open(&self) -> Result<PathBuf> {
+    /// Confines the path to the roots, then opens it: the directory to walk.
+    /// The roots are checked twice: before opening (as the caller wrote the
+    /// path, for the clearest error) and on the real path of the handle that
+    /// was opened, so a symlink flipped in between cannot lead outside.
+    pub fn open(&self) -> Result<Root> {
         if let Some(roots) = &self.roots {
             check_roots(&self.logical_path, roots)?;
         }
-        open_search_dir(&self.logical_path)
+        let root = open_search_dir(&self.logical_path)?;
+        match &self.roots {
+            Some(roots) if !inside_really(&root.path, roots) => Err(outside_roots(&self.logical_path, roots, true)),
+            _ => Ok(root),
+        }
     }
 
     pub fn display(&self) -> String {
@@ -125,14 +133,20 @@ fn real_path(p: &Path) -> PathBuf {
 /// both as written and once symlinks are resolved.
 pub fn check_roots(logical: &Path, roots: &[PathBuf]) -> Result<()> {
     let inside_lexically = roots.iter().any(|r| logical.starts_with(r));
-    let real = real_path(logical);
-    let inside_really = roots.iter().any(|r| real.starts_with(real_path(r)));
-    if inside_lexically && inside_really {
+    if inside_lexically && inside_really(&real_path(logical), roots) {
         return Ok(());
     }
+    Err(outside_roots(logical, roots, inside_lexically))
+}
+
+fn inside_really(real: &Path, roots: &[PathBuf]) -> bool {
+    roots.iter().any(|r| real.starts_with(real_path(r)))
+}
+
+fn outside_roots(logical: &Path, roots: &[PathBuf], inside_lexically: bool) -> FindError {
     let listed = roots.iter().map(|r| format!("`{}`", clip(&r.to_string_lossy(), 300))).collect::<Vec<_>>().join(", ");
     let via_link = if inside_lexically { " (through a symlink)" } else { "" };
-    Err(FindError::new(
+    FindError::new(
         ErrorCode::OutsideRoot,
         if roots.is_empty() {
             format!(
@@ -145,14 +159,14 @@ pub fn check_roots(logical: &Path, roots: &[PathBuf]) -> Result<()> {
                 clip(&logical.to_string_lossy(), 300)
             )
         },
-    ))
+    )
 }
 
-/// Checks that the search path is a readable directory and returns its real
-/// path, which is what gets walked (a symlinked root is walked once, as itself).
-pub fn open_search_dir(logical: &Path) -> Result<PathBuf> {
+/// Opens the search path, which must be a readable directory (a symlinked
+/// root is walked once, as itself).
+pub fn open_search_dir(logical: &Path) -> Result<Root> {
     let shown = clip(&logical.to_string_lossy(), 300).into_owned();
-    let md = std::fs::metadata(logical).map_err(|e| match e.kind() {
+    let refused = |e: std::io::Error| match e.kind() {
         ErrorKind::NotFound => FindError::new(
             ErrorCode::NotFound,
             format!("search path `{shown}` does not exist; check `path` (it is relative to `cwd`)"),
@@ -165,7 +179,8 @@ pub fn open_search_dir(logical: &Path) -> Result<PathBuf> {
             format!("search path `{shown}` does not exist: a part of it is a file, not a directory"),
         ),
         _ => FindError::new(ErrorCode::FsError, format!("cannot open search path `{shown}`: {e}")),
-    })?;
+    };
+    let md = std::fs::metadata(logical).map_err(refused)?;
     if !md.is_dir() {
         return Err(FindError::new(
             ErrorCode::NotADir,
@@ -174,8 +189,7 @@ pub fn open_search_dir(logical: &Path) -> Result<PathBuf> {
             ),
         ));
     }
-    std::fs::canonicalize(logical)
-        .map_err(|e| FindError::new(ErrorCode::FsError, format!("cannot resolve search path `{shown}`: {e}")))
+    Root::open(logical).map_err(refused)
 }
 
 #[cfg(test)]

@@ -1,17 +1,22 @@
-//! The parallel directory walk, on `ignore`'s work-stealing walker: ignore
-//! files, hidden entries, `exclude` globs, depth, always-skipped folders
-//! (`.git/`) and symlinks are all decided here. Each walker thread gets its
-//! own selector (so it can own buffers), which decides which entries become
-//! results; each thread keeps its own batch and hands it over in one lock.
+//! The parallel directory walk: ignore files (see `gitignore`), hidden
+//! entries, `exclude` globs, depth, always-skipped folders (`.git/`) and
+//! symlinks are all decided here. Folders are opened by handle from their
+//! parent (see `dir`), so nothing is reached through a symlink, even one
+//! swapped in mid-walk. Threads share a stack of folders to list, each
+//! keeping one child for itself (depth first); each thread has its own
+//! selector (so it can own buffers), which decides which entries become
+//! results, and hands its results over in batches, one lock per batch.
 
 use crate::cancel::Cancel;
+use crate::dir::{is_gone, Dir, Stat};
 use crate::entry::EntryKind;
-use crate::error::{ErrorCode, FindError, Result};
+use crate::error::{clip, ErrorCode, FindError, Result};
+use crate::gitignore::Rules;
 use crate::pattern::{normalize_glob, NameMatcher, PatternMode};
-use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkBuilder, WalkState};
+use std::ffi::{OsStr, OsString};
 use std::io::ErrorKind;
-use std::path::Path;
-use std::sync::{Arc, Mutex};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Condvar, Mutex};
 
 /// Which entries the walk skips before any pattern is tested.
 #[derive(Debug, Clone, PartialEq)]
@@ -81,92 +86,81 @@ impl Excludes {
     }
 }
 
-/// The folder holding `.git` at or above `dir`, if any.
-fn repository_root(dir: &Path) -> Option<&Path> {
-    dir.ancestors().find(|d| d.join(".git").exists())
+/// The opened search directory: its handle, and its real path for messages
+/// and for the ignore rules above it.
+#[derive(Debug)]
+pub struct Root {
+    pub dir: Arc<Dir>,
+    pub path: PathBuf,
 }
 
-/// Walks `root` (a real, absolute directory) in parallel. `new_selector`
-/// makes one selector per walker thread; a selector gets each entry below the
-/// root with its relative path and kind, and returns what to keep.
-pub fn walk<T, M, S>(root: &Path, rules: &WalkRules, cancel: &Cancel, new_selector: M) -> Result<Walked<T>>
+impl Root {
+    /// Opens `path` (following symlinks: the root itself may be a link).
+    pub fn open(path: &Path) -> std::io::Result<Root> {
+        let dir = Dir::open(path)?;
+        let path = dir.real_path(path)?;
+        Ok(Root { dir: Arc::new(dir), path })
+    }
+}
+
+/// One entry as a selector sees it: metadata and contents are read through
+/// its folder's handle, never by path.
+pub struct Entry<'a> {
+    dir: &'a Dir,
+    name: &'a OsStr,
+}
+
+impl Entry<'_> {
+    /// Type, size and mtime, not following a symlink.
+    pub fn stat(&self) -> std::io::Result<Stat> {
+        self.dir.stat(self.name)
+    }
+
+    /// Opens the file for reading (a symlink is refused).
+    pub fn open(&self) -> std::io::Result<std::fs::File> {
+        self.dir.open_file(self.name)
+    }
+}
+
+/// Walks the root in parallel. `new_selector` makes one selector per walker
+/// thread; a selector gets each entry below the root with its relative path
+/// and kind, and returns what to keep.
+pub fn walk<T, M, S>(root: &Root, rules: &WalkRules, cancel: &Cancel, new_selector: M) -> Result<Walked<T>>
 where
     T: Send,
     M: Fn() -> S + Sync,
-    S: FnMut(&Path, EntryKind, &DirEntry) -> Option<T> + Send,
+    S: FnMut(&Path, EntryKind, &Entry) -> Option<T> + Send,
 {
     cancel.check()?;
-    let mut builder = WalkBuilder::new(root);
-    // Ignore files apply from the root up to the repository boundary; outside
-    // any repository, only those at and below the root apply.
-    let in_repository = rules.gitignore && repository_root(root).is_some();
-    builder
-        .hidden(!rules.hidden)
-        .ignore(rules.gitignore)
-        .git_ignore(rules.gitignore)
-        .git_exclude(rules.gitignore)
-        .git_global(false)
-        .require_git(in_repository)
-        .parents(in_repository)
-        .follow_links(false)
-        .max_depth(rules.max_depth.map(|d| d.saturating_add(1)))
-        .threads(thread_count());
-    let skipped = Arc::new(Mutex::new(Vec::new()));
     let excludes = Excludes::new(rules)?;
-    if !rules.skip_dirs.is_empty() || !rules.exclude.is_empty() {
-        let (skip_dirs, skipped, prefix) = (rules.skip_dirs, Arc::clone(&skipped), prefix_len(root));
-        builder.filter_entry(move |entry| {
-            let name = entry.file_name();
-            let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
-            if skip_dirs.iter().any(|skip| name == *skip) && (is_dir || name == ".git") {
-                if name != ".git" {
-                    if let Some(relative) = relative_path(entry.path(), prefix) {
-                        skipped.lock().unwrap_or_else(|p| p.into_inner()).push(posix_string(relative));
-                    }
-                }
-                return false;
-            }
-            excludes.is_empty() || relative_path(entry.path(), prefix).is_none_or(|rel| !excludes.is_excluded(rel))
-        });
-    }
-    let shared =
-        Shared { found: Mutex::new(Vec::new()), failure: Mutex::new(None), root, prefix: prefix_len(root), cancel };
-    builder.build_parallel().visit(&mut VisitorBuilder { shared: &shared, new_selector: &new_selector });
+    // Ignore files apply from the root of the repository holding the search
+    // directory down; outside any repository, only those at and below it.
+    let ignore = rules.gitignore.then(|| Rules::above(&root.path));
+    let first = Work { source: Source::Open(Arc::clone(&root.dir)), rel: OsString::new(), depth: 0, ignore };
+    let shared = Shared {
+        queue: Mutex::new(Queue { pending: vec![first], busy: 0, stop: false }),
+        wake: Condvar::new(),
+        found: Mutex::new(Vec::new()),
+        skipped: Mutex::new(Vec::new()),
+        failure: Mutex::new(None),
+        root,
+        rules,
+        excludes,
+        cancel,
+    };
+    std::thread::scope(|scope| {
+        for _ in 1..thread_count() {
+            scope.spawn(|| shared.work(new_selector()));
+        }
+        shared.work(new_selector());
+    });
     if let Some(err) = shared.failure.into_inner().unwrap_or_else(|p| p.into_inner()) {
         return Err(err);
     }
     cancel.check()?;
-    let mut skipped = std::mem::take(&mut *skipped.lock().unwrap_or_else(|p| p.into_inner()));
+    let mut skipped = shared.skipped.into_inner().unwrap_or_else(|p| p.into_inner());
     skipped.sort_unstable();
     Ok(Walked { found: shared.found.into_inner().unwrap_or_else(|p| p.into_inner()), skipped })
-}
-
-/// The length of `root` and the separator after it in every walked path.
-fn prefix_len(root: &Path) -> usize {
-    let len = root.as_os_str().len();
-    if root.as_os_str().to_string_lossy().ends_with(std::path::MAIN_SEPARATOR) {
-        len
-    } else {
-        len + 1
-    }
-}
-
-/// An entry's path relative to the walk's root. The walker builds every path
-/// as `root` + separator + rest, so cutting bytes is exact, and much cheaper
-/// than `Path::strip_prefix`, which compares component by component.
-#[inline]
-fn relative_path(path: &Path, prefix: usize) -> Option<&Path> {
-    #[cfg(unix)]
-    {
-        use std::os::unix::ffi::OsStrExt;
-        let rest = path.as_os_str().as_bytes().get(prefix..).filter(|rest| !rest.is_empty())?;
-        Some(Path::new(std::ffi::OsStr::from_bytes(rest)))
-    }
-    #[cfg(not(unix))]
-    {
-        let rest = path.as_os_str().to_str()?.get(prefix..).filter(|rest| !rest.is_empty())?;
-        Some(Path::new(rest))
-    }
 }
 
 /// A relative path as results show it: `/` separators, lossy UTF-8.
@@ -183,121 +177,246 @@ fn thread_count() -> usize {
     std::thread::available_parallelism().map_or(2, |n| n.get()).min(12)
 }
 
+/// Results a thread gathers before taking the lock to hand them over.
 const BATCH: usize = 512;
+/// Entries between two looks at the cancel flag and the clock.
 const CANCEL_EVERY: u32 = 256;
 
+/// A folder to list.
+struct Work {
+    source: Source,
+    /// Its path relative to the root (empty for the root).
+    rel: OsString,
+    /// 0 for the root.
+    depth: usize,
+    /// The ignore rules of its parent (`None` with `gitignore: false`).
+    ignore: Option<Rules>,
+}
+
+enum Source {
+    Open(Arc<Dir>),
+    /// A child of an open folder, opened when its turn comes (so only folders
+    /// with children still waiting hold a descriptor).
+    Child(Arc<Dir>, OsString),
+}
+
+/// Folders waiting to be listed, shared by the walker threads.
+struct Queue {
+    pending: Vec<Work>,
+    /// Threads holding a folder: when none does and nothing is pending, the walk is over.
+    busy: usize,
+    /// Set when the walk ends early (a failure, a cancel).
+    stop: bool,
+}
+
 struct Shared<'a, T> {
+    queue: Mutex<Queue>,
+    wake: Condvar,
     found: Mutex<Vec<T>>,
+    skipped: Mutex<Vec<String>>,
     failure: Mutex<Option<FindError>>,
-    root: &'a Path,
-    /// Bytes of `root` plus its separator: where relative paths start.
-    prefix: usize,
+    root: &'a Root,
+    rules: &'a WalkRules,
+    excludes: Excludes,
     cancel: &'a Cancel,
 }
 
-struct VisitorBuilder<'a, T, M> {
-    shared: &'a Shared<'a, T>,
-    new_selector: &'a M,
-}
-
-impl<'s, T, M, S> ParallelVisitorBuilder<'s> for VisitorBuilder<'s, T, M>
-where
-    T: Send,
-    M: Fn() -> S + Sync,
-    S: FnMut(&Path, EntryKind, &DirEntry) -> Option<T> + Send + 's,
-{
-    fn build(&mut self) -> Box<dyn ParallelVisitor + 's> {
-        Box::new(Visitor { shared: self.shared, select: (self.new_selector)(), batch: Vec::new(), seen: 0 })
-    }
-}
-
-struct Visitor<'a, T, S> {
-    shared: &'a Shared<'a, T>,
-    select: S,
-    batch: Vec<T>,
-    seen: u32,
-}
-
-impl<T, S> Visitor<'_, T, S> {
-    fn flush(&mut self) {
-        if !self.batch.is_empty() {
-            let mut found = self.shared.found.lock().unwrap_or_else(|p| p.into_inner());
-            found.append(&mut self.batch);
-        }
-    }
-
-    fn fail(&self, err: FindError) -> WalkState {
-        let mut failure = self.shared.failure.lock().unwrap_or_else(|p| p.into_inner());
-        failure.get_or_insert(err);
-        WalkState::Quit
-    }
-}
-
-impl<T, S> Drop for Visitor<'_, T, S> {
-    fn drop(&mut self) {
-        self.flush();
-    }
-}
-
-impl<T, S> ParallelVisitor for Visitor<'_, T, S>
-where
-    T: Send,
-    S: FnMut(&Path, EntryKind, &DirEntry) -> Option<T> + Send,
-{
-    fn visit(&mut self, entry: std::result::Result<DirEntry, ignore::Error>) -> WalkState {
-        self.seen = self.seen.wrapping_add(1);
-        if self.seen.is_multiple_of(CANCEL_EVERY) {
-            if let Err(err) = self.shared.cancel.check() {
-                return self.fail(err);
+impl<T: Send> Shared<'_, T> {
+    /// A walker thread: takes folders until there are none left.
+    fn work<S>(&self, mut select: S)
+    where
+        S: FnMut(&Path, EntryKind, &Entry) -> Option<T>,
+    {
+        let mut batch = Vec::new();
+        let mut children = Vec::new();
+        let mut next = None;
+        let mut holding = false;
+        loop {
+            let work = match next.take() {
+                Some(work) => work,
+                None => match self.take(holding) {
+                    Some(work) => work,
+                    None => break,
+                },
+            };
+            holding = true;
+            if let Err(err) = self.list(work, &mut select, &mut batch, &mut children) {
+                self.fail(err);
+                break;
+            }
+            if batch.len() >= BATCH {
+                self.found.lock().unwrap_or_else(|p| p.into_inner()).append(&mut batch);
+            }
+            // Keep one child to list next (depth first, no lock); share the rest.
+            next = children.pop();
+            if !children.is_empty() {
+                let mut queue = self.queue.lock().unwrap_or_else(|p| p.into_inner());
+                queue.pending.append(&mut children);
+                drop(queue);
+                self.wake.notify_all();
             }
         }
-        let entry = match entry {
-            Ok(entry) => entry,
-            Err(err) => {
-                return match classify(&err, self.shared.root) {
-                    None => WalkState::Continue,
-                    Some(fatal) => self.fail(fatal),
+        if !batch.is_empty() {
+            self.found.lock().unwrap_or_else(|p| p.into_inner()).append(&mut batch);
+        }
+    }
+
+    /// The next folder, or `None` once the walk is over. `done` says this
+    /// thread finished the folder it held.
+    fn take(&self, done: bool) -> Option<Work> {
+        let mut queue = self.queue.lock().unwrap_or_else(|p| p.into_inner());
+        if done {
+            queue.busy -= 1;
+        }
+        loop {
+            if queue.stop {
+                return None;
+            }
+            if let Some(work) = queue.pending.pop() {
+                queue.busy += 1;
+                return Some(work);
+            }
+            if queue.busy == 0 {
+                queue.stop = true;
+                self.wake.notify_all();
+                return None;
+            }
+            queue = self.wake.wait(queue).unwrap_or_else(|p| p.into_inner());
+        }
+    }
+
+    fn fail(&self, err: FindError) {
+        self.failure.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert(err);
+        self.queue.lock().unwrap_or_else(|p| p.into_inner()).stop = true;
+        self.wake.notify_all();
+    }
+
+    /// Lists one folder: applies the rules to each child, offers it to the
+    /// selector, and queues child folders.
+    fn list<S>(&self, work: Work, select: &mut S, batch: &mut Vec<T>, children: &mut Vec<Work>) -> Result<()>
+    where
+        S: FnMut(&Path, EntryKind, &Entry) -> Option<T>,
+    {
+        self.cancel.check()?;
+        let dir = match work.source {
+            Source::Open(dir) => dir,
+            Source::Child(parent, name) => match parent.open_dir(&name) {
+                Ok(dir) => Arc::new(dir),
+                // Vanished, replaced by a file or a symlink, or not ours to read: skipped.
+                Err(e) if is_gone(&e) || e.kind() == ErrorKind::PermissionDenied => return Ok(()),
+                Err(e) => return Err(self.cannot_list(&work.rel, &e)),
+            },
+        };
+        let base = work.rel;
+        let prefix = if base.is_empty() { 0 } else { base.len() + 1 };
+        let ignore = work.ignore.map(|rules| rules.enter(&dir, prefix));
+        let child_depth = work.depth + 1;
+        let descend = self.rules.max_depth.is_none_or(|max| child_depth <= max);
+        let mut path = RelPath::new(&base);
+        let mut seen = 0u32;
+        let mut stopped = None;
+        let listed = dir.for_each(|name, kind| {
+            let Some(kind) = kind else { return };
+            if stopped.is_some() {
+                return;
+            }
+            seen = seen.wrapping_add(1);
+            if seen.is_multiple_of(CANCEL_EVERY) {
+                if let Err(e) = self.cancel.check() {
+                    stopped = Some(e);
+                    return;
                 }
             }
-        };
-        if entry.depth() == 0 {
-            return WalkState::Continue;
-        }
-        let Some(kind) = entry.file_type().and_then(EntryKind::from_file_type) else {
-            return WalkState::Continue;
-        };
-        let Some(relative) = relative_path(entry.path(), self.shared.prefix) else {
-            return WalkState::Continue;
-        };
-        if let Some(found) = (self.select)(relative, kind, &entry) {
-            self.batch.push(found);
-            if self.batch.len() >= BATCH {
-                self.flush();
+            let is_dir = kind == EntryKind::Dir;
+            if !self.rules.hidden && name.as_encoded_bytes().starts_with(b".") {
+                return;
             }
+            let rel = path.with(name);
+            if ignore.as_ref().is_some_and(|rules| rules.is_ignored(rel, is_dir)) {
+                return;
+            }
+            if self.rules.skip_dirs.iter().any(|skip| name == *skip) && (is_dir || name == ".git") {
+                if name != ".git" {
+                    self.skipped.lock().unwrap_or_else(|p| p.into_inner()).push(posix_string(rel));
+                }
+                return;
+            }
+            if !self.excludes.is_empty() && self.excludes.is_excluded(rel) {
+                return;
+            }
+            if let Some(found) = select(rel, kind, &Entry { dir: &dir, name }) {
+                batch.push(found);
+            }
+            if is_dir && descend {
+                let source = Source::Child(Arc::clone(&dir), name.to_owned());
+                children.push(Work {
+                    source,
+                    rel: rel.as_os_str().to_owned(),
+                    depth: child_depth,
+                    ignore: ignore.clone(),
+                });
+            }
+        });
+        if let Some(e) = stopped {
+            return Err(e);
         }
-        WalkState::Continue
+        listed.map_err(|e| match (work.depth, e.kind()) {
+            (0, ErrorKind::PermissionDenied) => FindError::new(
+                ErrorCode::PermissionDenied,
+                format!("permission denied: the OS refused to list `{}`", clip(&self.root.path.to_string_lossy(), 300)),
+            ),
+            _ => self.cannot_list(&base, &e),
+        })
+    }
+
+    fn cannot_list(&self, rel: &OsStr, err: &std::io::Error) -> FindError {
+        let at = self.root.path.join(rel);
+        FindError::new(
+            ErrorCode::FsError,
+            format!("cannot list the directory `{}`: {err}", clip(&at.to_string_lossy(), 300)),
+        )
     }
 }
 
-/// Decides what a walk error means: `None` to skip the entry (it vanished,
-/// is not a directory, denies permission below the root, or is an unreadable
-/// ignore file), or the error that fails the whole call.
-fn classify(err: &ignore::Error, root: &Path) -> Option<FindError> {
-    // Errors without a depth come from reading ignore files: never fatal.
-    let depth = err.depth()?;
-    let io = err.io_error()?;
-    match io.kind() {
-        ErrorKind::NotFound | ErrorKind::NotADirectory => None,
-        ErrorKind::PermissionDenied if depth == 0 => Some(FindError::new(
-            ErrorCode::PermissionDenied,
-            format!("permission denied: the OS refused to list `{}`", root.display()),
-        )),
-        ErrorKind::PermissionDenied => None,
-        _ => Some(FindError::new(
-            ErrorCode::FsError,
-            format!("cannot list a directory under `{}`: {err}", root.display()),
-        )),
+/// The relative path of each child of one folder, built in one buffer.
+struct RelPath {
+    buf: OsString,
+    base: usize,
+}
+
+impl RelPath {
+    fn new(base: &OsStr) -> RelPath {
+        let mut buf = base.to_owned();
+        if !buf.is_empty() {
+            buf.push("/");
+        }
+        let base = buf.len();
+        RelPath { buf, base }
     }
+
+    /// The folder's path joined with `name`.
+    fn with(&mut self, name: &OsStr) -> &Path {
+        truncate(&mut self.buf, self.base);
+        self.buf.push(name);
+        Path::new(&self.buf)
+    }
+}
+
+#[cfg(unix)]
+fn truncate(buf: &mut OsString, len: usize) {
+    use std::os::unix::ffi::{OsStrExt, OsStringExt};
+    if buf.len() > len {
+        let mut bytes = std::mem::take(buf).into_vec();
+        bytes.truncate(len);
+        *buf = OsString::from_vec(bytes);
+    }
+    debug_assert_eq!(buf.as_bytes().len(), len);
+}
+
+#[cfg(not(unix))]
+fn truncate(buf: &mut OsString, len: usize) {
+    let text = buf.to_string_lossy();
+    *buf = OsString::from(text.get(..len).unwrap_or(&text).to_owned());
 }
 
 #[cfg(test)]
@@ -325,8 +444,8 @@ mod tests {
     }
 
     fn paths(root: &Path, rules: &WalkRules) -> Vec<String> {
-        let mut out: Vec<String> = walk(root, rules, &Cancel::never(), || {
-            |rel: &Path, kind, _: &DirEntry| Some(Found::new(rel.to_string_lossy().into_owned(), kind, None))
+        let mut out: Vec<String> = walk(&Root::open(root).unwrap(), rules, &Cancel::never(), || {
+            |rel: &Path, kind, _: &Entry| Some(Found::new(rel.to_string_lossy().into_owned(), kind, None))
         })
         .unwrap()
         .found
@@ -401,31 +520,28 @@ mod tests {
         let flag = crate::cancel::CancelFlag::default();
         flag.cancel();
         let err =
-            walk(&root, &rules(), &Cancel::new(flag, None), || |_: &Path, _, _: &DirEntry| None::<()>).unwrap_err();
+            walk(
+                &Root::open(&root).unwrap(),
+                &rules(),
+                &Cancel::new(flag, None),
+                || |_: &Path, _, _: &Entry| None::<()>,
+            )
+            .unwrap_err();
         assert_eq!(err.code, ErrorCode::Aborted);
         fs::remove_dir_all(&root).unwrap();
     }
 
     #[test]
-    fn relative_paths_cut_the_root_prefix() {
-        let root = Path::new("/work/tree");
-        let prefix = prefix_len(root);
-        assert_eq!(relative_path(Path::new("/work/tree/a/b.txt"), prefix), Some(Path::new("a/b.txt")));
-        assert_eq!(relative_path(Path::new("/work/tree"), prefix), None);
-        let slash = prefix_len(Path::new("/"));
-        assert_eq!(relative_path(Path::new("/etc"), slash), Some(Path::new("etc")));
-    }
-
-    #[test]
     fn bad_exclude_globs_are_reported() {
         let root = tree("bx");
-        let err = walk(&root, &WalkRules { exclude: vec!["[".into()], ..rules() }, &Cancel::never(), || {
-            |_: &Path, _, _: &DirEntry| None::<()>
+        let open = Root::open(&root).unwrap();
+        let err = walk(&open, &WalkRules { exclude: vec!["[".into()], ..rules() }, &Cancel::never(), || {
+            |_: &Path, _, _: &Entry| None::<()>
         })
         .unwrap_err();
         assert_eq!(err.code, ErrorCode::InvalidPattern);
-        let err = walk(&root, &WalkRules { exclude: vec!["".into()], ..rules() }, &Cancel::never(), || {
-            |_: &Path, _, _: &DirEntry| None::<()>
+        let err = walk(&open, &WalkRules { exclude: vec!["".into()], ..rules() }, &Cancel::never(), || {
+            |_: &Path, _, _: &Entry| None::<()>
         })
         .unwrap_err();
         assert_eq!(err.code, ErrorCode::InvalidArgument);

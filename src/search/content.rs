@@ -4,7 +4,7 @@
 
 use grep_regex::RegexMatcher;
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkError, SinkFinish, SinkMatch};
-use std::path::Path;
+use std::fs::File;
 
 /// Longer matching lines are cut to this many characters and marked.
 pub const MAX_LINE_CHARS: usize = 500;
@@ -45,11 +45,16 @@ pub fn new_searcher(scan: Scan) -> Searcher {
         .build()
 }
 
-/// Searches `path`; `None` when it is binary or cannot be read (it vanished,
-/// or permission was denied) — such files are skipped.
-pub fn scan_file(searcher: &mut Searcher, matcher: &RegexMatcher, path: &Path, scan: Scan) -> Option<FileScan> {
+/// Searches a file opened by the walk; `None` when it is binary or cannot be
+/// read (it vanished, or permission was denied): such files are skipped.
+pub fn scan_file(
+    searcher: &mut Searcher,
+    matcher: &RegexMatcher,
+    file: std::io::Result<File>,
+    scan: Scan,
+) -> Option<FileScan> {
     let mut sink = Collect { scan, found: FileScan::default(), binary: false };
-    searcher.search_path(matcher, path, &mut sink).ok()?;
+    searcher.search_file(matcher, &file.ok()?, &mut sink).ok()?;
     (!sink.binary).then_some(sink.found)
 }
 
@@ -122,12 +127,14 @@ mod tests {
     #[test]
     fn lines_are_numbered_and_counted() {
         let p = file("count", b"alpha\nbeta\nalpha beta\r\ngamma\n");
-        let found = scan_file(&mut new_searcher(Scan::Lines(1)), &matcher("alpha"), &p, Scan::Lines(1)).unwrap();
+        let found =
+            scan_file(&mut new_searcher(Scan::Lines(1)), &matcher("alpha"), File::open(&p), Scan::Lines(1)).unwrap();
         assert_eq!(found.count, 2);
         assert_eq!(found.lines, vec![LineHit { line: 1, text: "alpha".into() }]);
-        let all = scan_file(&mut new_searcher(Scan::Lines(10)), &matcher("beta"), &p, Scan::Lines(10)).unwrap();
+        let all =
+            scan_file(&mut new_searcher(Scan::Lines(10)), &matcher("beta"), File::open(&p), Scan::Lines(10)).unwrap();
         assert_eq!(all.lines[1], LineHit { line: 3, text: "alpha beta".into() });
-        let any = scan_file(&mut new_searcher(Scan::Any), &matcher("a"), &p, Scan::Any).unwrap();
+        let any = scan_file(&mut new_searcher(Scan::Any), &matcher("a"), File::open(&p), Scan::Any).unwrap();
         assert_eq!(any.count, 1);
         std::fs::remove_file(p).unwrap();
     }
@@ -135,9 +142,9 @@ mod tests {
     #[test]
     fn binary_and_missing_files_are_skipped() {
         let p = file("bin", b"needle\n\x00\x01\x02needle\n");
-        assert!(scan_file(&mut new_searcher(Scan::Count), &matcher("needle"), &p, Scan::Count).is_none());
+        assert!(scan_file(&mut new_searcher(Scan::Count), &matcher("needle"), File::open(&p), Scan::Count).is_none());
         std::fs::remove_file(&p).unwrap();
-        assert!(scan_file(&mut new_searcher(Scan::Count), &matcher("needle"), &p, Scan::Count).is_none());
+        assert!(scan_file(&mut new_searcher(Scan::Count), &matcher("needle"), File::open(&p), Scan::Count).is_none());
     }
 
     #[test]

@@ -7,11 +7,11 @@ pub mod options;
 pub mod render;
 
 use crate::cancel::Cancel;
-use crate::entry::{EntryKind, Meta};
+use crate::entry::EntryKind;
 use crate::error::Result;
 use crate::pattern::NameMatcher;
 use crate::sandbox::Scope;
-use crate::walk::{posix_string, walk, WalkRules};
+use crate::walk::{posix_string, walk, Entry, Root, WalkRules};
 use content::{new_searcher, scan_file, FileScan, LineHit, Scan};
 use grep_regex::RegexMatcher;
 use std::path::Path;
@@ -115,7 +115,7 @@ pub fn run(config: &SearchConfig, cancel: &Cancel) -> Result<SearchOutcome> {
     };
     let walked = walk(&root, &config.rules, cancel, || {
         let mut searcher = new_searcher(scan);
-        move |relative: &Path, kind, entry: &ignore::DirEntry| {
+        move |relative: &Path, kind, entry: &Entry| {
             if kind != EntryKind::File {
                 return None;
             }
@@ -125,13 +125,13 @@ pub fn run(config: &SearchConfig, cancel: &Cancel) -> Result<SearchOutcome> {
                     if file_glob.as_ref().is_some_and(|g| !g.is_match(relative)) {
                         return None;
                     }
-                    scan_file(&mut searcher, regex, entry.path(), scan)?.count
+                    scan_file(&mut searcher, regex, entry.open(), scan)?.count
                 }
             };
             if count == 0 {
                 return None;
             }
-            let mtime_ms = if newest_first { Meta::from_fs(kind, &entry.metadata().ok()?).mtime_ms } else { 0.0 };
+            let mtime_ms = if newest_first { entry.stat().ok()?.meta.mtime_ms } else { 0.0 };
             Some(Hit { path: posix_string(relative), relative: relative.to_path_buf(), count, mtime_ms })
         }
     })?;
@@ -165,7 +165,7 @@ pub fn run(config: &SearchConfig, cancel: &Cancel) -> Result<SearchOutcome> {
 
 /// The first `max` matching lines in path order: the walk only counted, so
 /// only the few files that hold them are read again, for their text.
-fn first_lines(root: &Path, regex: &RegexMatcher, hits: &[Hit], max: usize, cancel: &Cancel) -> Result<Vec<LineMatch>> {
+fn first_lines(root: &Root, regex: &RegexMatcher, hits: &[Hit], max: usize, cancel: &Cancel) -> Result<Vec<LineMatch>> {
     let mut searcher = new_searcher(Scan::Lines(max));
     let mut out = Vec::with_capacity(max.min(1024));
     for hit in hits {
@@ -173,7 +173,8 @@ fn first_lines(root: &Path, regex: &RegexMatcher, hits: &[Hit], max: usize, canc
             break;
         }
         cancel.check()?;
-        let scan = scan_file(&mut searcher, regex, &root.join(&hit.relative), Scan::Lines(max - out.len()));
+        let file = root.dir.open_beneath(&hit.relative);
+        let scan = scan_file(&mut searcher, regex, file, Scan::Lines(max - out.len()));
         let FileScan { lines, .. } = scan.unwrap_or_default();
         out.extend(lines.into_iter().map(|LineHit { line, text }| LineMatch { file: hit.path.clone(), line, text }));
     }

@@ -1,0 +1,403 @@
+//! An open directory and what the walk does relative to it: list it, open a
+//! child folder or file, read a child's metadata, read a small ignore file.
+//!
+//! The walk goes by handle (`openat` and friends), never by path: a child is
+//! opened with `O_NOFOLLOW` from its parent's descriptor, so a folder swapped
+//! for a symlink between being listed and being opened is refused rather than
+//! followed out of the tree, and depth is not limited by `PATH_MAX`. Ignore
+//! files are opened the same way and only read when they are regular files,
+//! so a FIFO or a link to `/dev/zero` named `.gitignore` cannot hang the walk
+//! or fill memory. Off Unix the same interface works on paths.
+
+use crate::entry::{EntryKind, Meta};
+use std::ffi::OsStr;
+use std::io;
+use std::path::Path;
+
+/// git skips pattern files larger than this (dir.c, `PATTERN_MAX_FILE_SIZE`).
+pub const MAX_IGNORE_FILE_BYTES: u64 = 100 << 20;
+
+/// A child's type and metadata, read without following a symlink.
+#[derive(Debug, Clone, Copy)]
+pub struct Stat {
+    /// `None` for sockets, FIFOs and devices, which searches never list.
+    pub kind: Option<EntryKind>,
+    pub meta: Meta,
+}
+
+/// True for the errors that mean "this child is gone or is not a folder any
+/// more": it vanished, it is a file, or it became a symlink (`O_NOFOLLOW`).
+pub fn is_gone(err: &io::Error) -> bool {
+    matches!(err.kind(), io::ErrorKind::NotFound | io::ErrorKind::NotADirectory)
+        || err.raw_os_error().is_some_and(is_loop_errno)
+}
+
+#[cfg(unix)]
+fn is_loop_errno(code: i32) -> bool {
+    code == libc::ELOOP
+}
+
+#[cfg(not(unix))]
+fn is_loop_errno(_: i32) -> bool {
+    false
+}
+
+#[cfg(unix)]
+pub use unix::Dir;
+
+#[cfg(not(unix))]
+pub use portable::Dir;
+
+impl Dir {
+    /// Opens `relative` below this folder one component at a time, never
+    /// following a symlink: the safe way back to an entry the walk listed.
+    pub fn open_beneath(&self, relative: &Path) -> io::Result<std::fs::File> {
+        let mut names: Vec<&OsStr> = relative.iter().collect();
+        let Some(last) = names.pop() else {
+            return Err(io::Error::from(io::ErrorKind::NotFound));
+        };
+        match names.split_first() {
+            None => self.open_file(last),
+            Some((first, rest)) => {
+                let mut dir = self.open_dir(first)?;
+                for name in rest {
+                    dir = dir.open_dir(name)?;
+                }
+                dir.open_file(last)
+            }
+        }
+    }
+
+    /// `stat` of `relative` below this folder, without following symlinks.
+    pub fn stat_beneath(&self, relative: &Path) -> io::Result<Stat> {
+        let mut names: Vec<&OsStr> = relative.iter().collect();
+        let Some(last) = names.pop() else {
+            return Err(io::Error::from(io::ErrorKind::NotFound));
+        };
+        match names.split_first() {
+            None => self.stat(last),
+            Some((first, rest)) => {
+                let mut dir = self.open_dir(first)?;
+                for name in rest {
+                    dir = dir.open_dir(name)?;
+                }
+                dir.stat(last)
+            }
+        }
+    }
+
+    /// The contents of the regular file `name` in this folder, or `None` when
+    /// there is none, it is anything but a regular file (a symlink, FIFO or
+    /// device), it cannot be read, or it is larger than git reads.
+    pub fn read_ignore_file(&self, name: &OsStr) -> Option<Vec<u8>> {
+        use std::io::Read;
+        let file = self.open_file(name).ok()?;
+        let md = file.metadata().ok()?;
+        if !md.is_file() || md.len() > MAX_IGNORE_FILE_BYTES {
+            return None;
+        }
+        let mut bytes = Vec::with_capacity(md.len() as usize);
+        file.take(MAX_IGNORE_FILE_BYTES).read_to_end(&mut bytes).ok()?;
+        Some(bytes)
+    }
+}
+
+#[cfg(unix)]
+mod unix {
+    use super::{EntryKind, Meta, Stat};
+    use std::ffi::{CStr, CString, OsStr};
+    use std::io;
+    use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+    use std::os::unix::ffi::OsStrExt;
+    use std::path::{Path, PathBuf};
+
+    /// An open directory descriptor.
+    #[derive(Debug)]
+    pub struct Dir {
+        fd: OwnedFd,
+    }
+
+    fn c_name(name: &OsStr) -> io::Result<CString> {
+        CString::new(name.as_bytes()).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))
+    }
+
+    fn check(fd: libc::c_int) -> io::Result<OwnedFd> {
+        if fd < 0 {
+            Err(io::Error::last_os_error())
+        } else {
+            // SAFETY: a descriptor the kernel just returned, owned by nobody else.
+            Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+        }
+    }
+
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    unsafe fn errno_location() -> *mut libc::c_int {
+        libc::__errno_location()
+    }
+
+    #[cfg(not(any(target_os = "linux", target_os = "android")))]
+    unsafe fn errno_location() -> *mut libc::c_int {
+        libc::__error()
+    }
+
+    fn stat_of(st: &libc::stat) -> Stat {
+        let kind = match st.st_mode & libc::S_IFMT {
+            libc::S_IFDIR => Some(EntryKind::Dir),
+            libc::S_IFREG => Some(EntryKind::File),
+            libc::S_IFLNK => Some(EntryKind::Symlink),
+            _ => None,
+        };
+        let size = if kind == Some(EntryKind::Dir) { 0 } else { st.st_size as u64 };
+        // Node's `mtimeMs`, computed as Node does (see `entry::Meta`).
+        let mtime_ms = st.st_mtime as f64 * 1e3 + st.st_mtime_nsec as f64 / 1e6;
+        Stat { kind, meta: Meta { size, mtime_ms } }
+    }
+
+    impl Dir {
+        /// Opens a folder by path, following symlinks (the search root).
+        pub fn open(path: &Path) -> io::Result<Dir> {
+            let path = c_name(path.as_os_str())?;
+            // SAFETY: a NUL-terminated path; the result is checked.
+            let fd = unsafe { libc::open(path.as_ptr(), libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC) };
+            check(fd).map(|fd| Dir { fd })
+        }
+
+        /// Opens the child folder `name`; a symlink is refused (`ELOOP`/`ENOTDIR`).
+        pub fn open_dir(&self, name: &OsStr) -> io::Result<Dir> {
+            let name = c_name(name)?;
+            let flags = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC;
+            // SAFETY: a valid descriptor and a NUL-terminated name; the result is checked.
+            let fd = unsafe { libc::openat(self.fd.as_raw_fd(), name.as_ptr(), flags) };
+            check(fd).map(|fd| Dir { fd })
+        }
+
+        /// Opens the child `name` for reading; a symlink is refused, and a
+        /// FIFO does not block (`O_NONBLOCK`): callers check it is a regular file.
+        pub fn open_file(&self, name: &OsStr) -> io::Result<std::fs::File> {
+            let name = c_name(name)?;
+            let flags = libc::O_RDONLY | libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC;
+            // SAFETY: as in `open_dir`.
+            let fd = unsafe { libc::openat(self.fd.as_raw_fd(), name.as_ptr(), flags) };
+            check(fd).map(std::fs::File::from)
+        }
+
+        /// The child's type and metadata (`fstatat`, not following symlinks).
+        pub fn stat(&self, name: &OsStr) -> io::Result<Stat> {
+            let name = c_name(name)?;
+            self.stat_c(&name)
+        }
+
+        fn stat_c(&self, name: &CStr) -> io::Result<Stat> {
+            let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
+            // SAFETY: a valid descriptor, a NUL-terminated name and room for the answer.
+            let rc = unsafe {
+                libc::fstatat(self.fd.as_raw_fd(), name.as_ptr(), st.as_mut_ptr(), libc::AT_SYMLINK_NOFOLLOW)
+            };
+            if rc != 0 {
+                return Err(io::Error::last_os_error());
+            }
+            // SAFETY: fstatat succeeded, so it filled `st`.
+            Ok(stat_of(unsafe { &st.assume_init() }))
+        }
+
+        /// Calls `each` with every child's name and type (`None` for types the
+        /// walk never lists). `d_type` answers without a `stat` on most file
+        /// systems; where it is unknown, the child is `stat`ed.
+        pub fn for_each(&self, mut each: impl FnMut(&OsStr, Option<EntryKind>)) -> io::Result<()> {
+            // fdopendir takes ownership of its descriptor: give it a duplicate.
+            // A duplicate shares the read offset, so the stream is rewound
+            // before reading (a folder is listed by one thread at a time;
+            // reopening "." instead would need search permission, which a
+            // readable but not enterable folder lacks).
+            // SAFETY: duplicating a valid descriptor; checked.
+            let fd = check(unsafe { libc::fcntl(self.fd.as_raw_fd(), libc::F_DUPFD_CLOEXEC, 0) })?;
+            let raw = std::os::fd::IntoRawFd::into_raw_fd(fd);
+            // SAFETY: `raw` is ours; on success the stream owns it, on failure we close it.
+            let stream = unsafe { libc::fdopendir(raw) };
+            if stream.is_null() {
+                let err = io::Error::last_os_error();
+                // SAFETY: fdopendir failed, so `raw` is still ours to close.
+                unsafe { libc::close(raw) };
+                return Err(err);
+            }
+            let stream = Stream(stream);
+            // SAFETY: a stream we own.
+            unsafe { libc::rewinddir(stream.0) };
+            loop {
+                // readdir reports errors only through errno: clear it first.
+                // SAFETY: the thread's errno, and a stream we own.
+                let entry = unsafe {
+                    *errno_location() = 0;
+                    libc::readdir(stream.0)
+                };
+                if entry.is_null() {
+                    // SAFETY: reading this thread's errno.
+                    let errno = unsafe { *errno_location() };
+                    return if errno == 0 { Ok(()) } else { Err(io::Error::from_raw_os_error(errno)) };
+                }
+                // SAFETY: readdir returned a valid entry, alive until the next call.
+                let (name, d_type) = unsafe { (CStr::from_ptr((*entry).d_name.as_ptr()), (*entry).d_type) };
+                let bytes = name.to_bytes();
+                if bytes == b"." || bytes == b".." {
+                    continue;
+                }
+                let kind = match d_type {
+                    libc::DT_DIR => Some(EntryKind::Dir),
+                    libc::DT_REG => Some(EntryKind::File),
+                    libc::DT_LNK => Some(EntryKind::Symlink),
+                    libc::DT_UNKNOWN => match self.stat_c(name) {
+                        Ok(st) => st.kind,
+                        Err(_) => continue, // vanished since it was listed
+                    },
+                    _ => None,
+                };
+                each(OsStr::from_bytes(bytes), kind);
+            }
+        }
+
+        /// The folder's real path, read from the open descriptor (so it names
+        /// what was opened, even if the path has changed since).
+        pub fn real_path(&self, opened_as: &Path) -> io::Result<PathBuf> {
+            #[cfg(any(target_os = "linux", target_os = "android"))]
+            {
+                let _ = opened_as;
+                std::fs::read_link(format!("/proc/self/fd/{}", self.fd.as_raw_fd()))
+            }
+            #[cfg(not(any(target_os = "linux", target_os = "android")))]
+            {
+                std::fs::canonicalize(opened_as)
+            }
+        }
+    }
+
+    struct Stream(*mut libc::DIR);
+
+    impl Drop for Stream {
+        fn drop(&mut self) {
+            // SAFETY: a stream from fdopendir, closed once.
+            unsafe { libc::closedir(self.0) };
+        }
+    }
+}
+
+#[cfg(not(unix))]
+mod portable {
+    use super::{EntryKind, Meta, Stat};
+    use std::ffi::OsStr;
+    use std::io;
+    use std::path::{Path, PathBuf};
+
+    /// A folder by path (no descriptor-relative calls here).
+    #[derive(Debug)]
+    pub struct Dir {
+        path: PathBuf,
+    }
+
+    fn stat_of(md: &std::fs::Metadata) -> Stat {
+        let kind = EntryKind::from_file_type(md.file_type());
+        Stat { kind, meta: Meta::from_fs(kind.unwrap_or(EntryKind::File), md) }
+    }
+
+    impl Dir {
+        pub fn open(path: &Path) -> io::Result<Dir> {
+            if !std::fs::metadata(path)?.is_dir() {
+                return Err(io::Error::from(io::ErrorKind::NotADirectory));
+            }
+            Ok(Dir { path: path.to_path_buf() })
+        }
+
+        pub fn open_dir(&self, name: &OsStr) -> io::Result<Dir> {
+            let path = self.path.join(name);
+            if !std::fs::symlink_metadata(&path)?.is_dir() {
+                return Err(io::Error::from(io::ErrorKind::NotADirectory));
+            }
+            Ok(Dir { path })
+        }
+
+        pub fn open_file(&self, name: &OsStr) -> io::Result<std::fs::File> {
+            let path = self.path.join(name);
+            if std::fs::symlink_metadata(&path)?.file_type().is_symlink() {
+                return Err(io::Error::from(io::ErrorKind::InvalidInput));
+            }
+            std::fs::File::open(path)
+        }
+
+        pub fn stat(&self, name: &OsStr) -> io::Result<Stat> {
+            std::fs::symlink_metadata(self.path.join(name)).map(|md| stat_of(&md))
+        }
+
+        pub fn for_each(&self, mut each: impl FnMut(&OsStr, Option<EntryKind>)) -> io::Result<()> {
+            for entry in std::fs::read_dir(&self.path)? {
+                let entry = entry?;
+                let kind = entry.file_type().ok().and_then(EntryKind::from_file_type);
+                each(&entry.file_name(), kind);
+            }
+            Ok(())
+        }
+
+        pub fn real_path(&self, opened_as: &Path) -> io::Result<PathBuf> {
+            std::fs::canonicalize(opened_as)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+
+    fn scratch(name: &str) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("af-dir-{name}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(dir.join("sub")).unwrap();
+        fs::write(dir.join("sub/a.txt"), "hello").unwrap();
+        dir
+    }
+
+    #[test]
+    fn lists_stats_and_opens_children() {
+        let root = scratch("list");
+        let dir = Dir::open(&root).unwrap();
+        let mut seen = Vec::new();
+        dir.for_each(|name, kind| seen.push((name.to_owned(), kind))).unwrap();
+        assert_eq!(seen, vec![(std::ffi::OsString::from("sub"), Some(EntryKind::Dir))]);
+        let mut again = 0;
+        dir.for_each(|_, _| again += 1).unwrap();
+        assert_eq!(again, 1, "a second listing starts from the beginning");
+        let sub = dir.open_dir(OsStr::new("sub")).unwrap();
+        let st = sub.stat(OsStr::new("a.txt")).unwrap();
+        assert_eq!((st.kind, st.meta.size), (Some(EntryKind::File), 5));
+        assert_eq!(dir.stat_beneath(Path::new("sub/a.txt")).unwrap().meta.size, 5);
+        assert!(dir.open_beneath(Path::new("sub/a.txt")).is_ok());
+        assert_eq!(dir.real_path(&root).unwrap(), fs::canonicalize(&root).unwrap());
+        fs::remove_dir_all(root).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn symlinks_are_never_followed() {
+        let root = scratch("links");
+        std::os::unix::fs::symlink(root.join("sub"), root.join("link")).unwrap();
+        std::os::unix::fs::symlink("/dev/zero", root.join(".gitignore")).unwrap();
+        let dir = Dir::open(&root).unwrap();
+        let err = dir.open_dir(OsStr::new("link")).unwrap_err();
+        assert!(is_gone(&err), "{err}");
+        assert!(dir.open_beneath(Path::new("link/a.txt")).is_err());
+        assert_eq!(dir.stat(OsStr::new("link")).unwrap().kind, Some(EntryKind::Symlink));
+        assert!(dir.read_ignore_file(OsStr::new(".gitignore")).is_none());
+        fs::remove_dir_all(root).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_is_not_read_and_does_not_block() {
+        let root = scratch("fifo");
+        let fifo = std::ffi::CString::new(root.join(".ignore").into_os_string().into_encoded_bytes()).unwrap();
+        // SAFETY: a NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
+        let dir = Dir::open(&root).unwrap();
+        assert!(dir.read_ignore_file(OsStr::new(".ignore")).is_none());
+        assert_eq!(dir.stat(OsStr::new(".ignore")).unwrap().kind, None);
+        fs::remove_dir_all(root).unwrap();
+    }
+}
