@@ -110,6 +110,13 @@ function splitOptions(options) {
   return { signal: signal || undefined, policy: policy || undefined, approve: approve || undefined, native }
 }
 
+/** `text` cut to about `max` characters for quoting in a message, as Rust's `error::clip` does. */
+function clip(text, max = 300) {
+  if (text.length <= max) return text
+  const end = /[\uD800-\uDBFF]/.test(text[max - 1]) ? max - 1 : max
+  return `${text.slice(0, end)}… (${Buffer.byteLength(text)} bytes in all)`
+}
+
 function abortedError() {
   return new FindFilesError('aborted', 'the search was aborted before it finished')
 }
@@ -148,10 +155,10 @@ async function checkPolicy(policy, approve, request, signal) {
     if (approved) return
     throw new FindFilesError(
       'approval-required',
-      `approval required: ${request.tool} requires application approval for \`${request.path}\` before execution`,
+      `approval required: ${request.tool} requires application approval for \`${clip(request.path)}\` before execution`,
     )
   }
-  throw new FindFilesError('permission-denied', `permission denied: ${request.tool} is not allowed for \`${request.path}\``)
+  throw new FindFilesError('permission-denied', `permission denied: ${request.tool} is not allowed for \`${clip(request.path)}\``)
 }
 
 const KINDS = ['file', 'dir', 'symlink']

@@ -197,7 +197,9 @@ async function main(argv) {
   try {
     parsed = parseArgs({ args, allowPositionals: true, options: { ...command.flags, ...SHARED_FLAGS } })
   } catch (err) {
-    return fail('invalid-argument', `${err.message}\n\n${command.usage}`, 2)
+    // Node's message quotes the unknown flag twice, whatever its length.
+    const message = err.message.length > 600 ? `${err.message.slice(0, 600)}… (${err.message.length} characters in all)` : err.message
+    return fail('invalid-argument', `${message}\n\n${command.usage}`, 2)
   }
   const { values, positionals } = parsed
   if (values.help) return void process.stdout.write(`${command.usage}\n`)

@@ -141,3 +141,29 @@ impl<'a> Reader<'a> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fields(name: &str, value: Value) -> Vec<(String, Value)> {
+        vec![(name.to_string(), value)]
+    }
+
+    #[test]
+    fn a_long_choice_or_option_name_gives_a_short_message() {
+        let big = "x".repeat(1 << 20);
+        let f = fields("sortBy", Value::Text(big.clone()));
+        let e = Reader { fields: &f }.choice("sortBy", &[("name", 0), ("size", 1)], 0).unwrap_err();
+        assert_eq!(e.code, crate::error::ErrorCode::InvalidArgument);
+        assert!(e.message.len() < 1024, "{} bytes", e.message.len());
+        assert!(e.message.starts_with("`sortBy` must be one of 'name', 'size'; got 'xxx"), "{}", e.message);
+        assert!(e.message.contains("(1048576 bytes in all)"), "{}", e.message);
+
+        let f = fields(&big, Value::Number(1.0));
+        let e = Reader { fields: &f }.only(&["pattern", "path"]).unwrap_err();
+        assert!(e.message.len() < 1024, "{} bytes", e.message.len());
+        assert!(e.message.starts_with("unknown option `xxx"), "{}", e.message);
+        assert!(e.message.ends_with("; the options are: pattern, path, signal, policy, approve"), "{}", e.message);
+    }
+}

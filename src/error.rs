@@ -88,3 +88,19 @@ pub fn clip(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
     }
     std::borrow::Cow::Owned(format!("{}… ({} bytes in all)", &text[..end], text.len()))
 }
+
+/// A regex error's text for a message. The `regex` crate quotes the whole
+/// pattern (with a caret line under it), so past `max` bytes only its closing
+/// `error: ...` line is kept.
+pub fn regex_error(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
+    if text.len() <= max {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    match text.lines().rev().find_map(|line| line.strip_prefix("error:")) {
+        Some(what) => std::borrow::Cow::Owned(format!(
+            "regex parse error (the pattern is too long to quote): {}",
+            clip(what.trim(), max)
+        )),
+        None => clip(text, max),
+    }
+}

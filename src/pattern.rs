@@ -66,7 +66,8 @@ impl NameMatcher {
         if mode == PatternMode::BaseRegex {
             let regex = RegexBuilder::new(pattern).case_insensitive(!case_sensitive).build().map_err(|e| {
                 FindError::invalid_pattern(format!(
-                    "invalid regex (Rust `regex` syntax; it is tested against each file name): {e}"
+                    "invalid regex (Rust `regex` syntax; it is tested against each file name): {}",
+                    crate::error::regex_error(&e.to_string(), 600)
                 ))
             })?;
             return Ok(NameMatcher {
@@ -80,7 +81,8 @@ impl NameMatcher {
         let normalized = normalize_glob(pattern);
         if normalized.is_empty() {
             return Err(FindError::invalid_argument(format!(
-                "`pattern` '{pattern}' is empty once its leading './' or '/' is removed: pass a glob such as '**/*' to list everything"
+                "`pattern` '{}' is empty once its leading './' or '/' is removed: pass a glob such as '**/*' to list everything",
+                crate::error::clip(pattern, 100)
             )));
         }
         let glob = compile_glob(&normalized, pattern, case_sensitive)?;
@@ -140,7 +142,13 @@ fn compile_glob(glob: &str, original: &str, case_sensitive: bool) -> Result<Glob
         .map(|g| g.compile_matcher())
         .map_err(|e| {
             let place = unclosed_at(glob)
-                .map(|at| format!(" (the bracket at character {} of '{glob}' is never closed)", at + 1))
+                .map(|at| {
+                    format!(
+                        " (the bracket at character {} of '{}' is never closed)",
+                        at + 1,
+                        crate::error::clip(glob, 200)
+                    )
+                })
                 .unwrap_or_default();
             FindError::invalid_pattern(format!(
                 "invalid glob '{}': {}{place}. Escape a literal '[', '{{' or '*' as '[[]', '[{{]', '[*]'",
@@ -453,6 +461,23 @@ mod tests {
             let e = NameMatcher::new(p, PatternMode::PathGlob, false).unwrap_err();
             assert_eq!(e.code, ErrorCode::InvalidArgument, "{p}");
         }
+    }
+
+    #[test]
+    fn long_patterns_give_short_messages() {
+        let long = "x".repeat(10_000);
+        for (p, mode) in [
+            (format!("[{long}"), PatternMode::PathGlob),
+            ("./".repeat(5_000), PatternMode::PathGlob),
+            (format!("({long}"), PatternMode::BaseRegex),
+        ] {
+            let e = NameMatcher::new(&p, mode, false).unwrap_err();
+            assert!(e.message.len() < 1024, "{} bytes: {}", e.message.len(), crate::error::clip(&e.message, 300));
+        }
+        let e = NameMatcher::new(&format!("({long}"), PatternMode::BaseRegex, false).unwrap_err();
+        assert!(e.message.ends_with("(the pattern is too long to quote): unclosed group"), "{}", e.message);
+        let e = NameMatcher::new(&format!("[{long}"), PatternMode::PathGlob, false).unwrap_err();
+        assert!(e.message.contains("the bracket at character 1 of '[xxx"), "{}", e.message);
     }
 
     #[test]

@@ -144,7 +144,16 @@ fn inside_really(real: &Path, roots: &[PathBuf]) -> bool {
 }
 
 fn outside_roots(logical: &Path, roots: &[PathBuf], inside_lexically: bool) -> FindError {
-    let listed = roots.iter().map(|r| format!("`{}`", clip(&r.to_string_lossy(), 300))).collect::<Vec<_>>().join(", ");
+    const SHOWN: usize = 3;
+    let mut listed = roots
+        .iter()
+        .take(SHOWN)
+        .map(|r| format!("`{}`", clip(&r.to_string_lossy(), 150)))
+        .collect::<Vec<_>>()
+        .join(", ");
+    if roots.len() > SHOWN {
+        listed.push_str(&format!(" and {} more", roots.len() - SHOWN));
+    }
     let via_link = if inside_lexically { " (through a symlink)" } else { "" };
     FindError::new(
         ErrorCode::OutsideRoot,
@@ -230,6 +239,9 @@ mod tests {
             assert!(check_roots(&inside.join("missing"), &roots).is_ok());
         }
         assert_eq!(check_roots(&inside, &[]).unwrap_err().code, ErrorCode::OutsideRoot);
+        let many: Vec<PathBuf> = (0..1000).map(|i| dir.join(format!("{i}{}", "r".repeat(5000)))).collect();
+        let e = check_roots(&outside.join("p".repeat(5000)), &many).unwrap_err();
+        assert!(e.message.len() < 1024 && e.message.contains(" and 997 more;"), "{}", e.message);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

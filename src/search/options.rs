@@ -86,7 +86,10 @@ pub fn parse(fields: &[(String, Value)]) -> Result<SearchConfig> {
             .line_terminator(Some(b'\n'))
             .build(&pattern)
             .map_err(|e| {
-                FindError::invalid_pattern(format!("invalid regex (Rust `regex` syntax, searched line by line): {e}"))
+                FindError::invalid_pattern(format!(
+                    "invalid regex (Rust `regex` syntax, searched line by line): {}",
+                    crate::error::regex_error(&e.to_string(), 600)
+                ))
             })?;
         let file_glob = match file_glob {
             Some("") => {
@@ -181,6 +184,10 @@ mod tests {
         let e = parse(&opts(&[("pattern", text("(open"))])).unwrap_err();
         assert_eq!(e.code, ErrorCode::InvalidPattern);
         assert!(e.message.contains("regex"), "{}", e.message);
+        let e = parse(&opts(&[("pattern", text(&format!("({}", "x".repeat(1 << 20))))])).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidPattern);
+        assert!(e.message.len() < 1024, "{} bytes", e.message.len());
+        assert!(e.message.ends_with("unclosed group"), "{}", e.message);
         let e = parse(&opts(&[("pattern", text("*.py")), ("target", text("files")), ("fileGlob", text("*.py"))]))
             .unwrap_err();
         assert_eq!(e.code, ErrorCode::InvalidArgument);
