@@ -110,11 +110,14 @@ mod unix {
     use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
     use std::os::unix::ffi::OsStrExt;
     use std::path::{Path, PathBuf};
+    use std::sync::atomic::{AtomicBool, Ordering};
 
     /// An open directory descriptor.
     #[derive(Debug)]
     pub struct Dir {
         fd: OwnedFd,
+        /// Listed before: the read offset must go back to the start.
+        listed: AtomicBool,
     }
 
     fn c_name(name: &OsStr) -> io::Result<CString> {
@@ -128,16 +131,6 @@ mod unix {
             // SAFETY: a descriptor the kernel just returned, owned by nobody else.
             Ok(unsafe { OwnedFd::from_raw_fd(fd) })
         }
-    }
-
-    #[cfg(any(target_os = "linux", target_os = "android"))]
-    unsafe fn errno_location() -> *mut libc::c_int {
-        libc::__errno_location()
-    }
-
-    #[cfg(not(any(target_os = "linux", target_os = "android")))]
-    unsafe fn errno_location() -> *mut libc::c_int {
-        libc::__error()
     }
 
     fn stat_of(st: &libc::stat) -> Stat {
@@ -159,7 +152,7 @@ mod unix {
             let path = c_name(path.as_os_str())?;
             // SAFETY: a NUL-terminated path; the result is checked.
             let fd = unsafe { libc::open(path.as_ptr(), libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC) };
-            check(fd).map(|fd| Dir { fd })
+            check(fd).map(|fd| Dir { fd, listed: AtomicBool::new(false) })
         }
 
         /// Opens the child folder `name`; a symlink is refused (`ELOOP`/`ENOTDIR`).
@@ -168,7 +161,7 @@ mod unix {
             let flags = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC;
             // SAFETY: a valid descriptor and a NUL-terminated name; the result is checked.
             let fd = unsafe { libc::openat(self.fd.as_raw_fd(), name.as_ptr(), flags) };
-            check(fd).map(|fd| Dir { fd })
+            check(fd).map(|fd| Dir { fd, listed: AtomicBool::new(false) })
         }
 
         /// Opens the child `name` for reading; a symlink is refused, and a
@@ -204,6 +197,65 @@ mod unix {
         /// walk never lists). `d_type` answers without a `stat` on most file
         /// systems; where it is unknown, the child is `stat`ed.
         pub fn for_each(&self, mut each: impl FnMut(&OsStr, Option<EntryKind>)) -> io::Result<()> {
+            self.read_names(|name, d_type| {
+                let bytes = name.to_bytes();
+                if bytes == b"." || bytes == b".." {
+                    return;
+                }
+                let kind = match d_type {
+                    libc::DT_DIR => Some(EntryKind::Dir),
+                    libc::DT_REG => Some(EntryKind::File),
+                    libc::DT_LNK => Some(EntryKind::Symlink),
+                    libc::DT_UNKNOWN => match self.stat_c(name) {
+                        Ok(st) => st.kind,
+                        Err(_) => return, // vanished since it was listed
+                    },
+                    _ => None,
+                };
+                each(OsStr::from_bytes(bytes), kind);
+            })
+        }
+
+        /// Every name in the folder with its `d_type`, straight from
+        /// `getdents64` into a buffer on the stack: no stream to open,
+        /// duplicate or allocate per folder.
+        #[cfg(any(target_os = "linux", target_os = "android"))]
+        fn read_names(&self, mut each: impl FnMut(&CStr, u8)) -> io::Result<()> {
+            let fd = self.fd.as_raw_fd();
+            // From the start, whoever listed this folder before (a folder is
+            // listed by one thread at a time).
+            // SAFETY: a valid descriptor.
+            if self.listed.swap(true, Ordering::Relaxed) && unsafe { libc::lseek(fd, 0, libc::SEEK_SET) } < 0 {
+                return Err(io::Error::last_os_error());
+            }
+            let mut buf = [0u8; 32 * 1024];
+            loop {
+                // SAFETY: a valid descriptor and a writable buffer of the length given.
+                let read = unsafe { libc::syscall(libc::SYS_getdents64, fd, buf.as_mut_ptr(), buf.len()) };
+                let read = match read {
+                    n if n < 0 => return Err(io::Error::last_os_error()),
+                    0 => return Ok(()),
+                    n => n as usize,
+                };
+                // Each record: d_ino (8), d_off (8), d_reclen (2), d_type (1), d_name (NUL-terminated).
+                let mut at = 0;
+                while at + 19 < read {
+                    let len = usize::from(u16::from_ne_bytes([buf[at + 16], buf[at + 17]]));
+                    let record = buf.get(at..at + len).filter(|_| len > 19);
+                    let Some(record) = record else {
+                        return Err(io::Error::new(io::ErrorKind::InvalidData, "malformed directory record"));
+                    };
+                    if let Ok(name) = CStr::from_bytes_until_nul(&record[19..]) {
+                        each(name, record[18]);
+                    }
+                    at += len;
+                }
+            }
+        }
+
+        /// Every name in the folder with its `d_type`, through `readdir`.
+        #[cfg(not(any(target_os = "linux", target_os = "android")))]
+        fn read_names(&self, mut each: impl FnMut(&CStr, u8)) -> io::Result<()> {
             // fdopendir takes ownership of its descriptor: give it a duplicate.
             // A duplicate shares the read offset, so the stream is rewound
             // before reading (a folder is listed by one thread at a time;
@@ -227,31 +279,17 @@ mod unix {
                 // readdir reports errors only through errno: clear it first.
                 // SAFETY: the thread's errno, and a stream we own.
                 let entry = unsafe {
-                    *errno_location() = 0;
+                    *libc::__error() = 0;
                     libc::readdir(stream.0)
                 };
                 if entry.is_null() {
                     // SAFETY: reading this thread's errno.
-                    let errno = unsafe { *errno_location() };
+                    let errno = unsafe { *libc::__error() };
                     return if errno == 0 { Ok(()) } else { Err(io::Error::from_raw_os_error(errno)) };
                 }
                 // SAFETY: readdir returned a valid entry, alive until the next call.
                 let (name, d_type) = unsafe { (CStr::from_ptr((*entry).d_name.as_ptr()), (*entry).d_type) };
-                let bytes = name.to_bytes();
-                if bytes == b"." || bytes == b".." {
-                    continue;
-                }
-                let kind = match d_type {
-                    libc::DT_DIR => Some(EntryKind::Dir),
-                    libc::DT_REG => Some(EntryKind::File),
-                    libc::DT_LNK => Some(EntryKind::Symlink),
-                    libc::DT_UNKNOWN => match self.stat_c(name) {
-                        Ok(st) => st.kind,
-                        Err(_) => continue, // vanished since it was listed
-                    },
-                    _ => None,
-                };
-                each(OsStr::from_bytes(bytes), kind);
+                each(name, d_type);
             }
         }
 
@@ -270,8 +308,10 @@ mod unix {
         }
     }
 
+    #[cfg(not(any(target_os = "linux", target_os = "android")))]
     struct Stream(*mut libc::DIR);
 
+    #[cfg(not(any(target_os = "linux", target_os = "android")))]
     impl Drop for Stream {
         fn drop(&mut self) {
             // SAFETY: a stream from fdopendir, closed once.

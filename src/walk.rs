@@ -360,7 +360,12 @@ impl<T: Send> Shared<'_, T> {
         if let Some(e) = stopped {
             return Err(e);
         }
-        listed.map_err(|e| match (work.depth, e.kind()) {
+        match listed {
+            // Removed while it was being listed (getdents says ENOENT): what was read is kept.
+            Err(e) if work.depth > 0 && is_gone(&e) => return Ok(()),
+            listed => listed,
+        }
+        .map_err(|e| match (work.depth, e.kind()) {
             (0, ErrorKind::PermissionDenied) => FindError::new(
                 ErrorCode::PermissionDenied,
                 format!("permission denied: the OS refused to list `{}`", clip(&self.root.path.to_string_lossy(), 300)),
