@@ -464,6 +464,8 @@ function report(all, have, start, search, calibration) {
     '',
     whereTime(all, start),
     '',
+    PROFILE,
+    '',
     '## Content search',
     '',
     search,
@@ -474,6 +476,9 @@ function report(all, have, start, search, calibration) {
     '',
   ].join('\n')
 }
+
+// The profile behind the targets not met (perf, by hand: see the file).
+const PROFILE = fs.readFileSync(path.join(here, 'PROFILE.md'), 'utf8').trim()
 
 // ---------------------------------------------------------------- main
 

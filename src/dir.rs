@@ -49,41 +49,30 @@ pub use unix::Dir;
 pub use portable::Dir;
 
 impl Dir {
-    /// Opens `relative` below this folder one component at a time, never
-    /// following a symlink: the safe way back to an entry the walk listed.
+    /// Opens `relative` below this folder (a path the walk listed) without
+    /// following a symlink anywhere on the way.
     pub fn open_beneath(&self, relative: &Path) -> io::Result<std::fs::File> {
-        let mut names: Vec<&OsStr> = relative.iter().collect();
-        let Some(last) = names.pop() else {
-            return Err(io::Error::from(io::ErrorKind::NotFound));
-        };
-        match names.split_first() {
-            None => self.open_file(last),
-            Some((first, rest)) => {
-                let mut dir = self.open_dir(first)?;
-                for name in rest {
-                    dir = dir.open_dir(name)?;
-                }
-                dir.open_file(last)
-            }
-        }
+        self.beneath(relative, Dir::open_file)
     }
 
     /// `stat` of `relative` below this folder, without following symlinks.
     pub fn stat_beneath(&self, relative: &Path) -> io::Result<Stat> {
+        self.beneath(relative, Dir::stat)
+    }
+
+    /// Opens the folders of `relative` one component at a time, each from the
+    /// last, and hands the one holding its final name to `last`.
+    fn beneath<T>(&self, relative: &Path, last: impl FnOnce(&Dir, &OsStr) -> io::Result<T>) -> io::Result<T> {
         let mut names: Vec<&OsStr> = relative.iter().collect();
-        let Some(last) = names.pop() else {
+        let Some(name) = names.pop() else {
             return Err(io::Error::from(io::ErrorKind::NotFound));
         };
-        match names.split_first() {
-            None => self.stat(last),
-            Some((first, rest)) => {
-                let mut dir = self.open_dir(first)?;
-                for name in rest {
-                    dir = dir.open_dir(name)?;
-                }
-                dir.stat(last)
-            }
+        let mut held: Option<Dir> = None;
+        for folder in names {
+            let next = held.as_ref().unwrap_or(self).open_dir(folder)?;
+            held = Some(next);
         }
+        last(held.as_ref().unwrap_or(self), name)
     }
 
     /// The contents of the regular file `name` in this folder, or `None` when
