@@ -52,27 +52,20 @@ impl Dir {
     /// Opens `relative` below this folder (a path the walk listed) without
     /// following a symlink anywhere on the way.
     pub fn open_beneath(&self, relative: &Path) -> io::Result<std::fs::File> {
-        self.beneath(relative, Dir::open_file)
+        let name = relative.file_name().ok_or_else(|| io::Error::from(io::ErrorKind::NotFound))?;
+        let folder = self.folder_beneath(relative.parent().unwrap_or(Path::new("")))?;
+        folder.as_ref().unwrap_or(self).open_file(name)
     }
 
-    /// `stat` of `relative` below this folder, without following symlinks.
-    pub fn stat_beneath(&self, relative: &Path) -> io::Result<Stat> {
-        self.beneath(relative, Dir::stat)
-    }
-
-    /// Opens the folders of `relative` one component at a time, each from the
-    /// last, and hands the one holding its final name to `last`.
-    fn beneath<T>(&self, relative: &Path, last: impl FnOnce(&Dir, &OsStr) -> io::Result<T>) -> io::Result<T> {
-        let mut names: Vec<&OsStr> = relative.iter().collect();
-        let Some(name) = names.pop() else {
-            return Err(io::Error::from(io::ErrorKind::NotFound));
-        };
+    /// Opens the folder `relative` below this one one component at a time,
+    /// each from the last, never following a symlink; `None` for "" (this one).
+    pub fn folder_beneath(&self, relative: &Path) -> io::Result<Option<Dir>> {
         let mut held: Option<Dir> = None;
-        for folder in names {
+        for folder in relative {
             let next = held.as_ref().unwrap_or(self).open_dir(folder)?;
             held = Some(next);
         }
-        last(held.as_ref().unwrap_or(self), name)
+        Ok(held)
     }
 
     /// The contents of the regular file `name` in this folder, or `None` when
@@ -129,10 +122,8 @@ mod unix {
             libc::S_IFLNK => Some(EntryKind::Symlink),
             _ => None,
         };
-        let size = if kind == Some(EntryKind::Dir) { 0 } else { st.st_size as u64 };
-        // Node's `mtimeMs`, computed as Node does (see `entry::Meta`).
-        let mtime_ms = st.st_mtime as f64 * 1e3 + st.st_mtime_nsec as f64 / 1e6;
-        Stat { kind, meta: Meta { size, mtime_ms } }
+        let meta = Meta::from_stat(kind == Some(EntryKind::Dir), st.st_size as u64, st.st_mtime, st.st_mtime_nsec);
+        Stat { kind, meta }
     }
 
     impl Dir {
@@ -396,7 +387,9 @@ mod tests {
         let sub = dir.open_dir(OsStr::new("sub")).unwrap();
         let st = sub.stat(OsStr::new("a.txt")).unwrap();
         assert_eq!((st.kind, st.meta.size), (Some(EntryKind::File), 5));
-        assert_eq!(dir.stat_beneath(Path::new("sub/a.txt")).unwrap().meta.size, 5);
+        let folder = dir.folder_beneath(Path::new("sub")).unwrap().unwrap();
+        assert_eq!(folder.stat(OsStr::new("a.txt")).unwrap().meta.size, 5);
+        assert!(dir.folder_beneath(Path::new("")).unwrap().is_none());
         assert!(dir.open_beneath(Path::new("sub/a.txt")).is_ok());
         assert_eq!(dir.real_path(&root).unwrap(), fs::canonicalize(&root).unwrap());
         fs::remove_dir_all(root).unwrap();

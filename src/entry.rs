@@ -44,29 +44,26 @@ pub struct Meta {
 }
 
 impl Meta {
-    pub fn from_fs(kind: EntryKind, md: &std::fs::Metadata) -> Self {
-        let size = if kind == EntryKind::Dir { 0 } else { md.len() };
-        Meta { size, mtime_ms: mtime_ms(md) }
+    /// From a `stat`: size (0 for folders) and Node's `Stats.mtimeMs`,
+    /// computed as Node does (`sec * 1e3 + nsec / 1e6` in doubles), so a value
+    /// read back from `fs.statSync` compares equal.
+    pub fn from_stat(is_dir: bool, size: u64, mtime_sec: i64, mtime_nsec: i64) -> Self {
+        Meta { size: if is_dir { 0 } else { size }, mtime_ms: mtime_sec as f64 * 1e3 + mtime_nsec as f64 / 1e6 }
     }
-}
 
-/// Node's `Stats.mtimeMs`, computed as Node does (`sec * 1e3 + nsec / 1e6` in
-/// doubles), so a value read back from `fs.statSync` compares equal.
-#[cfg(unix)]
-fn mtime_ms(md: &std::fs::Metadata) -> f64 {
-    use std::os::unix::fs::MetadataExt;
-    md.mtime() as f64 * 1e3 + md.mtime_nsec() as f64 / 1e6
-}
-
-#[cfg(not(unix))]
-fn mtime_ms(md: &std::fs::Metadata) -> f64 {
-    md.modified()
-        .ok()
-        .map(|t| match t.duration_since(std::time::UNIX_EPOCH) {
-            Ok(d) => d.as_secs() as f64 * 1e3 + d.subsec_nanos() as f64 / 1e6,
-            Err(before) => -(before.duration().as_secs_f64() * 1e3),
-        })
-        .unwrap_or(0.0)
+    /// From std's metadata, where there is no `stat` (off Unix).
+    #[cfg(not(unix))]
+    pub fn from_fs(kind: EntryKind, md: &std::fs::Metadata) -> Self {
+        let mtime_ms = md
+            .modified()
+            .ok()
+            .map(|t| match t.duration_since(std::time::UNIX_EPOCH) {
+                Ok(d) => d.as_secs() as f64 * 1e3 + d.subsec_nanos() as f64 / 1e6,
+                Err(before) => -(before.duration().as_secs_f64() * 1e3),
+            })
+            .unwrap_or(0.0);
+        Meta { size: if kind == EntryKind::Dir { 0 } else { md.len() }, mtime_ms }
+    }
 }
 
 /// One matched entry. `path` is relative to the search directory, with `/`

@@ -3,6 +3,7 @@
 
 use crate::cancel::Cancel;
 use crate::collect::{parent_dir, path_text, Best, Gathered};
+use crate::dir::Dir;
 use crate::entry::{raw_bytes, EntryKind, Found, Meta};
 use crate::error::{ErrorCode, Result};
 use crate::filter::Filters;
@@ -13,7 +14,7 @@ use crate::result::FindOutcome;
 use crate::sandbox::Scope;
 use crate::sort::{sort_and_split, Order, SortBy};
 use crate::walk::{posix_string, walk, Entry, Root, WalkRules};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 /// Above this many returned entries, metadata is read by the walker threads
@@ -138,8 +139,16 @@ pub fn run(config: &FindConfig, cancel: &Cancel) -> Result<FindOutcome> {
 /// Reads size and mtime for the returned page only. An entry that vanished
 /// since the walk keeps zeros rather than being dropped from the count.
 fn fill_meta(root: &Root, found: &mut [Found]) {
+    // Entries of one folder usually sit together: open each folder once per run of them.
+    let mut held: Option<(PathBuf, std::io::Result<Option<Dir>>)> = None;
     for f in found.iter_mut() {
-        if let Ok(st) = root.dir.stat_beneath(&f.relative_path()) {
+        let relative = f.relative_path();
+        let (Some(folder), Some(name)) = (relative.parent(), relative.file_name()) else { continue };
+        if held.as_ref().is_none_or(|(open, _)| open != folder) {
+            held = Some((folder.to_path_buf(), root.dir.folder_beneath(folder)));
+        }
+        let Some((_, Ok(dir))) = &held else { continue };
+        if let Ok(st) = dir.as_ref().unwrap_or(&root.dir).stat(name) {
             f.meta = Some(st.meta);
         }
     }
