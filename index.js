@@ -1,8 +1,10 @@
 'use strict'
 // The public entry: wraps the generated binding where JS is the right place
-// (argument forms, FindFilesError, AbortSignal, the policy callbacks).
+// (argument forms, FindFilesError, AbortSignal, the policy callbacks, a
+// host's storage reader).
 
 const binding = loadBinding()
+const { adaptReader } = require('./reader-adapter.js')
 
 const CODES = [
   'invalid-argument', 'invalid-pattern', 'not-found', 'not-a-dir', 'permission-denied',
@@ -98,7 +100,7 @@ function callOptions(first, second) {
 
 /** Splits off what only JS can hold; the rest goes to Rust as plain data. */
 function splitOptions(options) {
-  const { signal, policy, approve, ...native } = options
+  const { signal, policy, approve, reader, ...native } = options
   if (signal !== undefined && signal !== null &&
       !(typeof signal === 'object' && typeof signal.aborted === 'boolean' && typeof signal.addEventListener === 'function')) {
     throw invalid('`signal` must be an AbortSignal')
@@ -107,7 +109,8 @@ function splitOptions(options) {
     if (fn !== undefined && fn !== null && typeof fn !== 'function') throw invalid(`\`${name}\` must be a function`)
   }
   if (native.modifiedSince instanceof Date) native.modifiedSince = native.modifiedSince.getTime()
-  return { signal: signal || undefined, policy: policy || undefined, approve: approve || undefined, native }
+  const storage = reader === undefined || reader === null ? undefined : adaptReader(reader, invalid)
+  return { signal: signal || undefined, policy: policy || undefined, approve: approve || undefined, storage, native }
 }
 
 /** `text` cut to about `max` characters for quoting in a message, as Rust's `error::clip` does. */
@@ -211,8 +214,8 @@ async function allPaths(out) {
 }
 
 async function runPlan(tool, purpose, options) {
-  const { signal, policy, approve, native } = splitOptions(options)
-  const plan = new binding.Plan(native, purpose)
+  const { signal, policy, approve, storage, native } = splitOptions(options)
+  const plan = new binding.Plan(native, purpose, storage)
   const refused = plan.error
   if (refused) throw new FindFilesError(refused.code, refused.message)
   if (signal && signal.aborted) throw abortedError()
@@ -244,9 +247,14 @@ async function findFilesWith(options) {
   return allPaths(await runPlan('find_files', 'findFiles', options))
 }
 
-async function findFiles(pattern, path) {
-  if (typeof pattern !== 'string') throw invalid('findFiles(pattern, path?) takes a glob string as `pattern`')
-  const options = { pattern }
+/** `findFiles(pattern, path?, options?)` or `findFiles(pattern, options?)`; `options` as find's (reader, cwd, roots, signal...). */
+async function findFiles(pattern, path, more) {
+  if (typeof pattern !== 'string') throw invalid('findFiles(pattern, path?, options?) takes a glob string as `pattern`')
+  if (isPlainObject(path) && more === undefined) [path, more] = [undefined, path]
+  if (more !== undefined && more !== null && !isPlainObject(more)) {
+    throw invalid('the last argument of findFiles(pattern, path?, options?) must be an options object')
+  }
+  const options = { ...(more || {}), pattern }
   if (path !== undefined) options.path = path
   return allPaths(await runPlan('find_files', 'findFiles', options))
 }

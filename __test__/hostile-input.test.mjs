@@ -193,12 +193,18 @@ describe('every option, every wrong type', () => {
     for (const pattern of [undefined, null, 5, {}, [], ['*'], true, Symbol('x'), 10n, () => '*']) {
       await rejectsWith(settle(() => findFiles(pattern, dir)).then((o) => (o.ok ? o.value : Promise.reject(o.error))), 'invalid-argument')
     }
-    for (const p of [5, {}, [], true, Symbol('x'), 10n, () => dir, '', 'a\0b']) {
+    // A plain object is the options form, findFiles(pattern, options).
+    for (const p of [5, [], true, Symbol('x'), 10n, () => dir, '', 'a\0b']) {
       const out = await settle(() => findFiles('*', p))
       assert.equal(out.ok, false, String(p))
       assert.ok(out.error instanceof FindFilesError && out.error.code === 'invalid-argument', `${String(p)}: ${out.error.message}`)
     }
+    for (const more of [5, [], 'x', () => ({})]) {
+      await rejectsWith(findFiles('*', dir, more), 'invalid-argument')
+    }
+    await rejectsWith(findFiles('*', { cwd: dir, reader: 5 }), 'invalid-argument')
     assert.deepEqual(await findFiles('*', dir), [path.join(dir, 'a.txt')])
+    assert.deepEqual(await findFiles('*', { cwd: dir }), [path.join(dir, 'a.txt')])
   })
 })
 

@@ -13,7 +13,7 @@ use crate::pattern::NameMatcher;
 use crate::result::FindOutcome;
 use crate::sandbox::Scope;
 use crate::sort::{sort_and_split, Order, SortBy};
-use crate::walk::{posix_string, walk, Entry, Root, WalkRules};
+use crate::walk::{posix_string, walk, Entry, WalkRules};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -81,9 +81,11 @@ pub fn select<'a>(
 pub fn run(config: &FindConfig, cancel: &Cancel) -> Result<FindOutcome> {
     cancel.check()?;
     let root = config.scope.open()?;
+    // A storage's listing carries the metadata: taking it costs nothing.
     let stat = config.filters.needs_meta()
         || config.sort.needs_meta()
-        || (config.want_meta && config.caps.limit > STAT_IN_WALK_ABOVE);
+        || (config.want_meta && config.caps.limit > STAT_IN_WALK_ABOVE)
+        || root.local_dir().is_none();
     let order = Order { by: config.sort, reverse: config.reverse };
     let gathered = Mutex::new(Gathered::default());
     walk(&root, &config.rules, cancel, || {
@@ -104,8 +106,8 @@ pub fn run(config: &FindConfig, cancel: &Cancel) -> Result<FindOutcome> {
             *n -= 1;
         }
     }
-    if config.want_meta && !stat {
-        fill_meta(&root, &mut found);
+    if let (true, false, Some(dir)) = (config.want_meta, stat, root.local_dir()) {
+        fill_meta(dir, &mut found);
     }
     let path = config.scope.display();
     // The hint is extra work after a complete answer: when `timeoutMs` runs
@@ -138,17 +140,17 @@ pub fn run(config: &FindConfig, cancel: &Cancel) -> Result<FindOutcome> {
 
 /// Reads size and mtime for the returned page only. An entry that vanished
 /// since the walk keeps zeros rather than being dropped from the count.
-fn fill_meta(root: &Root, found: &mut [Found]) {
+fn fill_meta(root: &Dir, found: &mut [Found]) {
     // Entries of one folder usually sit together: open each folder once per run of them.
     let mut held: Option<(PathBuf, std::io::Result<Option<Dir>>)> = None;
     for f in found.iter_mut() {
         let relative = f.relative_path();
         let (Some(folder), Some(name)) = (relative.parent(), relative.file_name()) else { continue };
         if held.as_ref().is_none_or(|(open, _)| open != folder) {
-            held = Some((folder.to_path_buf(), root.dir.folder_beneath(folder)));
+            held = Some((folder.to_path_buf(), root.folder_beneath(folder)));
         }
         let Some((_, Ok(dir))) = &held else { continue };
-        if let Ok(st) = dir.as_ref().unwrap_or(&root.dir).stat(name) {
+        if let Ok(st) = dir.as_ref().unwrap_or(root).stat(name) {
             f.meta = Some(st.meta);
         }
     }

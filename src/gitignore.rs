@@ -135,18 +135,39 @@ fn tail(path: &Path, start: usize) -> &Path {
     Path::new(path.to_str().and_then(|s| s.get(start..)).unwrap_or_default())
 }
 
-const GITIGNORE: &str = ".gitignore";
-const IGNORE: &str = ".ignore";
-
-/// `.git/info/exclude` of the repository whose root is `dir`, if `.git` is a folder.
-fn read_exclude(dir: &Dir) -> Option<Vec<u8>> {
-    let info = dir.open_dir(OsStr::new(".git")).ok()?.open_dir(OsStr::new("info")).ok()?;
-    info.read_ignore_file(OsStr::new("exclude"))
+/// The ignore files of one folder, however they were read.
+#[derive(Debug, Default)]
+pub struct IgnoreFiles {
+    pub ignore: Option<Vec<u8>>,
+    pub gitignore: Option<Vec<u8>>,
+    /// `.git/info/exclude`, when the folder is a repository root.
+    pub exclude: Option<Vec<u8>>,
+    /// The folder holds `.git` (a folder, or a file as git's worktrees use).
+    pub has_git: bool,
 }
 
-/// Whether `dir` holds a `.git` (folder or file, as git's worktrees use).
-fn has_git(dir: &Dir) -> bool {
-    dir.stat(OsStr::new(".git")).is_ok_and(|st| st.kind.is_some())
+pub const GITIGNORE: &str = ".gitignore";
+pub const IGNORE: &str = ".ignore";
+/// Below a repository root's `.git` folder.
+pub const EXCLUDE: &str = "info/exclude";
+
+impl IgnoreFiles {
+    /// Reads them through an open folder.
+    pub fn read(dir: &Dir) -> IgnoreFiles {
+        let has_git = dir.stat(OsStr::new(".git")).is_ok_and(|st| st.kind.is_some());
+        let exclude = has_git
+            .then(|| {
+                let info = dir.open_dir(OsStr::new(".git")).ok()?.open_dir(OsStr::new("info")).ok()?;
+                info.read_ignore_file(OsStr::new("exclude"))
+            })
+            .flatten();
+        IgnoreFiles {
+            ignore: dir.read_ignore_file(OsStr::new(IGNORE)),
+            gitignore: dir.read_ignore_file(OsStr::new(GITIGNORE)),
+            exclude,
+            has_git,
+        }
+    }
 }
 
 impl Rules {
@@ -160,23 +181,34 @@ impl Rules {
         let chain: Vec<&Path> = root.ancestors().skip(1).take_while(|d| d.starts_with(repository)).collect();
         for folder in chain.into_iter().rev() {
             let Ok(dir) = Dir::open(folder) else { continue };
-            let below = root.strip_prefix(folder).unwrap_or(root).as_os_str().to_owned();
-            rules = rules.push(&dir, Place::Above(below));
+            rules = rules.above_root(root, folder, IgnoreFiles::read(&dir));
         }
         rules
+    }
+
+    /// These rules with those of `folder`, an ancestor of the search `root`
+    /// (outermost first), added.
+    pub fn above_root(&self, root: &Path, folder: &Path, files: IgnoreFiles) -> Rules {
+        let below = root.strip_prefix(folder).unwrap_or(root).as_os_str().to_owned();
+        self.push(files, Place::Above(below))
     }
 
     /// The rules inside `dir`, a folder of the walk whose entries' relative
     /// paths start with `prefix_len` bytes (its own path and a separator).
     pub fn enter(&self, dir: &Dir, prefix_len: usize) -> Rules {
-        self.push(dir, Place::Walked(prefix_len))
+        self.enter_with(IgnoreFiles::read(dir), prefix_len)
     }
 
-    fn push(&self, dir: &Dir, at: Place) -> Rules {
-        let has_git = has_git(dir);
-        let ignore = Lines::parse(dir.read_ignore_file(OsStr::new(IGNORE)));
-        let gitignore = Lines::parse(dir.read_ignore_file(OsStr::new(GITIGNORE)));
-        let exclude = if has_git { Lines::parse(read_exclude(dir)) } else { Lines::default() };
+    /// `enter` with the folder's ignore files read by the caller.
+    pub fn enter_with(&self, files: IgnoreFiles, prefix_len: usize) -> Rules {
+        self.push(files, Place::Walked(prefix_len))
+    }
+
+    fn push(&self, files: IgnoreFiles, at: Place) -> Rules {
+        let has_git = files.has_git;
+        let ignore = Lines::parse(files.ignore);
+        let gitignore = Lines::parse(files.gitignore);
+        let exclude = if has_git { Lines::parse(files.exclude) } else { Lines::default() };
         if !has_git && ignore.is_empty() && gitignore.is_empty() {
             return self.clone();
         }

@@ -12,6 +12,7 @@ pub mod filter;
 pub mod find;
 pub mod gitignore;
 pub mod hint;
+mod js_reader;
 pub mod options;
 pub mod page;
 pub mod pattern;
@@ -20,6 +21,7 @@ pub mod result;
 pub mod sandbox;
 pub mod search;
 pub mod sort;
+pub mod storage;
 pub mod walk;
 
 use args::Value;
@@ -420,19 +422,34 @@ pub struct Plan {
 
 #[napi]
 impl Plan {
-    /// `purpose` is `"find"`, `"findText"`, `"findFiles"` or `"search"`. Never throws: see `error`.
+    /// `purpose` is `"find"`, `"findText"`, `"findFiles"` or `"search"`;
+    /// `reader`, the host's storage as `index.js` adapts it. Never throws: see `error`.
     #[napi(constructor, catch_unwind)]
-    pub fn new(options: Unknown, purpose: String) -> Self {
-        let job = read_options(&options).and_then(|fields| {
+    pub fn new(options: Unknown, purpose: String, reader: Option<Object>) -> Self {
+        let job = read_options(&options).and_then(|mut fields| {
+            let storage = match reader {
+                Some(reader) => {
+                    let storage = js_reader::JsStorage::from_js(&reader).map_err(|e| {
+                        FindError::invalid_argument(format!("`reader` must have list, stat and read functions: {e}"))
+                    })?;
+                    sandbox::anchor_cwd_at_storage_root(&mut fields);
+                    Some(storage::StorageRef(Arc::new(storage)))
+                }
+                None => None,
+            };
             let find = |purpose, answer| {
                 options::parse(&fields, purpose).map(|mut c| {
                     // The text shows no size or date: read them only where a filter or the order needs them.
                     c.want_meta &= !matches!(answer, Answer::Text);
+                    c.scope.storage = storage.clone();
                     Job::Find(Arc::new(c), answer)
                 })
             };
             match purpose.as_str() {
-                "search" => search::options::parse(&fields).map(|c| Job::Search(Arc::new(c))),
+                "search" => search::options::parse(&fields).map(|mut c| {
+                    c.scope.storage = storage.clone();
+                    Job::Search(Arc::new(c))
+                }),
                 "findFiles" => find(Purpose::FindFiles, Answer::Paths),
                 "findText" => find(Purpose::Find, Answer::Text),
                 _ => find(Purpose::Find, Answer::Entries),

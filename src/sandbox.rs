@@ -1,10 +1,13 @@
 //! Where a search may run: turning `cwd` + `path` into the logical absolute
 //! path the policy sees, confining it to `roots` (through `..` and through
-//! symlinks), and opening the search directory with the contract's errors.
+//! symlinks), and opening the search directory with the contract's errors,
+//! on the local disk or in a host's storage.
 
-use crate::args::Reader;
+use crate::args::{Reader, Value};
+use crate::entry::EntryKind;
 use crate::error::{clip, ErrorCode, FindError, Result};
-use crate::walk::Root;
+use crate::storage::{block_on, StorageRef};
+use crate::walk::{Root, Tree};
 use std::io::ErrorKind;
 use std::path::{Component, Path, PathBuf};
 
@@ -15,6 +18,8 @@ pub struct Scope {
     /// Absolute and normalized: what the policy is asked about and results show.
     pub logical_path: PathBuf,
     pub roots: Option<Vec<PathBuf>>,
+    /// The host's storage the paths live in; `None` for the local disk.
+    pub storage: Option<StorageRef>,
 }
 
 impl Scope {
@@ -31,7 +36,7 @@ impl Scope {
             Some(roots) => Some(resolve_roots(cwd, &roots)?),
             None => None,
         };
-        Ok(Scope { logical_path, roots })
+        Ok(Scope { logical_path, roots, storage: None })
     }
 
     /// Confines the path to the roots, then opens it: the directory to walk.
@@ -39,6 +44,9 @@ impl Scope {
     /// path, for the clearest error) and on the real path of the handle that
     /// was opened, so a symlink flipped in between cannot lead outside.
     pub fn open(&self) -> Result<Root> {
+        if let Some(storage) = &self.storage {
+            return self.open_in(storage);
+        }
         if let Some(roots) = &self.roots {
             check_roots(&self.logical_path, roots)?;
         }
@@ -49,8 +57,45 @@ impl Scope {
         }
     }
 
+    /// `open` in a storage, whose namespace has no symlinks to resolve: the
+    /// walk never follows one, so the roots are checked as written.
+    fn open_in(&self, storage: &StorageRef) -> Result<Root> {
+        if let Some(roots) = &self.roots {
+            if !roots.iter().any(|r| self.logical_path.starts_with(r)) {
+                return Err(outside_roots(&self.logical_path, roots, false));
+            }
+        }
+        let path = self.display();
+        let shown = clip(&path, 300);
+        let stat = block_on(storage.stat(&path)).and_then(|answer| answer).map_err(|e| match e.kind() {
+            ErrorKind::NotFound | ErrorKind::NotADirectory => FindError::new(
+                ErrorCode::NotFound,
+                format!("search path `{shown}` does not exist in the reader; check `path` (it is relative to `cwd`)"),
+            ),
+            ErrorKind::PermissionDenied => {
+                FindError::new(ErrorCode::PermissionDenied, format!("permission denied: the reader refused `{shown}`"))
+            }
+            _ => FindError::new(ErrorCode::FsError, format!("the reader failed on `{shown}`: {e}")),
+        })?;
+        if stat.kind == Some(EntryKind::File) {
+            return Err(not_a_dir(&shown));
+        }
+        Ok(Root { tree: Tree::Storage(storage.clone()), path: self.logical_path.clone() })
+    }
+
     pub fn display(&self) -> String {
         self.logical_path.to_string_lossy().into_owned()
+    }
+}
+
+/// In a storage, `cwd` is a path of the storage's namespace: it defaults to
+/// its root `/`, and a relative `cwd` starts there (not at the process's
+/// working directory).
+pub fn anchor_cwd_at_storage_root(fields: &mut Vec<(String, Value)>) {
+    match fields.iter_mut().rev().find(|(k, _)| k == "cwd") {
+        Some((_, Value::Text(cwd))) if !cwd.is_empty() && !cwd.starts_with('/') => *cwd = format!("/{cwd}"),
+        Some((_, Value::Absent)) | None => fields.push(("cwd".into(), Value::Text("/".into()))),
+        Some(_) => {}
     }
 }
 
@@ -191,14 +236,18 @@ pub fn open_search_dir(logical: &Path) -> Result<Root> {
     };
     let md = std::fs::metadata(logical).map_err(refused)?;
     if !md.is_dir() {
-        return Err(FindError::new(
-            ErrorCode::NotADir,
-            format!(
-                "search path `{shown}` is a file, not a directory; pass its folder as `path` and its name as `pattern`"
-            ),
-        ));
+        return Err(not_a_dir(&shown));
     }
     Root::open(logical).map_err(refused)
+}
+
+fn not_a_dir(shown: &str) -> FindError {
+    FindError::new(
+        ErrorCode::NotADir,
+        format!(
+            "search path `{shown}` is a file, not a directory; pass its folder as `path` and its name as `pattern`"
+        ),
+    )
 }
 
 #[cfg(test)]

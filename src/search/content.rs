@@ -58,6 +58,13 @@ pub fn scan_file(
     (!sink.binary).then_some(sink.found)
 }
 
+/// `scan_file` for contents already read (from a host's storage).
+pub fn scan_bytes(searcher: &mut Searcher, matcher: &RegexMatcher, bytes: &[u8], scan: Scan) -> Option<FileScan> {
+    let mut sink = Collect { scan, found: FileScan::default(), binary: false };
+    searcher.search_slice(matcher, bytes, &mut sink).ok()?;
+    (!sink.binary).then_some(sink.found)
+}
+
 struct Collect {
     scan: Scan,
     found: FileScan,

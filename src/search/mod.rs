@@ -11,8 +11,9 @@ use crate::entry::EntryKind;
 use crate::error::Result;
 use crate::pattern::NameMatcher;
 use crate::sandbox::Scope;
-use crate::walk::{posix_string, walk, Entry, Root, WalkRules};
-use content::{new_searcher, scan_file, FileScan, LineHit, Scan};
+use crate::storage::{block_on, StorageRef};
+use crate::walk::{posix_string, walk, Entry, Root, Tree, WalkRules};
+use content::{new_searcher, scan_bytes, scan_file, FileScan, LineHit, Scan};
 use grep_regex::RegexMatcher;
 use std::path::Path;
 
@@ -98,9 +99,13 @@ struct Hit {
     path: String,
     /// The path to open (the real name, also when it is not UTF-8).
     relative: std::path::PathBuf,
+    /// Matching lines (or 1 for a file that matched); `UNREAD` for a file
+    /// in a storage, read after the walk (see `scan_stored`).
     count: u64,
     mtime_ms: f64,
 }
+
+const UNREAD: u64 = u64::MAX;
 
 pub fn run(config: &SearchConfig, cancel: &Cancel) -> Result<SearchOutcome> {
     cancel.check()?;
@@ -125,7 +130,10 @@ pub fn run(config: &SearchConfig, cancel: &Cancel) -> Result<SearchOutcome> {
                     if file_glob.as_ref().is_some_and(|g| !g.is_match(relative)) {
                         return None;
                     }
-                    scan_file(&mut searcher, regex, entry.open(), scan)?.count
+                    match entry.open() {
+                        Some(file) => scan_file(&mut searcher, regex, file, scan)?.count,
+                        None => UNREAD,
+                    }
                 }
             };
             if count == 0 {
@@ -136,6 +144,9 @@ pub fn run(config: &SearchConfig, cancel: &Cancel) -> Result<SearchOutcome> {
         }
     })?;
     let mut hits = walked.found;
+    if let (Tree::Storage(storage), Target::Content { regex, .. }) = (&root.tree, &config.target) {
+        hits = scan_stored(storage, &root, regex, hits, scan, cancel)?;
+    }
     if newest_first {
         hits.sort_unstable_by(|a, b| b.mtime_ms.total_cmp(&a.mtime_ms).then_with(|| a.path.cmp(&b.path)));
     } else {
@@ -173,12 +184,65 @@ fn first_lines(root: &Root, regex: &RegexMatcher, hits: &[Hit], max: usize, canc
             break;
         }
         cancel.check()?;
-        let file = root.dir.open_beneath(&hit.relative);
-        let scan = scan_file(&mut searcher, regex, file, Scan::Lines(max - out.len()));
-        let FileScan { lines, .. } = scan.unwrap_or_default();
+        let scan = Scan::Lines(max - out.len());
+        let found = match &root.tree {
+            Tree::Local(dir) => scan_file(&mut searcher, regex, dir.open_beneath(&hit.relative), scan),
+            Tree::Storage(storage) => {
+                let bytes = block_on(storage.read(&stored_path(root, hit))).ok().and_then(Result::ok);
+                bytes.and_then(|bytes| scan_bytes(&mut searcher, regex, &bytes, scan))
+            }
+        };
+        let FileScan { lines, .. } = found.unwrap_or_default();
         out.extend(lines.into_iter().map(|LineHit { line, text }| LineMatch { file: hit.path.clone(), line, text }));
     }
     Ok(out)
+}
+
+/// Reads the files of a storage the walk found and counts their matching
+/// lines, up to the storage's `concurrency` reads at once; files that
+/// vanished, are not readable or are binary drop out, as on disk.
+fn scan_stored(
+    storage: &StorageRef,
+    root: &Root,
+    regex: &RegexMatcher,
+    hits: Vec<Hit>,
+    scan: Scan,
+    cancel: &Cancel,
+) -> Result<Vec<Hit>> {
+    let mut searcher = new_searcher(scan);
+    let reading = async {
+        let mut queue = hits.into_iter();
+        let mut running = tokio::task::JoinSet::new();
+        let mut kept = Vec::new();
+        loop {
+            while running.len() < storage.concurrency().max(1) {
+                let Some(hit) = queue.next() else { break };
+                let (storage, path) = (storage.clone(), stored_path(root, &hit));
+                running.spawn(async move { (storage.read(&path).await, path, hit) });
+            }
+            let Some((read, path, mut hit)) = crate::storage::next_answer(&mut running, cancel).await? else { break };
+            let bytes = match read {
+                Ok(bytes) => bytes,
+                Err(e) if is_unreadable(&e) => continue,
+                Err(e) => return Err(crate::storage::reader_failed(&path, &e)),
+            };
+            if let Some(found) = scan_bytes(&mut searcher, regex, &bytes, scan).filter(|f| f.count > 0) {
+                hit.count = found.count;
+                kept.push(hit);
+            }
+        }
+        Ok(kept)
+    };
+    block_on(reading).map_err(|e| crate::storage::reader_failed(&root.path.to_string_lossy(), &e))?
+}
+
+fn is_unreadable(e: &std::io::Error) -> bool {
+    crate::storage::is_skipped(e) || e.kind() == std::io::ErrorKind::IsADirectory
+}
+
+/// A hit's path in its storage's namespace.
+fn stored_path(root: &Root, hit: &Hit) -> String {
+    crate::storage::join(&root.path.to_string_lossy(), &hit.path)
 }
 
 /// How many skipped folders the notice names.

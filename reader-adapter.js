@@ -1,0 +1,123 @@
+'use strict'
+// Hands a host's storage reader to the native core: checks its shape once,
+// and wraps list/stat/read so that every call resolves (never rejects) with
+// plain data the core copies in one step: a listing as columns, a failure as
+// `{ code, message }` (Node's error codes: ENOENT, ENOTDIR, EACCES, ...).
+
+const TYPE_CODES = new Map([['file', 0], ['dir', 1], ['symlink', 2]])
+const DEFAULT_CONCURRENCY = 32
+const MAX_CONCURRENCY = 1024
+const MAX_MESSAGE = 500
+
+/** An answer of the wrong shape: the call fails with `fs-error` and this message. */
+function badReply(message) {
+  return Object.assign(new Error(message), { code: 'EBADREPLY' })
+}
+
+function describe(value) {
+  if (value === null) return 'null'
+  if (Array.isArray(value)) return 'an array'
+  return typeof value === 'string' ? `the string '${value.slice(0, 40)}'` : `a value of type ${typeof value}`
+}
+
+function failure(err) {
+  const code = err !== null && typeof err === 'object' && typeof err.code === 'string' ? err.code : 'EREADER'
+  let message = String(err !== null && typeof err === 'object' && 'message' in err ? err.message : err)
+  if (message.length > MAX_MESSAGE) message = `${message.slice(0, MAX_MESSAGE)}…`
+  return { code, message }
+}
+
+/** Runs one reader call; its answer shaped by `shape`, or a failure. */
+function settle(call, shape) {
+  return Promise.resolve().then(call).then(shape).then(undefined, failure)
+}
+
+function typeCode(type, what) {
+  const code = TYPE_CODES.get(type)
+  if (code === undefined) throw badReply(`${what} has type ${describe(type)}; it must be 'file', 'dir' or 'symlink'`)
+  return code
+}
+
+function byteCount(size, what) {
+  if (size === undefined || size === null) return 0
+  if (typeof size === 'number' && size >= 0 && Number.isFinite(size)) return size
+  throw badReply(`${what} has size ${describe(size)}; it must be a number of bytes, 0 or more, or be left out`)
+}
+
+function epochMs(time, what) {
+  if (time === undefined || time === null) return 0
+  if (time instanceof Date) time = time.getTime()
+  if (typeof time === 'number' && Number.isFinite(time)) return time
+  throw badReply(`${what} has modifiedTime ${describe(time)}; it must be a Date or epoch milliseconds, or be left out`)
+}
+
+function columns(entries, dir) {
+  if (!Array.isArray(entries)) {
+    throw badReply(`reader.list('${dir}') resolved with ${describe(entries)}, not an array of { name, type, size?, modifiedTime? }`)
+  }
+  const n = entries.length
+  const names = new Array(n)
+  const kinds = new Uint8Array(n)
+  const sizes = new Float64Array(n)
+  const mtimes = new Float64Array(n)
+  for (let i = 0; i < n; i++) {
+    const entry = entries[i]
+    if (entry === null || typeof entry !== 'object' || typeof entry.name !== 'string') {
+      throw badReply(`reader.list('${dir}') gave ${describe(entry)} at index ${i}; each entry must be { name: string, type, ... }`)
+    }
+    const what = `reader.list('${dir}'): entry '${entry.name.slice(0, 100)}'`
+    names[i] = entry.name
+    kinds[i] = typeCode(entry.type, what)
+    sizes[i] = byteCount(entry.size, what)
+    mtimes[i] = epochMs(entry.modifiedTime, what)
+  }
+  return { names: names.join('\0'), kinds, sizes, mtimes }
+}
+
+function statReply(stat, path) {
+  if (stat === null || typeof stat !== 'object') {
+    throw badReply(`reader.stat('${path}') resolved with ${describe(stat)}, not { type, size?, modifiedTime? }`)
+  }
+  const what = `reader.stat('${path}')`
+  return { type: typeCode(stat.type, what), size: byteCount(stat.size, what), mtime: epochMs(stat.modifiedTime, what) }
+}
+
+function readReply(data, path) {
+  if (typeof data === 'string') return { data: Buffer.from(data, 'utf8') }
+  if (data instanceof Uint8Array) return { data }
+  if (data instanceof ArrayBuffer) return { data: new Uint8Array(data) }
+  throw badReply(`reader.read('${path}') resolved with ${describe(data)}, not a Uint8Array or a string`)
+}
+
+/**
+ * The reader as the native core takes it. Throws `invalid(message)` when
+ * `reader` is not a reader.
+ */
+function adaptReader(reader, invalid) {
+  if (reader === null || typeof reader !== 'object') {
+    throw invalid('`reader` must be an object with list(dir) and stat(path) methods (and read(path) for contents)')
+  }
+  for (const name of ['list', 'stat']) {
+    if (typeof reader[name] !== 'function') throw invalid(`\`reader.${name}\` must be a function; got ${describe(reader[name])}`)
+  }
+  if (reader.read !== undefined && typeof reader.read !== 'function') {
+    throw invalid(`\`reader.read\` must be a function when present; got ${describe(reader.read)}`)
+  }
+  const concurrency = reader.concurrency === undefined ? DEFAULT_CONCURRENCY : reader.concurrency
+  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > MAX_CONCURRENCY) {
+    throw invalid(`\`reader.concurrency\` must be a whole number from 1 to ${MAX_CONCURRENCY}; got ${describe(concurrency)}`)
+  }
+  const noRead = (path) => ({
+    code: 'ENOREAD',
+    message: `the reader has no read(path), which is needed for '${path}' (contents, and ignore files unless gitignore: false)`,
+  })
+  return {
+    concurrency,
+    list: (dir) => settle(() => reader.list(dir), (entries) => columns(entries, dir)),
+    stat: (path) => settle(() => reader.stat(path), (stat) => statReply(stat, path)),
+    read: (path) =>
+      reader.read ? settle(() => reader.read(path), (data) => readReply(data, path)) : Promise.resolve(noRead(path)),
+  }
+}
+
+module.exports = { adaptReader, DEFAULT_CONCURRENCY }

@@ -1,0 +1,249 @@
+//! Storage the host supplies instead of the local disk (a JS reader, see
+//! `js_reader`): what the walk needs from it (list a folder, stat a path,
+//! read a file) as asynchronous calls with `io::Error`s, so a slow remote
+//! store is asked many things at once rather than one at a time.
+//!
+//! Paths are absolute POSIX paths in the storage's own namespace. Errors
+//! keep the meaning the walk acts on (`NotFound`, `NotADirectory`,
+//! `PermissionDenied` below the root are skipped; anything else fails).
+
+use crate::cancel::Cancel;
+use crate::dir::Stat;
+use crate::entry::{EntryKind, Meta};
+use crate::error::{clip, ErrorCode, FindError, Result};
+use std::future::Future;
+use std::io;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::task::JoinSet;
+
+/// An answer that arrives later.
+pub type Reply<T> = Pin<Box<dyn Future<Output = io::Result<T>> + Send>>;
+
+/// One child of a listed folder, with the metadata the listing gave
+/// (missing size or time count as 0).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Listed {
+    pub name: String,
+    pub kind: EntryKind,
+    pub meta: Meta,
+}
+
+pub trait Storage: Send + Sync {
+    /// The children of the folder at `dir`.
+    fn list(&self, dir: &str) -> Reply<Vec<Listed>>;
+    /// What `path` leads to.
+    fn stat(&self, path: &str) -> Reply<Stat>;
+    /// The contents of the file at `path`.
+    fn read(&self, path: &str) -> Reply<Vec<u8>>;
+    /// How many calls may be waiting for an answer at once.
+    fn concurrency(&self) -> usize;
+}
+
+/// A shared storage, compared by identity (options that hold one stay `PartialEq`).
+#[derive(Clone)]
+pub struct StorageRef(pub Arc<dyn Storage>);
+
+impl std::fmt::Debug for StorageRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("StorageRef")
+    }
+}
+
+impl PartialEq for StorageRef {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl std::ops::Deref for StorageRef {
+    type Target = dyn Storage;
+    fn deref(&self) -> &Self::Target {
+        &*self.0
+    }
+}
+
+/// An error as a reader reports it, by Node's error codes: the kinds the
+/// walk tells apart, and the reader's own message.
+pub fn error_from_code(code: &str, message: String) -> io::Error {
+    let kind = match code {
+        "ENOENT" => io::ErrorKind::NotFound,
+        "ENOTDIR" => io::ErrorKind::NotADirectory,
+        "EACCES" | "EPERM" => io::ErrorKind::PermissionDenied,
+        "EISDIR" => io::ErrorKind::IsADirectory,
+        _ => io::ErrorKind::Other,
+    };
+    io::Error::new(kind, message)
+}
+
+/// Runs `work` to its end on this (blocking) thread, with a timer for the
+/// walk's periodic cancel checks. Each call gets its own small runtime: the
+/// storage's answers come through channels, so no particular runtime is needed.
+pub fn block_on<F: Future>(work: F) -> io::Result<F::Output> {
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_time().build()?;
+    Ok(runtime.block_on(work))
+}
+
+/// How often a call waiting for slow answers looks at the cancel flag and the clock.
+const CHECK_EVERY: Duration = Duration::from_millis(20);
+
+/// The next task to finish, `None` once none is running; stops with
+/// `aborted` when the caller cancels or time runs out, however slow the storage.
+pub async fn next_answer<A: 'static>(running: &mut JoinSet<A>, cancel: &Cancel) -> Result<Option<A>> {
+    loop {
+        let next = tokio::time::timeout(CHECK_EVERY, running.join_next()).await;
+        cancel.check()?;
+        match next {
+            Err(_) => continue,
+            Ok(None) => return Ok(None),
+            Ok(Some(Ok(answer))) => return Ok(Some(answer)),
+            Ok(Some(Err(e))) => {
+                return Err(FindError::new(
+                    ErrorCode::FsError,
+                    format!("internal error in agent-find (please report it): a reader task failed: {e}"),
+                ))
+            }
+        }
+    }
+}
+
+/// Errors that skip a folder below the root, as on disk.
+pub fn is_skipped(e: &io::Error) -> bool {
+    matches!(e.kind(), io::ErrorKind::NotFound | io::ErrorKind::NotADirectory | io::ErrorKind::PermissionDenied)
+}
+
+/// `rel` below `root`, both in the storage's namespace.
+pub fn join(root: &str, rel: &str) -> String {
+    match (root, rel) {
+        (_, "") => root.to_string(),
+        ("/", _) => format!("/{rel}"),
+        _ => format!("{root}/{rel}"),
+    }
+}
+
+/// A failure of the storage on `path`, for a call that cannot go on.
+pub fn reader_failed(path: &str, e: &io::Error) -> FindError {
+    FindError::new(ErrorCode::FsError, format!("the reader failed on `{}`: {e}", clip(path, 300)))
+}
+
+/// A storage held in memory, for tests of everything built on `Storage`.
+#[cfg(test)]
+pub mod memory {
+    use super::*;
+    use std::collections::BTreeMap;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Mutex;
+
+    enum Node {
+        File(Vec<u8>, f64),
+        Dir(f64),
+        Failing(&'static str),
+    }
+
+    /// Paths (`/a/b`) to files and folders; parents are implied.
+    #[derive(Default)]
+    pub struct MemoryStorage {
+        nodes: Mutex<BTreeMap<String, Node>>,
+        pub concurrency: usize,
+        /// The most calls that were ever waiting at once.
+        pub peak: AtomicUsize,
+        waiting: AtomicUsize,
+        /// Each listing waits this long, as a remote store would.
+        pub delay_ms: u64,
+    }
+
+    impl MemoryStorage {
+        /// An empty storage answering `concurrency` calls at once, each listing after `delay_ms`.
+        pub fn slow(concurrency: usize, delay_ms: u64) -> MemoryStorage {
+            MemoryStorage { concurrency, delay_ms, ..Default::default() }
+        }
+
+        pub fn new(files: &[(&str, &str)]) -> Arc<MemoryStorage> {
+            let storage = MemoryStorage::slow(8, 0);
+            for (path, content) in files {
+                storage.file(path, content.as_bytes(), 0.0);
+            }
+            Arc::new(storage)
+        }
+
+        pub fn file(&self, path: &str, content: &[u8], mtime_ms: f64) {
+            let mut nodes = self.nodes.lock().unwrap();
+            let mut at = 0;
+            while let Some(i) = path[at + 1..].find('/') {
+                at += i + 1;
+                nodes.entry(path[..at].to_string()).or_insert(Node::Dir(0.0));
+            }
+            nodes.insert(path.to_string(), Node::File(content.to_vec(), mtime_ms));
+        }
+
+        /// `path` is a folder whose listing fails with `code`.
+        pub fn failing(&self, path: &str, code: &'static str) {
+            self.nodes.lock().unwrap().insert(path.to_string(), Node::Failing(code));
+        }
+
+        fn listing(&self, dir: &str) -> io::Result<Vec<Listed>> {
+            let nodes = self.nodes.lock().unwrap();
+            match nodes.get(dir) {
+                Some(Node::File(..)) => return Err(error_from_code("ENOTDIR", format!("ENOTDIR: {dir}"))),
+                Some(Node::Failing(code)) => return Err(error_from_code(code, format!("{code}: list '{dir}'"))),
+                None if dir != "/" => return Err(error_from_code("ENOENT", format!("ENOENT: {dir}"))),
+                _ => {}
+            }
+            let prefix = if dir == "/" { "/".to_string() } else { format!("{dir}/") };
+            Ok(nodes
+                .range(prefix.clone()..)
+                .take_while(|(p, _)| p.starts_with(&prefix))
+                .filter(|(p, _)| !p[prefix.len()..].contains('/'))
+                .map(|(p, node)| {
+                    let (kind, meta) = match node {
+                        Node::File(bytes, t) => (EntryKind::File, Meta { size: bytes.len() as u64, mtime_ms: *t }),
+                        Node::Dir(t) => (EntryKind::Dir, Meta { size: 0, mtime_ms: *t }),
+                        Node::Failing(_) => (EntryKind::Dir, Meta { size: 0, mtime_ms: 0.0 }),
+                    };
+                    Listed { name: p[prefix.len()..].to_string(), kind, meta }
+                })
+                .collect())
+        }
+    }
+
+    impl Storage for Arc<MemoryStorage> {
+        fn list(&self, dir: &str) -> Reply<Vec<Listed>> {
+            let (this, dir) = (Arc::clone(self), dir.to_string());
+            Box::pin(async move {
+                let now = this.waiting.fetch_add(1, Ordering::SeqCst) + 1;
+                this.peak.fetch_max(now, Ordering::SeqCst);
+                if this.delay_ms > 0 {
+                    tokio::time::sleep(std::time::Duration::from_millis(this.delay_ms)).await;
+                }
+                this.waiting.fetch_sub(1, Ordering::SeqCst);
+                this.listing(&dir)
+            })
+        }
+
+        fn stat(&self, path: &str) -> Reply<Stat> {
+            let found = match self.nodes.lock().unwrap().get(path) {
+                Some(Node::File(bytes, t)) => {
+                    Ok(Stat { kind: Some(EntryKind::File), meta: Meta { size: bytes.len() as u64, mtime_ms: *t } })
+                }
+                Some(_) => Ok(Stat { kind: Some(EntryKind::Dir), meta: Meta { size: 0, mtime_ms: 0.0 } }),
+                None if path == "/" => Ok(Stat { kind: Some(EntryKind::Dir), meta: Meta { size: 0, mtime_ms: 0.0 } }),
+                None => Err(error_from_code("ENOENT", format!("ENOENT: stat '{path}'"))),
+            };
+            Box::pin(async move { found })
+        }
+
+        fn read(&self, path: &str) -> Reply<Vec<u8>> {
+            let found = match self.nodes.lock().unwrap().get(path) {
+                Some(Node::File(bytes, _)) => Ok(bytes.clone()),
+                Some(_) => Err(error_from_code("EISDIR", format!("EISDIR: read '{path}'"))),
+                None => Err(error_from_code("ENOENT", format!("ENOENT: read '{path}'"))),
+            };
+            Box::pin(async move { found })
+        }
+
+        fn concurrency(&self) -> usize {
+            self.concurrency
+        }
+    }
+}

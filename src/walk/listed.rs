@@ -1,0 +1,335 @@
+//! The walk over a host's storage (see `storage`): the same rules as on disk,
+//! with up to the storage's `concurrency` folders being listed at once, so a
+//! slow remote store is not walked one folder at a time. One thread drives
+//! it: the answers are awaited together, and each listing, once it arrives,
+//! is judged entry by entry here. A folder's ignore files are read through
+//! the storage before its entries are judged.
+
+use super::{cannot_list, At, Entry, Gate, CANCEL_EVERY};
+use crate::cancel::Cancel;
+use crate::dir::MAX_IGNORE_FILE_BYTES;
+use crate::entry::EntryKind;
+use crate::error::{clip, ErrorCode, FindError, Result};
+use crate::gitignore::{IgnoreFiles, Rules, EXCLUDE, GITIGNORE, IGNORE};
+use crate::storage::{block_on, is_skipped, join, next_answer, reader_failed, Listed, StorageRef};
+use std::ffi::OsStr;
+use std::io;
+use std::path::Path;
+use tokio::task::JoinSet;
+
+/// Walks the storage from `root` (a normalized absolute path in it).
+pub(super) fn walk<T, S>(
+    storage: &StorageRef,
+    root: &Path,
+    gate: &Gate,
+    cancel: &Cancel,
+    mut select: S,
+) -> Result<Vec<T>>
+where
+    S: FnMut(&Path, EntryKind, &Entry) -> Option<T>,
+{
+    let root_text = root.to_string_lossy().into_owned();
+    let walking = async {
+        let ignore = match gate.rules.gitignore {
+            true => Some(rules_above(storage, &root_text, cancel).await?),
+            false => None,
+        };
+        let mut pending = vec![Work { rel: String::new(), depth: 0, ignore }];
+        let mut running = JoinSet::new();
+        let mut found = Vec::new();
+        loop {
+            while running.len() < storage.concurrency().max(1) {
+                let Some(work) = pending.pop() else { break };
+                let (storage, path) = (storage.clone(), join(&root_text, &work.rel));
+                let with_ignores = work.ignore.is_some();
+                running.spawn(async move { (list_folder(&storage, path, with_ignores).await, work) });
+            }
+            let Some((listing, work)) = next_answer(&mut running, cancel).await? else { break };
+            let listing = match listing {
+                Ok(listing) => listing,
+                // Vanished, not a folder, or not ours to read: skipped below the root.
+                Err(Failed::List(e)) if work.depth > 0 && is_skipped(&e) => continue,
+                Err(Failed::List(e)) => return Err(cannot_list(root, Path::new(&work.rel), &e, "the reader")),
+                Err(Failed::Other(path, e)) => return Err(reader_failed(&path, &e)),
+            };
+            visit(listing, work, gate, cancel, &mut select, &mut found, &mut pending, &root_text)?;
+        }
+        Ok(found)
+    };
+    block_on(walking).map_err(|e| reader_failed(&root_text, &e))?
+}
+
+/// A folder to list.
+struct Work {
+    /// Its path relative to the root (empty for the root).
+    rel: String,
+    /// 0 for the root.
+    depth: usize,
+    /// The ignore rules of its parent (`None` with `gitignore: false`).
+    ignore: Option<Rules>,
+}
+
+/// A folder's children, and its ignore files when the rules need them.
+struct Listing {
+    entries: Vec<Listed>,
+    ignore_files: IgnoreFiles,
+}
+
+/// Why a folder's listing cannot be used.
+enum Failed {
+    /// The listing itself failed.
+    List(io::Error),
+    /// Reading an ignore file (or looking for `.git`) at this path failed.
+    Other(String, io::Error),
+}
+
+/// Judges each child of a listed folder: rules, selector, and folders to list next.
+#[allow(clippy::too_many_arguments)]
+fn visit<T, S>(
+    listing: Listing,
+    work: Work,
+    gate: &Gate,
+    cancel: &Cancel,
+    select: &mut S,
+    found: &mut Vec<T>,
+    pending: &mut Vec<Work>,
+    root: &str,
+) -> Result<()>
+where
+    S: FnMut(&Path, EntryKind, &Entry) -> Option<T>,
+{
+    let prefix = if work.rel.is_empty() { 0 } else { work.rel.len() + 1 };
+    let ignore = work.ignore.map(|rules| rules.enter_with(listing.ignore_files, prefix));
+    let child_depth = work.depth + 1;
+    let descend = gate.descends_at(child_depth);
+    let mut rel = work.rel;
+    if !rel.is_empty() {
+        rel.push('/');
+    }
+    for (i, listed) in listing.entries.iter().enumerate() {
+        if i > 0 && i % CANCEL_EVERY as usize == 0 {
+            cancel.check()?;
+        }
+        if !is_valid_name(&listed.name) {
+            return Err(FindError::new(
+                ErrorCode::FsError,
+                format!(
+                    "the reader listed `{}` with a child named `{}`; a name must be non-empty, not `.` or `..`, and hold no `/` or NUL",
+                    clip(&join(root, &rel[..rel.len().saturating_sub(1)]), 300),
+                    clip(&listed.name, 100)
+                ),
+            ));
+        }
+        rel.truncate(prefix);
+        rel.push_str(&listed.name);
+        let is_dir = listed.kind == EntryKind::Dir;
+        if !gate.passes(OsStr::new(&listed.name), Path::new(&rel), is_dir, ignore.as_ref()) {
+            continue;
+        }
+        if let Some(item) = select(Path::new(&rel), listed.kind, &Entry(At::Listed(listed))) {
+            found.push(item);
+        }
+        if is_dir && descend {
+            pending.push(Work { rel: rel.clone(), depth: child_depth, ignore: ignore.clone() });
+        }
+    }
+    Ok(())
+}
+
+fn is_valid_name(name: &str) -> bool {
+    !name.is_empty() && name != "." && name != ".." && !name.contains(['/', '\0'])
+}
+
+async fn list_folder(storage: &StorageRef, path: String, with_ignores: bool) -> std::result::Result<Listing, Failed> {
+    let entries = storage.list(&path).await.map_err(Failed::List)?;
+    let kind_of = |name: &str| entries.iter().find(|e| e.name == name).map(|e| e.kind);
+    let ignore_files = match with_ignores {
+        true => {
+            let (ignore, gitignore, git) = (kind_of(IGNORE), kind_of(GITIGNORE), kind_of(".git"));
+            ignore_files(storage, &path, ignore, gitignore, git).await?
+        }
+        false => IgnoreFiles::default(),
+    };
+    Ok(Listing { entries, ignore_files })
+}
+
+/// The ignore files of the folder at `path`, given the kinds of its `.ignore`,
+/// `.gitignore` and `.git` (only regular files are read, as on disk).
+async fn ignore_files(
+    storage: &StorageRef,
+    path: &str,
+    ignore: Option<EntryKind>,
+    gitignore: Option<EntryKind>,
+    git: Option<EntryKind>,
+) -> std::result::Result<IgnoreFiles, Failed> {
+    let file = |kind: Option<EntryKind>, name: &str| {
+        let at = (kind == Some(EntryKind::File)).then(|| join(path, name));
+        async move {
+            match at {
+                Some(at) => read_ignore_file(storage, at).await,
+                None => Ok(None),
+            }
+        }
+    };
+    Ok(IgnoreFiles {
+        ignore: file(ignore, IGNORE).await?,
+        gitignore: file(gitignore, GITIGNORE).await?,
+        exclude: match git {
+            Some(EntryKind::Dir) => read_ignore_file(storage, join(path, &format!(".git/{EXCLUDE}"))).await?,
+            _ => None,
+        },
+        has_git: git.is_some(),
+    })
+}
+
+/// An ignore file's contents; `None` when it is missing, not a file, not
+/// readable, or larger than git reads.
+async fn read_ignore_file(storage: &StorageRef, path: String) -> std::result::Result<Option<Vec<u8>>, Failed> {
+    match storage.read(&path).await {
+        Ok(bytes) if bytes.len() as u64 > MAX_IGNORE_FILE_BYTES => Ok(None),
+        Ok(bytes) => Ok(Some(bytes)),
+        Err(e) if is_skipped(&e) || e.kind() == io::ErrorKind::IsADirectory => Ok(None),
+        Err(e) => Err(Failed::Other(path, e)),
+    }
+}
+
+/// The rules of the folders above the search root that apply to it: from the
+/// nearest folder holding `.git` (the root included) down to the root's parent.
+async fn rules_above(storage: &StorageRef, root: &str, cancel: &Cancel) -> Result<Rules> {
+    let folders: Vec<&Path> = Path::new(root).ancestors().collect();
+    let mut looking = JoinSet::new();
+    for (i, folder) in folders.iter().enumerate() {
+        let (storage, git) = (storage.clone(), join(&folder.to_string_lossy(), ".git"));
+        looking.spawn(async move { (i, storage.stat(&git).await, git) });
+    }
+    let mut repository = None;
+    while let Some(answer) = next_answer(&mut looking, cancel).await? {
+        match answer {
+            (i, Ok(_), _) => repository = Some(repository.map_or(i, |r: usize| r.min(i))),
+            (_, Err(e), _) if is_skipped(&e) => {}
+            (_, Err(e), git) => return Err(reader_failed(&git, &e)),
+        }
+    }
+    let mut rules = Rules::default();
+    let Some(repository) = repository else { return Ok(rules) };
+    for (i, folder) in folders.iter().enumerate().skip(1).take(repository).rev() {
+        let text = folder.to_string_lossy();
+        let git = (i == repository).then_some(EntryKind::Dir);
+        let files = ignore_files(storage, &text, Some(EntryKind::File), Some(EntryKind::File), git).await;
+        let files = files.map_err(|failed| match failed {
+            Failed::List(e) => reader_failed(&text, &e),
+            Failed::Other(path, e) => reader_failed(&path, &e),
+        })?;
+        rules = rules.above_root(Path::new(root), folder, IgnoreFiles { has_git: i == repository, ..files });
+    }
+    Ok(rules)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{walk, Root, Tree, WalkRules};
+    use crate::cancel::{Cancel, CancelFlag};
+    use crate::entry::EntryKind;
+    use crate::error::ErrorCode;
+    use crate::storage::memory::MemoryStorage;
+    use crate::storage::StorageRef;
+    use std::path::{Path, PathBuf};
+    use std::sync::atomic::Ordering;
+    use std::sync::Arc;
+
+    fn rules() -> WalkRules {
+        WalkRules {
+            hidden: true,
+            gitignore: true,
+            exclude: vec![],
+            case_sensitive: false,
+            max_depth: None,
+            skip_dirs: &[".git"],
+        }
+    }
+
+    fn root_of(storage: &Arc<MemoryStorage>, path: &str) -> Root {
+        Root { tree: Tree::Storage(StorageRef(Arc::new(Arc::clone(storage)))), path: PathBuf::from(path) }
+    }
+
+    fn paths(root: &Root, rules: &WalkRules) -> crate::error::Result<Vec<String>> {
+        let walked = walk(root, rules, &Cancel::never(), || {
+            |rel: &Path, kind: EntryKind, _: &super::Entry| {
+                Some(format!("{}{}", rel.display(), if kind == EntryKind::Dir { "/" } else { "" }))
+            }
+        })?;
+        let mut found = walked.found;
+        found.sort();
+        Ok(found)
+    }
+
+    #[test]
+    fn ignore_files_are_read_through_the_storage() {
+        let s = MemoryStorage::new(&[
+            ("/repo/.git/info/exclude", "secret.txt\n"),
+            ("/repo/.gitignore", "*.log\nbuild/\n"),
+            ("/repo/sub/.gitignore", "!keep.log\n"),
+            ("/repo/sub/keep.log", ""),
+            ("/repo/sub/drop.log", ""),
+            ("/repo/sub/build/x", ""),
+            ("/repo/secret.txt", ""),
+            ("/repo/.ignore", "notes.md\n"),
+            ("/repo/notes.md", ""),
+            ("/repo/a.txt", ""),
+        ]);
+        let found = paths(&root_of(&s, "/repo"), &rules()).unwrap();
+        assert_eq!(found, [".gitignore", ".ignore", "a.txt", "sub/", "sub/.gitignore", "sub/keep.log"]);
+        // From a folder inside the repository, the rules above it still apply.
+        assert_eq!(paths(&root_of(&s, "/repo/sub"), &rules()).unwrap(), [".gitignore", "keep.log"]);
+        let all = paths(&root_of(&s, "/repo"), &WalkRules { gitignore: false, ..rules() }).unwrap();
+        assert!(all.contains(&"sub/build/x".to_string()) && !all.iter().any(|p| p.starts_with(".git/")));
+    }
+
+    #[test]
+    fn many_folders_are_listed_at_once_within_the_bound() {
+        let s = MemoryStorage::slow(6, 20);
+        for i in 0..24 {
+            s.file(&format!("/d{i}/f.txt"), b"x", 0.0);
+        }
+        let s = Arc::new(s);
+        let started = std::time::Instant::now();
+        assert_eq!(paths(&root_of(&s, "/"), &rules()).unwrap().len(), 48);
+        let peak = s.peak.load(Ordering::SeqCst);
+        assert!((2..=6).contains(&peak), "peak {peak}");
+        // 25 listings of 20 ms one at a time would take 500 ms.
+        assert!(started.elapsed().as_millis() < 400, "{:?}", started.elapsed());
+    }
+
+    #[test]
+    fn failures_below_the_root_skip_or_fail_by_kind() {
+        let s = MemoryStorage::new(&[("/a/f", ""), ("/b/g", "")]);
+        s.failing("/locked", "EACCES");
+        s.failing("/gone", "ENOENT");
+        assert_eq!(paths(&root_of(&s, "/"), &rules()).unwrap(), ["a/", "a/f", "b/", "b/g", "gone/", "locked/"]);
+        s.failing("/broken", "EIO");
+        let err = paths(&root_of(&s, "/"), &rules()).unwrap_err();
+        assert_eq!(err.code, ErrorCode::FsError);
+        assert!(err.message.contains("`/broken`") && err.message.contains("EIO"), "{}", err.message);
+        s.failing("/root", "EACCES");
+        assert_eq!(paths(&root_of(&s, "/root"), &rules()).unwrap_err().code, ErrorCode::PermissionDenied);
+    }
+
+    #[test]
+    fn a_slow_storage_is_cancelled_promptly() {
+        let s = MemoryStorage::slow(2, 5_000);
+        s.file("/a/b", b"", 0.0);
+        let s = Arc::new(s);
+        let root = root_of(&s, "/");
+        let flag = CancelFlag::default();
+        let cancel = Cancel::new(flag.clone(), None);
+        let started = std::time::Instant::now();
+        let stopper = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            flag.cancel();
+        });
+        let err = walk(&root, &rules(), &cancel, || |_: &Path, _, _: &super::Entry| None::<()>).unwrap_err();
+        stopper.join().unwrap();
+        assert_eq!(err.code, ErrorCode::Aborted);
+        assert!(started.elapsed().as_millis() < 1_000, "{:?}", started.elapsed());
+    }
+}

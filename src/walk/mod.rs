@@ -1,0 +1,366 @@
+//! The directory walk: which entries a search sees. Ignore files (see
+//! `gitignore`), hidden entries, `exclude` globs, depth, always-skipped
+//! folders (`.git/`) and symlinks (listed, never followed) are decided here,
+//! the same way for both kinds of tree: the local disk, walked by threads
+//! over directory handles (`local`), and a host's storage, walked by many
+//! calls in flight at once (`listed`). A selector, given each entry that
+//! passes, decides which become results.
+
+mod listed;
+mod local;
+
+use crate::cancel::Cancel;
+use crate::dir::{Dir, Stat};
+use crate::entry::EntryKind;
+use crate::error::{clip, ErrorCode, FindError, Result};
+use crate::gitignore::Rules;
+use crate::pattern::{normalize_glob, NameMatcher, PatternMode};
+use crate::storage::{Listed, StorageRef};
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+/// Which entries the walk skips before any pattern is tested.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WalkRules {
+    /// Include dotfiles and dot-folders.
+    pub hidden: bool,
+    /// Apply `.gitignore` (nested, negations), `.ignore` and `.git/info/exclude`.
+    pub gitignore: bool,
+    /// Extra globs to leave out, gitignore-style (see `Excludes`).
+    pub exclude: Vec<String>,
+    pub case_sensitive: bool,
+    /// 0 = only the direct children of the root.
+    pub max_depth: Option<usize>,
+    /// Folder names never entered, at any depth (`.git` is also skipped as a file).
+    pub skip_dirs: &'static [&'static str],
+}
+
+/// What a walk returns: the selected entries, in no defined order, and the
+/// folders it did not enter because of `skip_dirs` (relative, `.git` left out).
+#[derive(Debug)]
+pub struct Walked<T> {
+    pub found: Vec<T>,
+    pub skipped: Vec<String>,
+}
+
+impl WalkRules {
+    /// The same rules with every skip that the model could turn off turned off.
+    pub fn relaxed(&self) -> WalkRules {
+        WalkRules { hidden: true, gitignore: false, exclude: Vec::new(), ..self.clone() }
+    }
+
+    /// True when some rule hides entries that an option could bring back.
+    pub fn skips_anything(&self) -> bool {
+        !self.hidden || self.gitignore || !self.exclude.is_empty()
+    }
+}
+
+/// The compiled `exclude` globs. Each is matched the way a `.gitignore` line
+/// is: without `/` against every name at any depth, with `/` against the path
+/// from the root; an excluded folder is not entered.
+#[derive(Debug, Clone, Default)]
+pub struct Excludes(Vec<NameMatcher>);
+
+impl Excludes {
+    pub fn new(rules: &WalkRules) -> Result<Excludes> {
+        let compile = |glob: &String| {
+            let trimmed = glob.strip_prefix("./").unwrap_or(glob);
+            if trimmed.is_empty() {
+                return Err(FindError::invalid_argument(
+                    "`exclude` holds an empty glob; remove it or write a glob such as 'dist' or '*.log'",
+                ));
+            }
+            let mode =
+                if normalize_glob(trimmed).contains('/') { PatternMode::PathGlob } else { PatternMode::BaseGlob };
+            NameMatcher::new(trimmed, mode, rules.case_sensitive)
+                .map_err(|e| FindError::new(e.code, format!("in `exclude`: {}", e.message)))
+        };
+        rules.exclude.iter().map(compile).collect::<Result<_>>().map(Excludes)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    pub fn is_excluded(&self, relative: &Path) -> bool {
+        self.0.iter().any(|m| m.is_match(relative))
+    }
+}
+
+/// The opened search directory: where its entries come from, and its path
+/// (real on disk; logical in a storage) for messages and the ignore rules
+/// above it.
+#[derive(Debug)]
+pub struct Root {
+    pub tree: Tree,
+    pub path: PathBuf,
+}
+
+/// Where a walk lists folders.
+#[derive(Debug, Clone)]
+pub enum Tree {
+    /// The local disk, by handle from this open folder.
+    Local(Arc<Dir>),
+    /// A host's storage (a JS reader), by path.
+    Storage(StorageRef),
+}
+
+impl Root {
+    /// Opens `path` on disk (following symlinks: the root itself may be a link).
+    pub fn open(path: &Path) -> std::io::Result<Root> {
+        let dir = Dir::open(path)?;
+        let path = dir.real_path(path)?;
+        Ok(Root { tree: Tree::Local(Arc::new(dir)), path })
+    }
+
+    /// The open folder, for a local tree.
+    pub fn local_dir(&self) -> Option<&Dir> {
+        match &self.tree {
+            Tree::Local(dir) => Some(dir),
+            Tree::Storage(_) => None,
+        }
+    }
+}
+
+/// One entry as a selector sees it: on disk, metadata and contents are read
+/// through its folder's handle, never by path; in a storage, the metadata
+/// came with the listing.
+pub struct Entry<'a>(At<'a>);
+
+enum At<'a> {
+    InDir { dir: &'a Dir, name: &'a OsStr },
+    Listed(&'a Listed),
+}
+
+impl Entry<'_> {
+    /// Type, size and mtime, not following a symlink.
+    pub fn stat(&self) -> std::io::Result<Stat> {
+        match &self.0 {
+            At::InDir { dir, name } => dir.stat(name),
+            At::Listed(listed) => Ok(Stat { kind: Some(listed.kind), meta: listed.meta }),
+        }
+    }
+
+    /// Opens a file on disk for reading (a symlink is refused); `None` in a
+    /// storage, whose files are read through it later (see `search`).
+    pub fn open(&self) -> Option<std::io::Result<std::fs::File>> {
+        match &self.0 {
+            At::InDir { dir, name } => Some(dir.open_file(name)),
+            At::Listed(_) => None,
+        }
+    }
+}
+
+/// The rules that decide, name by name, what the walk passes on.
+struct Gate<'a> {
+    rules: &'a WalkRules,
+    excludes: Excludes,
+    /// Folders not entered because of `skip_dirs` (relative, `.git` left out).
+    skipped: Mutex<Vec<String>>,
+}
+
+impl Gate<'_> {
+    /// Whether the child `name`, at `rel` from the root, is seen (and, for a
+    /// folder, entered) under `ignore`, the ignore rules of its folder.
+    fn passes(&self, name: &OsStr, rel: &Path, is_dir: bool, ignore: Option<&Rules>) -> bool {
+        if !self.rules.hidden && name.as_encoded_bytes().starts_with(b".") {
+            return false;
+        }
+        if ignore.is_some_and(|rules| rules.is_ignored(rel, is_dir)) {
+            return false;
+        }
+        if self.rules.skip_dirs.iter().any(|skip| name == *skip) && (is_dir || name == ".git") {
+            if name != ".git" {
+                self.skipped.lock().unwrap_or_else(|p| p.into_inner()).push(posix_string(rel));
+            }
+            return false;
+        }
+        self.excludes.is_empty() || !self.excludes.is_excluded(rel)
+    }
+
+    /// Whether children at `depth` (the root's are at 1) are listed in turn.
+    fn descends_at(&self, depth: usize) -> bool {
+        self.rules.max_depth.is_none_or(|max| depth <= max)
+    }
+}
+
+/// Walks the root. `new_selector` makes a selector for each thread of the
+/// walk (so each can own buffers); a selector gets each entry below the root
+/// with its relative path and kind, and returns what to keep.
+pub fn walk<T, M, S>(root: &Root, rules: &WalkRules, cancel: &Cancel, new_selector: M) -> Result<Walked<T>>
+where
+    T: Send,
+    M: Fn() -> S + Sync,
+    S: FnMut(&Path, EntryKind, &Entry) -> Option<T> + Send,
+{
+    cancel.check()?;
+    let gate = Gate { rules, excludes: Excludes::new(rules)?, skipped: Mutex::new(Vec::new()) };
+    let found = match &root.tree {
+        Tree::Local(dir) => local::walk(dir, &root.path, &gate, cancel, new_selector)?,
+        Tree::Storage(storage) => listed::walk(storage, &root.path, &gate, cancel, new_selector())?,
+    };
+    cancel.check()?;
+    let mut skipped = gate.skipped.into_inner().unwrap_or_else(|p| p.into_inner());
+    skipped.sort_unstable();
+    Ok(Walked { found, skipped })
+}
+
+/// A relative path as results show it: `/` separators, lossy UTF-8.
+pub fn posix_string(relative: &Path) -> String {
+    let text = relative.to_string_lossy();
+    if std::path::MAIN_SEPARATOR == '/' {
+        text.into_owned()
+    } else {
+        text.replace(std::path::MAIN_SEPARATOR, "/")
+    }
+}
+
+/// Entries between two looks at the cancel flag and the clock.
+const CANCEL_EVERY: u32 = 256;
+
+/// The failure for a folder that cannot be listed: `permission-denied` for
+/// the root (as the contract has it), `fs-error` otherwise. `refuser` is
+/// who said no: the OS, or the reader.
+fn cannot_list(root: &Path, rel: &Path, err: &std::io::Error, refuser: &str) -> FindError {
+    if rel.as_os_str().is_empty() && err.kind() == std::io::ErrorKind::PermissionDenied {
+        return FindError::new(
+            ErrorCode::PermissionDenied,
+            format!("permission denied: {refuser} refused to list `{}`", clip(&root.to_string_lossy(), 300)),
+        );
+    }
+    FindError::new(
+        ErrorCode::FsError,
+        format!("cannot list the directory `{}`: {err}", clip(&root.join(rel).to_string_lossy(), 300)),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::entry::Found;
+    use std::fs;
+
+    fn tree(name: &str) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("af-walk-{name}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        dir.canonicalize().unwrap()
+    }
+
+    fn rules() -> WalkRules {
+        WalkRules {
+            hidden: true,
+            gitignore: true,
+            exclude: vec![],
+            case_sensitive: false,
+            max_depth: None,
+            skip_dirs: &[".git"],
+        }
+    }
+
+    fn paths(root: &Path, rules: &WalkRules) -> Vec<String> {
+        let mut out: Vec<String> = walk(&Root::open(root).unwrap(), rules, &Cancel::never(), || {
+            |rel: &Path, kind, _: &Entry| Some(Found::new(rel.to_string_lossy().into_owned(), kind, None))
+        })
+        .unwrap()
+        .found
+        .into_iter()
+        .map(|f| f.path)
+        .collect();
+        out.sort();
+        out
+    }
+
+    #[test]
+    fn gitignore_nested_with_negation_and_git_dir_skipped() {
+        let root = tree("gi");
+        fs::create_dir_all(root.join(".git/info")).unwrap();
+        fs::write(root.join(".git/info/exclude"), "secret.txt\n").unwrap();
+        fs::write(root.join(".gitignore"), "*.log\nbuild/\n").unwrap();
+        fs::create_dir_all(root.join("sub/build")).unwrap();
+        fs::write(root.join("sub/.gitignore"), "!keep.log\n").unwrap();
+        fs::write(root.join("sub/keep.log"), "").unwrap();
+        fs::write(root.join("sub/drop.log"), "").unwrap();
+        fs::write(root.join("sub/build/x"), "").unwrap();
+        fs::write(root.join("secret.txt"), "").unwrap();
+        fs::write(root.join(".ignore"), "notes.md\n").unwrap();
+        fs::write(root.join("notes.md"), "").unwrap();
+        fs::write(root.join("a.txt"), "").unwrap();
+        assert_eq!(
+            paths(&root, &rules()),
+            vec![".gitignore", ".ignore", "a.txt", "sub", "sub/.gitignore", "sub/keep.log"]
+        );
+        let all = paths(&root, &WalkRules { gitignore: false, ..rules() });
+        assert!(all.contains(&"sub/build/x".to_string()));
+        assert!(!all.iter().any(|p| p.starts_with(".git/") || p == ".git"));
+        fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
+    fn hidden_exclude_and_depth() {
+        let root = tree("hx");
+        fs::create_dir_all(root.join(".cache/deep")).unwrap();
+        fs::create_dir_all(root.join("src/dist")).unwrap();
+        fs::write(root.join(".cache/deep/f"), "").unwrap();
+        fs::write(root.join("src/dist/bundle.js"), "").unwrap();
+        fs::write(root.join("src/a.LOG"), "").unwrap();
+        fs::write(root.join("top.txt"), "").unwrap();
+        let no_hidden = paths(&root, &WalkRules { hidden: false, ..rules() });
+        assert_eq!(no_hidden, vec!["src", "src/a.LOG", "src/dist", "src/dist/bundle.js", "top.txt"]);
+        let excluded = paths(&root, &WalkRules { exclude: vec!["dist".into(), "*.log".into()], ..rules() });
+        assert!(!excluded.iter().any(|p| p.contains("dist") || p.ends_with(".LOG")), "{excluded:?}");
+        let shallow = paths(&root, &WalkRules { max_depth: Some(0), ..rules() });
+        assert_eq!(shallow, vec![".cache", "src", "top.txt"]);
+        fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn symlinks_are_listed_not_followed() {
+        let root = tree("ln");
+        fs::create_dir_all(root.join("d")).unwrap();
+        fs::write(root.join("d/f"), "").unwrap();
+        std::os::unix::fs::symlink(&root, root.join("d/loop")).unwrap();
+        std::os::unix::fs::symlink("/nonexistent", root.join("dangling")).unwrap();
+        assert_eq!(paths(&root, &rules()), vec!["d", "d/f", "d/loop", "dangling"]);
+        fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
+    fn cancelled_walk_aborts() {
+        let root = tree("cx");
+        for i in 0..600 {
+            fs::write(root.join(format!("f{i}")), "").unwrap();
+        }
+        let flag = crate::cancel::CancelFlag::default();
+        flag.cancel();
+        let err =
+            walk(
+                &Root::open(&root).unwrap(),
+                &rules(),
+                &Cancel::new(flag, None),
+                || |_: &Path, _, _: &Entry| None::<()>,
+            )
+            .unwrap_err();
+        assert_eq!(err.code, ErrorCode::Aborted);
+        fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
+    fn bad_exclude_globs_are_reported() {
+        let root = tree("bx");
+        let open = Root::open(&root).unwrap();
+        let err = walk(&open, &WalkRules { exclude: vec!["[".into()], ..rules() }, &Cancel::never(), || {
+            |_: &Path, _, _: &Entry| None::<()>
+        })
+        .unwrap_err();
+        assert_eq!(err.code, ErrorCode::InvalidPattern);
+        let err = walk(&open, &WalkRules { exclude: vec!["".into()], ..rules() }, &Cancel::never(), || {
+            |_: &Path, _, _: &Entry| None::<()>
+        })
+        .unwrap_err();
+        assert_eq!(err.code, ErrorCode::InvalidArgument);
+        fs::remove_dir_all(&root).unwrap();
+    }
+}
