@@ -14,8 +14,10 @@ export interface AccessRequest {
 export interface CallOptions {
   /** Search root, relative to `cwd`; default `cwd`. */
   path?: string
-  /** Default `process.cwd()`. */
+  /** Default `process.cwd()` (with a `reader`: its root `/`). */
   cwd?: string
+  /** Search the host's storage instead of the local disk (see `StorageReader`). */
+  reader?: StorageReader
   signal?: AbortSignal
   timeoutMs?: number
   /** Asked before the path is checked or walked. */
@@ -96,6 +98,64 @@ export interface FindResult {
   omitted?: OmittedDir[]
 }
 
+// ---------------------------------------------------------------------------
+// Storage readers: search a filesystem the host supplies
+
+/** One child of a listed folder. Missing `size` or `modifiedTime` count as 0. */
+export interface DirectoryEntry {
+  /** A name, not a path: no `/`, not `.` or `..`. */
+  name: string
+  /** Symlinks are listed as such and never followed. */
+  type: EntryType
+  size?: number
+  /** Epoch milliseconds, or a Date. */
+  modifiedTime?: number | Date
+}
+
+/** What a path leads to. */
+export interface FileStat {
+  type: EntryType
+  size?: number
+  modifiedTime?: number | Date
+}
+
+/**
+ * A filesystem supplied by the host: paths are absolute POSIX paths in its
+ * own namespace (normalized, root `/`). Reject with an error whose `code` is
+ * `'ENOENT'`, `'ENOTDIR'`, `'EACCES'`/`'EPERM'` or `'EISDIR'` for those cases:
+ * below the search path such folders and files are skipped, as on disk; any
+ * other rejection fails the call with `fs-error`.
+ */
+export interface StorageReader {
+  list(dir: string): Promise<DirectoryEntry[]> | DirectoryEntry[]
+  stat(path: string): Promise<FileStat> | FileStat
+  /** File contents: for content search, and for `.gitignore`/`.ignore` files (unless `gitignore: false`). */
+  read?(path: string): Promise<Uint8Array | string> | Uint8Array | string
+  /** Most calls waiting for an answer at once; default 32, at most 1024. */
+  concurrency?: number
+}
+
+/** File contents, or `{ content, modifiedTime }`, or `null` (a key ending in `/` also makes a folder). */
+export type MemoryTreeValue =
+  | string
+  | Uint8Array
+  | null
+  | { content?: string | Uint8Array; modifiedTime?: number | Date }
+  | { type: 'dir'; modifiedTime?: number | Date }
+  | { type: 'symlink'; target: string }
+
+/** A reader over files held in memory: paths (relative to `/`) to contents. Parent folders are implied. */
+export declare function memoryReader(
+  tree: { [path: string]: MemoryTreeValue } | Map<string, MemoryTreeValue>,
+): StorageReader
+
+/**
+ * A reader over local folders mounted at virtual paths, e.g.
+ * `{ '/workspace': '/home/me/project' }`: results and errors show the virtual
+ * paths only, and nothing outside a mount is reached, through symlinks either.
+ */
+export declare function mountReader(mounts: { [virtualPath: string]: string } | Map<string, string>): StorageReader
+
 export type FindFilesErrorCode =
   | 'invalid-argument'
   | 'invalid-pattern'
@@ -119,7 +179,8 @@ export declare function find(options: FindOptions): Promise<FindResult>
 export declare function find(pattern: string, options?: Omit<FindOptions, 'pattern'>): Promise<FindResult>
 
 /** Absolute paths of regular files whose relative path matches the glob, in path order. */
-export declare function findFiles(pattern: string, path?: string): Promise<string[]>
+export declare function findFiles(pattern: string, path?: string, options?: CallOptions): Promise<string[]>
+export declare function findFiles(pattern: string, options?: CallOptions): Promise<string[]>
 
 /** The text a model reads for a FindResult. */
 export declare function formatFindResult(result: FindResult): string
