@@ -211,6 +211,10 @@ const FIND = [
   ['no match: only in ignored places', { pattern: '**/*.js' }, hinted(/node_modules/)],
   ['no match: only in hidden places', { pattern: '**/settings.json', hidden: false }, hinted(/hidden/)],
   ['no match: excluded by .git/info/exclude', { pattern: '**/excluded-by-info.txt' }, hinted(/excluded-by-info|gitignore/)],
+  ['the policy is asked with the logical path', (p) => ({ pattern: '*', path: 'docs', policy: (req) => (req.path === p.abs('docs') ? 'allow' : 'deny') }), has('guide.md')],
+  ['error permission-denied (policy)', { pattern: '*', path: 'docs', policy: () => 'deny' }, 'permission-denied'],
+  ['error approval-required (policy)', { pattern: '*', policy: () => 'require_approval', approve: () => false }, 'approval-required'],
+  ['error aborted', { pattern: '**/*', signal: AbortSignal.abort() }, 'aborted'],
   ['error not-found', { pattern: '*', path: 'nope' }, 'not-found'],
   ['error not-found below a missing folder', { pattern: '*', path: 'nope/deeper' }, 'not-found'],
   ['error not-a-dir', { pattern: '*', path: 'README.md' }, 'not-a-dir'],
@@ -286,6 +290,15 @@ function localAnswer(c) {
   if (!localAnswers.has(c)) localAnswers.set(c, outcome(c, LOCAL))
   return localAnswers.get(c)
 }
+
+test("with a reader, cwd defaults to '/'", async () => {
+  const reader = PLACES[0].opts.reader
+  const withCwd = await find({ pattern: '**/*.ts', reader, cwd: '/' })
+  assert.ok(withCwd.entries.length > 0)
+  assert.deepEqual(await find({ pattern: '**/*.ts', reader }), withCwd)
+  assert.deepEqual(await findFiles('**/*.ts', { reader }), await findFiles('**/*.ts', { reader, path: '/' }))
+  assert.deepEqual(await searchFiles({ pattern: 'TODO', reader }), await searchFiles({ pattern: 'TODO', reader, cwd: '/' }))
+})
 
 for (const p of PLACES) {
   describe(`${p.name} answers as the local walk`, () => {
