@@ -12,7 +12,8 @@
 //
 // The native addon is copied once at the start and every child loads that copy
 // (NAPI_RS_NATIVE_LIBRARY_PATH), so a rebuild during the run does not mix builds.
-// See peers.mjs for how each tool runs and is measured, trees.mjs for the trees.
+// See peers.mjs for how each tool runs and is measured, trees.mjs for the trees,
+// search.mjs for content search and reader.mjs for the storage readers.
 import { execFileSync, spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
@@ -441,7 +442,7 @@ const METHOD = `How each tool is run (bench/peers.mjs):
 - "min ms" is the best timed run: on a shared machine it shows a tool's own cost better than the median, which
   other work can inflate. Targets are judged on medians.`
 
-function report(all, have, start, search, calibration) {
+function report(all, have, start, search, readers, calibration) {
   return [
     '# agent-find benchmark',
     '',
@@ -470,11 +471,22 @@ function report(all, have, start, search, calibration) {
     '',
     search,
     '',
+    '## Storage readers: cost per listed folder',
+    '',
+    readers,
+    '',
     '## Method',
     '',
     METHOD,
     '',
   ].join('\n')
+}
+
+/** bench/reader.mjs in a process of its own (it holds a whole tree in memory): its markdown, or why it failed. */
+function benchReaders() {
+  const run = spawnSync(process.execPath, [path.join(here, 'reader.mjs')], { cwd: repo, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] })
+  if (run.status === 0) return run.stdout.trim()
+  return `bench/reader.mjs failed (status ${run.status}${run.signal ? `, ${run.signal}` : ''}); run \`node bench/reader.mjs\` to see why.`
 }
 
 // The profile behind the targets not met (perf, by hand: see the file).
@@ -492,7 +504,9 @@ const start = startUp(QUICK ? 5 : 15)
 log('content search (bench/search.mjs)')
 const { benchSearch } = await import('./search.mjs')
 const search = await benchSearch()
-const text = report(all, have, start, search, calibration)
+log('storage readers (bench/reader.mjs)')
+const readers = benchReaders()
+const text = report(all, have, start, search, readers, calibration)
 fs.writeFileSync(OUT, text)
 fs.rmSync(DUMP_DIR, { recursive: true, force: true })
 console.log(text)

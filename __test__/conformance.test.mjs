@@ -1,0 +1,321 @@
+// Reader conformance (issue 7): one spec tree, written to a temp dir and held
+// by a memoryReader (and the temp dir mounted by a mountReader), answers the
+// same suite of find, findFiles and searchFiles calls identically: the same
+// FindResult / SearchResult / paths once the search directory is mapped, the
+// same model text, the same error code. The local walk is the reference;
+// each case also checks that the local answer is the one the case is about.
+import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import { createRequire } from 'node:module'
+import path from 'node:path'
+import { after, describe, test } from 'node:test'
+
+import { FindFilesError, find, findFiles, formatFindResult, formatSearchResult, searchFiles } from '../index.mjs'
+import { makeTmp, removeTmp } from './helpers.mjs'
+
+const require = createRequire(import.meta.url)
+const { memoryReader, mountReader } = require('../readers.js').bind({ FindFilesError })
+
+// ---------------------------------------------------------------- the spec tree
+
+const T = 1_700_000_000 // seconds; every time below is T + a distinct offset
+
+/** Files: relative path → [contents, mtime offset in seconds]. */
+const FILES = {
+  '.git/HEAD': ['ref: refs/heads/main\n', 1],
+  '.git/info/exclude': ['excluded-by-info.txt\n', 2],
+  '.gitignore': ['node_modules/\n*.log\nbuild/\n', 3],
+  '.ignore': ['secret.txt\n', 4],
+  '.hidden-notes.md': ['TODO: hidden\n', 5],
+  '.config/settings.json': ['{"theme":"dark"}\n', 6],
+  '.config/.deeper/state.json': ['{}', 7],
+  'README.md': ['# Project\n\nTODO: write the guide\n', 100],
+  'CHANGELOG.md': ['## 1.0\n- first\n', 90],
+  'notes.txt': ['plain notes\n', 80],
+  'excluded-by-info.txt': ['excluded by .git/info/exclude\n', 70],
+  'app.log': ['log line TODO\n', 60],
+  'secret.txt': ['TODO secret\n', 50],
+  'big.bin': [Buffer.concat([Buffer.from('BINARYMARK TODO\0'), Buffer.alloc(5000, 7)]), 40],
+  'src/index.ts': ["import { util } from './util'\nexport const main = () => util() // TODO: main\n", 200],
+  'src/util.ts': ['export function util() {\n  return 42\n}\n', 190],
+  'src/lib/.gitignore': ['*.gen.ts\n!keep.gen.ts\n', 180],
+  'src/lib/deep.ts': ['export const deep = true // TODO deep\n', 170],
+  'src/lib/deep.test.ts': ["test('deep', () => {})\n", 160],
+  'src/lib/a.gen.ts': ['// generated\n', 150],
+  'src/lib/keep.gen.ts': ['// generated, kept\n', 140],
+  'src/components/Button.tsx': ['export const Button = () => null\n', 130],
+  'src/components/button.css': ['.button { color: red }\n', 120],
+  'docs/guide.md': ['# Guide\nTODO: more\n', 300],
+  'docs/Äpfel.md': ['Äpfel und Birnen\n', 290],
+  'docs/é.txt': ['é\n', 280],
+  'docs/日本語/ノート.md': ['日本語のノート TODO\n', 270],
+  'scripts/build.py': ['print("build")\n', 400],
+  'scripts/tools/gen.py': ['print("gen")  # TODO\n', 390],
+  'data/small.json': ['[1,2,3,4]\n', 500],
+  'data/medium.json': [`[${'1,'.repeat(498)}1]`, 510],
+  'data/large.json': [`[${'12,'.repeat(6666)}1]`, 520],
+  'node_modules/pkg/index.js': ['module.exports = 42\n', 600],
+  'node_modules/pkg/package.json': ['{"name":"pkg"}\n', 610],
+  'build/out.js': ['console.log("built")\n', 620],
+  'coverage/lcov.txt': ['SF:src/index.ts COVONLY\n', 640],
+}
+
+/** Folders with a modification time (offset in seconds); every other folder has time 0. */
+const DIRS = {
+  'src': 210,
+  'src/lib': 185,
+  'src/components': 135,
+  'docs': 310,
+  'scripts': 410,
+  'data': 530,
+  'empty-dir': 700,
+  '.config': 8,
+  'build': 630,
+  'coverage': 650,
+}
+
+const SYMLINK = { path: 'link-to-src', target: 'src' }
+
+/** Every folder of the tree (holding a file, or listed in DIRS), deepest first. */
+function allDirs() {
+  const dirs = new Set(Object.keys(DIRS))
+  for (const file of Object.keys(FILES)) {
+    for (let d = path.posix.dirname(file); d !== '.'; d = path.posix.dirname(d)) dirs.add(d)
+  }
+  return [...dirs].sort((a, b) => b.split('/').length - a.split('/').length || (a < b ? -1 : 1))
+}
+
+/** Writes the tree into `root`, times last: files, then folders deepest first. */
+function writeLocal(root) {
+  for (const dir of allDirs()) fs.mkdirSync(path.join(root, dir), { recursive: true })
+  for (const [file, [content]] of Object.entries(FILES)) fs.writeFileSync(path.join(root, file), content)
+  fs.symlinkSync(SYMLINK.target, path.join(root, SYMLINK.path))
+  fs.lutimesSync(path.join(root, SYMLINK.path), 0, 0)
+  for (const [file, [, offset]] of Object.entries(FILES)) fs.utimesSync(path.join(root, file), T + offset, T + offset)
+  for (const dir of allDirs()) {
+    const when = dir in DIRS ? T + DIRS[dir] : 0
+    fs.utimesSync(path.join(root, dir), when, when)
+  }
+}
+
+/** The same tree for memoryReader (a Map, so the order is the spec's). */
+function memoryTree() {
+  const tree = new Map()
+  for (const [file, [content, offset]] of Object.entries(FILES)) {
+    tree.set(file, { content: typeof content === 'string' ? content : new Uint8Array(content), modifiedTime: (T + offset) * 1000 })
+  }
+  for (const [dir, offset] of Object.entries(DIRS)) tree.set(`${dir}/`, { type: 'dir', modifiedTime: (T + offset) * 1000 })
+  tree.set(SYMLINK.path, { type: 'symlink', target: SYMLINK.target })
+  return tree
+}
+
+const tmp = makeTmp()
+after(() => removeTmp(tmp))
+writeLocal(tmp)
+
+/** Where a suite runs: its options and how it names a path of the tree. */
+function place(name, base, readerOptions) {
+  const abs = (rel = '') => (base === tmp ? path.join(tmp, rel) : rel === '' ? base : path.posix.join(base, rel))
+  return {
+    name,
+    base,
+    abs,
+    opts: readerOptions ?? { cwd: tmp },
+    /** The second argument of findFiles for the folder `rel`. */
+    filesArg: (rel) => (readerOptions ? { reader: readerOptions.reader, path: abs(rel) } : abs(rel)),
+  }
+}
+
+const LOCAL = place('local', tmp)
+const PLACES = [
+  place('memoryReader', '/', { reader: memoryReader(memoryTree()), cwd: '/' }),
+  place('mountReader', '/workspace', { reader: mountReader({ '/workspace': tmp }), cwd: '/workspace' }),
+]
+
+// ---------------------------------------------------------------- the cases
+
+const ALL = { limit: Infinity, maxLimit: Infinity, maxBytes: Infinity }
+const paths = (r) => r.entries.map((e) => e.path)
+const nonEmpty = (r) => assert.ok(r.entries.length > 0, 'the local walk finds something')
+const empty = (r) => assert.equal(r.entries.length, 0)
+const hinted = (re) => (r) => {
+  empty(r)
+  assert.match(r.hint ?? '', re)
+}
+const has = (...want) => (r) => {
+  for (const p of want) assert.ok(paths(r).includes(p), `local has ${p}: ${paths(r)}`)
+}
+const lacks = (...unwanted) => (r) => {
+  nonEmpty(r)
+  for (const p of unwanted) assert.ok(!paths(r).includes(p), `local lacks ${p}`)
+}
+const truncatedBy = (by) => (r) => {
+  assert.equal(r.truncated, true)
+  assert.equal(r.truncatedBy, by)
+}
+
+/** find cases: [name, options (or a function of the place), check]. A check is a function of
+ * the local answer, or the error code (or codes) the local call must fail with. */
+const FIND = [
+  ['**/*.ts, defaults', { pattern: '**/*.ts' }, has('src/index.ts', 'src/lib/keep.gen.ts')],
+  ['nested .gitignore with a negation', { pattern: '**/*.gen.ts', ...ALL }, (r) => assert.deepEqual(paths(r), ['src/lib/keep.gen.ts'])],
+  ['*.md matches the top level only', { pattern: '*.md', sortBy: 'name' }, (r) => assert.deepEqual(paths(r), ['.hidden-notes.md', 'CHANGELOG.md', 'README.md'])],
+  ['braces', { pattern: '**/*.{ts,tsx}', sortBy: 'name' }, has('src/components/Button.tsx')],
+  ['nested braces', { pattern: '{src/{lib,components},docs}/*.{md,ts}', sortBy: 'name' }, has('docs/guide.md', 'src/lib/deep.ts')],
+  ['a class', { pattern: '**/[bB]utton.*', sortBy: 'name' }, (r) => assert.equal(r.entries.length, 2)],
+  ['a negated class', { pattern: '**/[!a-m]*.md', sortBy: 'name' }, has('README.md', 'docs/Äpfel.md')],
+  ['? takes one non-ASCII character', { pattern: '**/?.txt' }, (r) => assert.deepEqual(paths(r), ['docs/é.txt'])],
+  ['regex on the basename', { pattern: '^deep.*\\.ts$', regex: true, sortBy: 'name' }, (r) => assert.deepEqual(paths(r), ['src/lib/deep.test.ts', 'src/lib/deep.ts'])],
+  ['matchBase', { pattern: '*.md', matchBase: true, ...ALL }, has('docs/日本語/ノート.md')],
+  ['matchBase with a / explains itself', { pattern: 'docs/*.md', matchBase: true }, hinted(/matchBase/)],
+  ['type dir', { pattern: '**', type: 'dir', ...ALL }, has('src/lib', 'empty-dir', 'docs/日本語', '.config/.deeper')],
+  ['type any lists the symlink, not followed', { pattern: '**/*', type: 'any', ...ALL }, lacks('link-to-src/index.ts', '.git/HEAD')],
+  ['a pattern through the symlink finds nothing', { pattern: 'link-to-src/**' }, empty],
+  ['.git is never listed', { pattern: '.git/**', type: 'any', gitignore: false }, empty],
+  ['sortBy recent', { pattern: '**/*', type: 'any', sortBy: 'recent', ...ALL }, nonEmpty],
+  ['sortBy name', { pattern: '**/*', type: 'any', sortBy: 'name', ...ALL }, nonEmpty],
+  ['sortBy mtime', { pattern: '**/*', type: 'any', sortBy: 'mtime', ...ALL }, nonEmpty],
+  ['sortBy size', { pattern: '**/*', type: 'any', sortBy: 'size', ...ALL }, nonEmpty],
+  ['sortBy none', { pattern: '**/*', type: 'any', sortBy: 'none', ...ALL }, nonEmpty],
+  ['sortBy recent, reverse', { pattern: '**/*', type: 'any', sortBy: 'recent', reverse: true, ...ALL }, nonEmpty],
+  ['sortBy name, reverse', { pattern: '**/*', type: 'any', sortBy: 'name', reverse: true, ...ALL }, nonEmpty],
+  ['sortBy mtime, reverse', { pattern: '**/*', type: 'any', sortBy: 'mtime', reverse: true, ...ALL }, nonEmpty],
+  ['sortBy size, reverse: the largest files', { pattern: '**/*', sortBy: 'size', reverse: true, limit: 3 }, (r) => assert.equal(paths(r)[0], 'data/large.json')],
+  ['limit', { pattern: '**/*', limit: 3 }, truncatedBy('limit')],
+  ['maxLimit clamps limit', { pattern: '**/*', limit: 50, maxLimit: 4 }, truncatedBy('maximum')],
+  ['maxBytes truncates the text', { pattern: '**/*', type: 'any', maxBytes: 300 }, truncatedBy('bytes')],
+  ['maxDepth 0', { pattern: '**/*', type: 'any', maxDepth: 0, ...ALL }, lacks('src/index.ts')],
+  ['maxDepth 1', { pattern: '**/*', type: 'any', maxDepth: 1, ...ALL }, lacks('src/lib/deep.ts')],
+  ['hidden: false', { pattern: '**/*', type: 'any', hidden: false, ...ALL }, lacks('.config', '.hidden-notes.md', '.gitignore')],
+  ['gitignore: false', { pattern: '**/*', type: 'any', gitignore: false, ...ALL }, has('node_modules/pkg/index.js', 'secret.txt', 'excluded-by-info.txt', 'src/lib/a.gen.ts')],
+  ['.ignore and .git/info/exclude apply', { pattern: '**/*.txt', ...ALL }, lacks('secret.txt', 'excluded-by-info.txt')],
+  ['exclude', { pattern: '**/*', exclude: ['src/lib', '*.md'], ...ALL }, lacks('src/lib/deep.ts', 'docs/guide.md')],
+  ['exclude with **', { pattern: '**/*', type: 'any', exclude: ['**/components'], ...ALL }, lacks('src/components')],
+  ['modifiedSince an ISO date', { pattern: '**/*', type: 'any', modifiedSince: new Date((T + 295) * 1000).toISOString(), ...ALL }, has('docs/guide.md', 'data')],
+  ['modifiedSince epoch ms is inclusive', { pattern: '**/*', modifiedSince: (T + 500) * 1000, ...ALL }, has('data/small.json')],
+  ['modifiedSince a Date', { pattern: '**', type: 'dir', modifiedSince: new Date((T + 200) * 1000), ...ALL }, has('src')],
+  ['minSize', { pattern: '**/*', minSize: '1KB', ...ALL }, (r) => assert.deepEqual(paths(r).sort(), ['big.bin', 'data/large.json'])],
+  ['maxSize', { pattern: '**/*', maxSize: 10, ...ALL }, has('data/small.json')],
+  ['maxSize: folders count as 0', { pattern: '**/*', type: 'any', maxSize: 3, ...ALL }, has('src', 'empty-dir', 'link-to-src')],
+  ['minSize and maxSize', { pattern: '**/*', type: 'any', minSize: 11, maxSize: '1KB', sortBy: 'size', ...ALL }, has('data/medium.json')],
+  ['caseSensitive misses README.md', { pattern: '**/readme.md', caseSensitive: true }, empty],
+  ['case-insensitive by default', { pattern: '**/readme.md' }, has('README.md')],
+  ['case folding beyond ASCII', { pattern: '**/äpfel*' }, has('docs/Äpfel.md')],
+  ['path: a subfolder', { pattern: '**/*', path: 'src', ...ALL }, has('index.ts', 'lib/keep.gen.ts')],
+  ['path below the repository: ignore files above it apply', { pattern: '*.ts', path: 'src/lib', ...ALL }, lacks('a.gen.ts')],
+  ['path: non-ASCII folder', { pattern: '**/*', path: 'docs/日本語' }, has('ノート.md')],
+  ['path with ..', { pattern: '*', path: 'src/../docs' }, has('guide.md')],
+  ['path: absolute', (p) => ({ pattern: '*.md', path: p.abs('docs') }), has('guide.md')],
+  ['roots: a path inside', (p) => ({ pattern: '*.ts', path: 'src', roots: [p.abs('src')] }), has('index.ts')],
+  ['no match: *.py exists only deeper', { pattern: '*.py' }, hinted(/\*\*\/\*\.py/)],
+  ['no match: only in ignored places', { pattern: '**/*.js' }, hinted(/node_modules/)],
+  ['no match: only in hidden places', { pattern: '**/settings.json', hidden: false }, hinted(/hidden/)],
+  ['no match: excluded by .git/info/exclude', { pattern: '**/excluded-by-info.txt' }, hinted(/excluded-by-info|gitignore/)],
+  ['the policy is asked with the logical path', (p) => ({ pattern: '*', path: 'docs', policy: (req) => (req.path === p.abs('docs') ? 'allow' : 'deny') }), has('guide.md')],
+  ['error permission-denied (policy)', { pattern: '*', path: 'docs', policy: () => 'deny' }, 'permission-denied'],
+  ['error approval-required (policy)', { pattern: '*', policy: () => 'require_approval', approve: () => false }, 'approval-required'],
+  ['error aborted', { pattern: '**/*', signal: AbortSignal.abort() }, 'aborted'],
+  ['error not-found', { pattern: '*', path: 'nope' }, 'not-found'],
+  ['error not-found below a missing folder', { pattern: '*', path: 'nope/deeper' }, 'not-found'],
+  ['error not-a-dir', { pattern: '*', path: 'README.md' }, 'not-a-dir'],
+  ['error below a file', { pattern: '*', path: 'README.md/x' }, ['not-found', 'not-a-dir']],
+  ['error outside-root', (p) => ({ pattern: '*', path: 'docs', roots: [p.abs('src')] }), 'outside-root'],
+  ['error outside-root through ..', (p) => ({ pattern: '*', path: '..', roots: [p.abs('')] }), 'outside-root'],
+  ['error invalid-pattern (glob)', { pattern: 'src/[abc' }, 'invalid-pattern'],
+  ['error invalid-pattern (regex)', { pattern: '(', regex: true }, 'invalid-pattern'],
+  ['error invalid-pattern (exclude)', { pattern: '*', exclude: ['[x'] }, 'invalid-pattern'],
+]
+
+/** findFiles cases: [name, pattern, folder (relative), check]. */
+const FIND_FILES = [
+  ['findFiles in a subfolder', '**/*.ts', 'src', (r) => assert.equal(r.length, 5)],
+  ['findFiles everywhere', '**/*', '', (r) => assert.ok(r.length > 20)],
+  ['findFiles at the top level', '*.md', '', (r) => assert.equal(r.length, 3)],
+  ['findFiles: not-found', '*', 'nope', 'not-found'],
+]
+
+/** searchFiles cases: [name, options, check]. */
+const SEARCH = [
+  ['content with fileGlob', { pattern: 'TODO', fileGlob: '*.md' }, (r) => assert.ok(r.matches.length >= 3)],
+  ['content, all files (binary, ignored and skipped ones left out)', { pattern: 'TODO' }, (r) => assert.ok(!r.matches.some((m) => /big\.bin|app\.log|secret/.test(m.file)))],
+  ['content with a path', { pattern: 'export', path: 'src' }, (r) => assert.ok(r.matches.length >= 3)],
+  ['content, ignoreCase', { pattern: 'todo', ignoreCase: true, fileGlob: '*.{ts,py}' }, (r) => assert.ok(r.matches.length >= 2)],
+  ['outputMode files (newest first)', { pattern: 'TODO', outputMode: 'files' }, (r) => assert.ok(r.files.length >= 4)],
+  ['outputMode count', { pattern: 'TODO', outputMode: 'count' }, (r) => assert.ok(r.counts.length >= 4)],
+  ['noIgnore', { pattern: 'TODO', outputMode: 'count', noIgnore: true }, (r) => assert.ok(r.counts.some((c) => c.file === 'secret.txt'))],
+  ['maxResults truncates', { pattern: 'TODO', maxResults: 2 }, (r) => assert.equal(r.truncated, true)],
+  ['target files, a bare word', { pattern: 'button', target: 'files' }, (r) => assert.deepEqual(r.files, ['src/components/button.css'])],
+  ['target files, ignoreCase', { pattern: 'button', target: 'files', ignoreCase: true }, (r) => assert.equal(r.files.length, 2)],
+  ['target files, a glob', { pattern: '*.json', target: 'files' }, (r) => assert.ok(r.files.length >= 3)],
+  ['no match: the notice names skipped folders', { pattern: 'COVONLY' }, (r) => assert.match(r.notice ?? '', /coverage/)],
+  ['a binary file is skipped', { pattern: 'BINARYMARK' }, (r) => assert.equal(r.matchCount, 0)],
+  ['error invalid-pattern', { pattern: '(' }, 'invalid-pattern'],
+  ['error not-found', { pattern: 'x', path: 'nope' }, 'not-found'],
+]
+
+const CASES = [
+  ...FIND.map(([name, options, check]) => ({
+    name,
+    check,
+    kind: 'find',
+    run: (p) => find({ ...p.opts, ...(typeof options === 'function' ? options(p) : options) }),
+  })),
+  ...FIND_FILES.map(([name, pattern, folder, check]) => ({ name, check, kind: 'findFiles', run: (p) => findFiles(pattern, p.filesArg(folder)) })),
+  ...SEARCH.map(([name, options, check]) => ({ name: `searchFiles: ${name}`, check, kind: 'search', run: (p) => searchFiles({ ...p.opts, ...options }) })),
+]
+
+// ---------------------------------------------------------------- comparing
+
+/** `{ value, text }` of a call, or `{ error: code }`; the error itself beside it. */
+async function outcome(c, p) {
+  try {
+    const value = await c.run(p)
+    if (c.kind === 'find') return { outcome: { value, text: formatFindResult(value) } }
+    if (c.kind === 'search') return { outcome: { value, text: formatSearchResult(value) } }
+    return { outcome: { value } }
+  } catch (err) {
+    assert.ok(err instanceof FindFilesError, `${p.name}: a FindFilesError, got ${err && err.stack}`)
+    return { outcome: { error: err.code }, err }
+  }
+}
+
+/** `value` with every mention of the temp dir replaced by `base` (paths in results and text). */
+function mapped(value, base) {
+  const json = JSON.stringify(value).split(`${tmp}/`).join(base === '/' ? '/' : `${base}/`).split(tmp).join(base)
+  return JSON.parse(json)
+}
+
+const localAnswers = new Map()
+function localAnswer(c) {
+  if (!localAnswers.has(c)) localAnswers.set(c, outcome(c, LOCAL))
+  return localAnswers.get(c)
+}
+
+test("with a reader, cwd defaults to '/'", async () => {
+  const reader = PLACES[0].opts.reader
+  const withCwd = await find({ pattern: '**/*.ts', reader, cwd: '/' })
+  assert.ok(withCwd.entries.length > 0)
+  assert.deepEqual(await find({ pattern: '**/*.ts', reader }), withCwd)
+  assert.deepEqual(await findFiles('**/*.ts', { reader }), await findFiles('**/*.ts', { reader, path: '/' }))
+  assert.deepEqual(await searchFiles({ pattern: 'TODO', reader }), await searchFiles({ pattern: 'TODO', reader, cwd: '/' }))
+})
+
+for (const p of PLACES) {
+  describe(`${p.name} answers as the local walk`, () => {
+    for (const c of CASES) {
+      test(c.name, async () => {
+        const want = await localAnswer(c)
+        // The case means what it says: the local answer is the one it is about.
+        if (typeof c.check === 'function') {
+          assert.ok(!want.err, `local failed: ${want.err && want.err.message}`)
+          c.check(want.outcome.value)
+        } else {
+          assert.ok([c.check].flat().includes(want.outcome.error), `local: ${want.err ? want.err.message : 'resolved'}`)
+        }
+        const got = await outcome(c, p)
+        assert.deepEqual(got.outcome, mapped(want.outcome, p.base), got.err ? `${p.name} failed: ${got.err.message}` : undefined)
+        if (got.err) assert.ok(!got.err.message.includes(tmp), `a local path in: ${got.err.message}`)
+      })
+    }
+  })
+}
