@@ -349,10 +349,12 @@ export declare function vercelTool(
 
 /** What the host fixes for every call: the workspace, its sandbox and its limits. */
 export interface WorkspaceOptions {
-  /** Where relative paths start. Default `process.cwd()`. */
+  /** Where relative paths start. Default `process.cwd()` (with a `reader`: `/`). */
   cwd?: string
   /** The folders every search must stay inside. Default `[cwd]`; `null` lifts the sandbox. */
   roots?: string[] | null
+  /** Every search goes to this storage instead of the local disk. */
+  reader?: StorageReader
   policy?: (req: AccessRequest) => Decision | Promise<Decision>
   approve?: (req: AccessRequest) => boolean | Promise<boolean>
   /** A time limit for every call. */

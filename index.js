@@ -285,7 +285,9 @@ function formatSearchResult(result) {
   return formatWith(binding.formatSearchResult, 'formatSearchResult', 'SearchResult', result)
 }
 
-const core = { find, findFiles, searchFiles, formatFindResult, formatSearchResult, FindFilesError }
+const { memoryReader, mountReader } = require('./readers.js').bind({ FindFilesError })
+
+const core = { find, findFiles, searchFiles, formatFindResult, formatSearchResult, FindFilesError, memoryReader, mountReader }
 const { toolDefinitions, openaiTool, anthropicTool, vercelTool, createTools } = require('./tools.js').bind({ ...core, findFilesWith })
 
 module.exports = { ...core, toolDefinitions, openaiTool, anthropicTool, vercelTool, createTools }

@@ -8,6 +8,8 @@ export const {
   formatFindResult,
   formatSearchResult,
   FindFilesError,
+  memoryReader,
+  mountReader,
   toolDefinitions,
   openaiTool,
   anthropicTool,

@@ -244,7 +244,7 @@ function vercelTool(definition, execute) {
 
 // Options the host fixes: a model or script that passes them gets a clear error
 // instead of a way out of its workspace.
-const HOST_FIXED = ['cwd', 'roots', 'policy', 'approve', 'signal', 'timeoutMs', 'maxLimit', 'maxBytes']
+const HOST_FIXED = ['cwd', 'roots', 'reader', 'policy', 'approve', 'signal', 'timeoutMs', 'maxLimit', 'maxBytes']
 
 /**
  * Checks that `args` is a plain object whose keys the tool's schema names
@@ -300,7 +300,7 @@ function bind(core) {
     if (options === null || typeof options !== 'object' || Array.isArray(options)) {
       throw new FindFilesError('invalid-argument', 'createTools(options) takes an object such as { cwd, roots }')
     }
-    const known = ['cwd', 'roots', 'policy', 'approve', 'timeoutMs', 'maxLimit', 'maxBytes']
+    const known = ['cwd', 'roots', 'reader', 'policy', 'approve', 'timeoutMs', 'maxLimit', 'maxBytes']
     for (const key of Object.keys(options)) {
       if (!known.includes(key)) {
         throw new FindFilesError('invalid-argument', `createTools: unknown option \`${key}\`; the options are ${known.join(', ')}`)
@@ -309,14 +309,16 @@ function bind(core) {
     if (options.cwd !== undefined && (typeof options.cwd !== 'string' || options.cwd === '')) {
       throw new FindFilesError('invalid-argument', 'createTools: `cwd` must be a non-empty path')
     }
-    const cwd = nodePath.resolve(options.cwd ?? process.cwd())
+    // With a reader, paths live in its POSIX namespace, rooted at `/`.
+    const paths = options.reader ? nodePath.posix : nodePath
+    const cwd = options.reader ? paths.resolve('/', options.cwd ?? '/') : paths.resolve(options.cwd ?? process.cwd())
     if (options.roots !== undefined && options.roots !== null &&
         !(Array.isArray(options.roots) && options.roots.every((r) => typeof r === 'string'))) {
       throw new FindFilesError('invalid-argument', 'createTools: `roots` must be an array of paths')
     }
     // The workspace is the sandbox unless the host says otherwise (`roots: null` lifts it).
-    const roots = options.roots === undefined ? [cwd] : options.roots === null ? undefined : options.roots.map((r) => nodePath.resolve(cwd, r))
-    const call = { cwd, roots, policy: options.policy, approve: options.approve, timeoutMs: options.timeoutMs }
+    const roots = options.roots === undefined ? [cwd] : options.roots === null ? undefined : options.roots.map((r) => paths.resolve(cwd, r))
+    const call = { cwd, roots, reader: options.reader, policy: options.policy, approve: options.approve, timeoutMs: options.timeoutMs }
     const findHost = { ...call, maxLimit: options.maxLimit, maxBytes: options.maxBytes }
     const withHost = (args, host, signal) => {
       const merged = { ...args, ...host, signal }

@@ -19,7 +19,7 @@ const PLATFORMS = fs.readdirSync(path.join(REPO, 'npm')).sort()
 /** Copies the package as npm installs it (its JS files, package.json, bin/), optionally with the binary. */
 function copyPackage(dest, { binary }) {
   fs.mkdirSync(path.join(dest, 'bin'), { recursive: true })
-  for (const f of ['index.js', 'index.mjs', 'index.d.ts', 'binding.js', 'tools.js', 'reader-adapter.js', 'mcp.js', 'package.json', 'bin/agent-find.js']) {
+  for (const f of ['index.js', 'index.mjs', 'index.d.ts', 'binding.js', 'tools.js', 'reader-adapter.js', 'readers.js', 'mcp.js', 'package.json', 'bin/agent-find.js']) {
     fs.copyFileSync(path.join(REPO, f), path.join(dest, f))
   }
   if (binary) fs.copyFileSync(path.join(REPO, NODE_FILES[0]), path.join(dest, NODE_FILES[0]))

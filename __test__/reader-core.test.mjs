@@ -247,3 +247,19 @@ describe('reader: paths, policy, results', () => {
     await rejectsWith(searchFiles({ pattern: 'TODO', reader: failing, path: 'work' }), 'fs-error', /read failed/)
   })
 })
+
+describe('reader: createTools', () => {
+  test('a workspace on a reader: cwd and roots in its namespace, reader fixed by the host', async () => {
+    const { createTools, memoryReader } = await import('../index.mjs')
+    const reader = memoryReader({ 'workspace/src/a.ts': 'TODO a', 'workspace/b.md': 'b', 'private/key.txt': 'k' })
+    const tools = createTools({ reader, cwd: '/workspace' })
+    assert.equal(tools.cwd, '/workspace')
+    assert.deepEqual(tools.roots, ['/workspace'])
+    const r = await tools.find({ pattern: '**/*', sortBy: 'name' })
+    assert.deepEqual(r.entries.map((e) => e.path), ['b.md', 'src/a.ts'])
+    const s = await tools.searchFiles({ pattern: "TODO" })
+    assert.deepEqual(s.matches, [{ file: 'src/a.ts', line: 1, match: 'TODO a' }])
+    await rejectsWith(tools.find({ pattern: '*', path: '../private' }), 'outside-root')
+    await assert.rejects(tools.find({ pattern: '*', reader: memoryReader({}) }), /set by the host/)
+  })
+})

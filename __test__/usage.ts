@@ -24,6 +24,11 @@ import {
   type FindResult,
   type OmittedDir,
   createTools,
+  memoryReader,
+  mountReader,
+  type DirectoryEntry,
+  type FileStat,
+  type StorageReader,
   toolDefinitions,
   openaiTool,
   anthropicTool,
@@ -142,6 +147,27 @@ export async function usage(): Promise<void> {
   const text: string = formatFindResult(a)
   const files: string[] = await findFiles('**/*.ts')
   const more: string[] = await findFiles('**/*.ts', 'src')
+  // Storage readers: the host's own, and the two shipped.
+  const own: StorageReader = {
+    async list(dir: string): Promise<DirectoryEntry[]> {
+      return [{ name: 'a.ts', type: 'file', size: 1, modifiedTime: new Date() }, { name: dir.length > 1 ? 'x' : 'y', type: 'dir' }]
+    },
+    stat: (path: string): FileStat => ({ type: path === '/' ? 'dir' : 'file', modifiedTime: 0 }),
+    read: async () => new Uint8Array([65]),
+    concurrency: 8,
+  }
+  const inMemory: StorageReader = memoryReader({ 'src/a.ts': 'x', 'docs/': null, 'b.md': { content: 'b', modifiedTime: 5 } })
+  const mounted: StorageReader = mountReader({ '/workspace': '/home/me/project' })
+  const viaReader: FindResult = await find({ pattern: '**/*.ts', reader: own })
+  const listed: string[] = await findFiles('**/*.ts', '/src', { reader: inMemory })
+  const listed2: string[] = await findFiles('**/*.ts', { reader: mounted, cwd: '/workspace' })
+  const searched: SearchResult = await searchFiles({ pattern: 'TODO', reader: mounted })
+  createTools({ reader: mounted, cwd: '/workspace' })
+  // @ts-expect-error a reader needs list and stat
+  await find({ pattern: '*', reader: { list: async () => [] } })
+  // @ts-expect-error entry types are file, dir, symlink
+  const wrongEntry: DirectoryEntry = { name: 'a', type: 'folder' }
+  console.log(viaReader, listed, listed2, searched, wrongEntry)
   console.log(text, describeResult(b), describeResult(c), d.entries.length, files, more, decisions, tools, entryTypes)
 
   try {
@@ -229,8 +255,8 @@ export async function misuse(): Promise<void> {
   await find('*', { signal: new AbortController() })
   // @ts-expect-error: roots is an array of paths
   await find('*', { roots: '/workspace' })
-  // @ts-expect-error: findFiles takes a path string, not options
-  await findFiles('*', { path: 'src' })
+  // @ts-expect-error: findFiles takes options last, not a second path
+  await findFiles('*', 'src', 'lib')
   // @ts-expect-error: unknown error code
   new FindFilesError('bogus', 'message')
   const r = await find('*')
