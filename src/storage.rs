@@ -138,7 +138,10 @@ pub mod memory {
     enum Node {
         File(Vec<u8>, f64),
         Dir(f64),
+        /// A folder whose listing fails with this code.
         Failing(&'static str),
+        /// A file whose reading fails with this code.
+        Unreadable(&'static str),
     }
 
     /// Paths (`/a/b`) to files and folders; parents are implied.
@@ -182,10 +185,17 @@ pub mod memory {
             self.nodes.lock().unwrap().insert(path.to_string(), Node::Failing(code));
         }
 
+        /// `path` is a file whose reading fails with `code`.
+        pub fn unreadable(&self, path: &str, code: &'static str) {
+            self.nodes.lock().unwrap().insert(path.to_string(), Node::Unreadable(code));
+        }
+
         fn listing(&self, dir: &str) -> io::Result<Vec<Listed>> {
             let nodes = self.nodes.lock().unwrap();
             match nodes.get(dir) {
-                Some(Node::File(..)) => return Err(error_from_code("ENOTDIR", format!("ENOTDIR: {dir}"))),
+                Some(Node::File(..) | Node::Unreadable(_)) => {
+                    return Err(error_from_code("ENOTDIR", format!("ENOTDIR: {dir}")))
+                }
                 Some(Node::Failing(code)) => return Err(error_from_code(code, format!("{code}: list '{dir}'"))),
                 None if dir != "/" => return Err(error_from_code("ENOENT", format!("ENOENT: {dir}"))),
                 _ => {}
@@ -200,6 +210,7 @@ pub mod memory {
                         Node::File(bytes, t) => (EntryKind::File, Meta { size: bytes.len() as u64, mtime_ms: *t }),
                         Node::Dir(t) => (EntryKind::Dir, Meta { size: 0, mtime_ms: *t }),
                         Node::Failing(_) => (EntryKind::Dir, Meta { size: 0, mtime_ms: 0.0 }),
+                        Node::Unreadable(_) => (EntryKind::File, Meta { size: 0, mtime_ms: 0.0 }),
                     };
                     Listed { name: p[prefix.len()..].to_string(), kind, meta }
                 })
@@ -236,6 +247,7 @@ pub mod memory {
         fn read(&self, path: &str) -> Reply<Vec<u8>> {
             let found = match self.nodes.lock().unwrap().get(path) {
                 Some(Node::File(bytes, _)) => Ok(bytes.clone()),
+                Some(Node::Unreadable(code)) => Err(error_from_code(code, format!("{code}: read '{path}'"))),
                 Some(_) => Err(error_from_code("EISDIR", format!("EISDIR: read '{path}'"))),
                 None => Err(error_from_code("ENOENT", format!("ENOENT: read '{path}'"))),
             };

@@ -264,6 +264,41 @@ fn skipped_notice(skipped: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::args::Value;
+    use crate::error::ErrorCode;
+    use crate::storage::memory::MemoryStorage;
+    use std::sync::Arc;
+
+    fn search_in(storage: &Arc<MemoryStorage>, pairs: &[(&str, &str)]) -> Result<SearchOutcome> {
+        let mut fields = vec![("cwd".to_string(), Value::Text("/".into()))];
+        fields.extend(pairs.iter().map(|(k, v)| (k.to_string(), Value::Text(v.to_string()))));
+        let mut config = options::parse(&fields)?;
+        config.scope.storage = Some(StorageRef(Arc::new(Arc::clone(storage))));
+        run(&config, &Cancel::never())
+    }
+
+    #[test]
+    fn contents_are_read_through_a_storage() {
+        let s = MemoryStorage::new(&[
+            ("/src/a.rs", "fn main() {}\n// TODO one\n// TODO two\n"),
+            ("/src/b.rs", "nothing\n"),
+            ("/bin.dat", "TODO\0binary"),
+            ("/node_modules/m/x.rs", "TODO skipped\n"),
+        ]);
+        let o = search_in(&s, &[("pattern", "TODO")]).unwrap();
+        let SearchItems::Matches(m) = &o.items else { panic!("{:?}", o.items) };
+        assert_eq!(m.iter().map(|m| (m.file.as_str(), m.line)).collect::<Vec<_>>(), [("src/a.rs", 2), ("src/a.rs", 3)]);
+        let o = search_in(&s, &[("pattern", "TODO"), ("outputMode", "count")]).unwrap();
+        assert_eq!(o.items, SearchItems::Counts(vec![("src/a.rs".into(), 2)]));
+        let o = search_in(&s, &[("pattern", "a.rs"), ("target", "files")]).unwrap();
+        assert_eq!(o.items, SearchItems::Files(vec!["src/a.rs".into()]));
+        s.unreadable("/src/gone.rs", "ENOENT");
+        assert_eq!(search_in(&s, &[("pattern", "TODO"), ("outputMode", "files")]).unwrap().match_count, 1);
+        s.unreadable("/src/b.rs", "EIO");
+        let err = search_in(&s, &[("pattern", "TODO")]).unwrap_err();
+        assert_eq!(err.code, ErrorCode::FsError);
+        assert!(err.message.contains("`/src/b.rs`") && err.message.contains("EIO"), "{}", err.message);
+    }
 
     #[test]
     fn notice_names_skipped_folders() {
