@@ -213,9 +213,10 @@ async function allPaths(out) {
   return paths
 }
 
-async function runPlan(tool, purpose, options) {
+async function runPlan(tool, purpose, options, index) {
   const { signal, policy, approve, storage, native } = splitOptions(options)
-  const plan = new binding.Plan(native, purpose, storage)
+  if (index && storage) throw invalid('an index searches its own folder: pass `reader` to find(), not to an index')
+  const plan = new binding.Plan(native, purpose, storage, index)
   const refused = plan.error
   if (refused) throw new FindFilesError(refused.code, refused.message)
   if (signal && signal.aborted) throw abortedError()
@@ -247,8 +248,8 @@ async function findFilesWith(options) {
   return allPaths(await runPlan('find_files', 'findFiles', options))
 }
 
-/** `findFiles(pattern, path?, options?)` or `findFiles(pattern, options?)`; `options` as find's (reader, cwd, roots, signal...). */
-async function findFiles(pattern, path, more) {
+/** `findFiles(pattern, path?, options?)` or `findFiles(pattern, options?)` as one options object. */
+function findFilesOptions(pattern, path, more) {
   if (typeof pattern !== 'string') throw invalid('findFiles(pattern, path?, options?) takes a glob string as `pattern`')
   if (isPlainObject(path) && more === undefined) [path, more] = [undefined, path]
   if (more !== undefined && more !== null && !isPlainObject(more)) {
@@ -256,15 +257,85 @@ async function findFiles(pattern, path, more) {
   }
   const options = { ...(more || {}), pattern }
   if (path !== undefined) options.path = path
-  return allPaths(await runPlan('find_files', 'findFiles', options))
+  return options
 }
 
-async function searchFiles(options) {
+/** `options` as find's (reader, cwd, roots, signal...). */
+async function findFiles(pattern, path, more) {
+  return allPaths(await runPlan('find_files', 'findFiles', findFilesOptions(pattern, path, more)))
+}
+
+function searchOptions(options) {
   if (!isPlainObject(options)) {
     throw invalid("searchFiles() takes an options object such as { pattern: 'TODO', fileGlob: '*.py' }")
   }
-  const out = await runPlan('search_files', 'search', options)
-  return out.search
+  return options
+}
+
+async function searchFiles(options) {
+  return (await runPlan('search_files', 'search', searchOptions(options))).search
+}
+
+/**
+ * A live index of one folder: the same calls as the module's, answered from
+ * memory and kept exact by file-system events. `cwd` defaults to its folder;
+ * a `path` outside it is `outside-root`.
+ */
+class FileIndex {
+  #native
+
+  constructor(native) {
+    this.#native = native
+  }
+
+  /** The indexed folder. */
+  get path() {
+    return this.#native.path
+  }
+
+  async find(first, second) {
+    return findResult(await runPlan('find', 'find', callOptions(first, second), this.#native))
+  }
+
+  async findFiles(pattern, path, more) {
+    return allPaths(await runPlan('find_files', 'findFiles', findFilesOptions(pattern, path, more), this.#native))
+  }
+
+  async searchFiles(options) {
+    return (await runPlan('search_files', 'search', searchOptions(options), this.#native)).search
+  }
+
+  /** Counts and sizes; `closed: true` once closed. */
+  stats() {
+    return this.#native.stats()
+  }
+
+  /** Resolves once every change made before the call is reflected. */
+  async settled() {
+    const failure = await this.#native.settled()
+    if (failure) throw new FindFilesError(failure.code, failure.message)
+  }
+
+  /** Releases every watcher and the index's thread; later calls reject. */
+  async close() {
+    this.#native.close()
+  }
+}
+
+/** `openIndex(path, { cwd }?)`: walks the folder once, then watches it. */
+async function openIndex(path, options = {}) {
+  if (typeof path !== 'string' || path === '') throw invalid('openIndex(path) takes the folder to index, as a non-empty string')
+  if (!isPlainObject(options)) throw invalid('openIndex(path, options) takes an options object such as { cwd }')
+  for (const key of Object.keys(options)) {
+    if (key !== 'cwd') throw invalid(`openIndex: unknown option \`${key}\`; the only option is \`cwd\``)
+  }
+  if (options.cwd !== undefined && (typeof options.cwd !== 'string' || options.cwd === '')) {
+    throw invalid('openIndex: `cwd` must be a non-empty path')
+  }
+  const native = new binding.FileIndex()
+  const failure = await native.open(path, options.cwd)
+  if (failure) throw new FindFilesError(failure.code, failure.message)
+  return new FileIndex(native)
 }
 
 /** Renders with the native formatter, turning a malformed result into `invalid-argument`. */
@@ -287,7 +358,9 @@ function formatSearchResult(result) {
 
 const { memoryReader, mountReader } = require('./readers.js').bind({ FindFilesError })
 
-const core = { find, findFiles, searchFiles, formatFindResult, formatSearchResult, FindFilesError, memoryReader, mountReader }
+const core = {
+  find, findFiles, searchFiles, formatFindResult, formatSearchResult, FindFilesError, memoryReader, mountReader, openIndex,
+}
 const { toolDefinitions, openaiTool, anthropicTool, vercelTool, createTools } = require('./tools.js').bind({ ...core, findFilesWith })
 
 module.exports = { ...core, toolDefinitions, openaiTool, anthropicTool, vercelTool, createTools }

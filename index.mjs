@@ -10,6 +10,7 @@ export const {
   FindFilesError,
   memoryReader,
   mountReader,
+  openIndex,
   toolDefinitions,
   openaiTool,
   anthropicTool,

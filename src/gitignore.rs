@@ -30,11 +30,36 @@ pub struct Rules(Option<Arc<Node>>);
 struct Node {
     parent: Option<Arc<Node>>,
     at: Place,
+    rules: Arc<FolderRules>,
+}
+
+/// One folder's ignore files, compiled: what a walk adds on entering it.
+/// Shared, so a live index compiles each folder's files once.
+#[derive(Debug)]
+pub struct FolderRules {
     ignore: Lines,
     gitignore: Lines,
     exclude: Lines,
     /// The folder holds `.git`: rules from above it are not its own.
     has_git: bool,
+}
+
+impl FolderRules {
+    /// Compiles the files; `None` when they add nothing.
+    pub fn compile(files: IgnoreFiles) -> Option<Arc<FolderRules>> {
+        let has_git = files.has_git;
+        let ignore = Lines::parse(files.ignore);
+        let gitignore = Lines::parse(files.gitignore);
+        let exclude = if has_git { Lines::parse(files.exclude) } else { Lines::default() };
+        if !has_git && ignore.is_empty() && gitignore.is_empty() {
+            return None;
+        }
+        Some(Arc::new(FolderRules { ignore, gitignore, exclude, has_git }))
+    }
+
+    pub fn has_git(&self) -> bool {
+        self.has_git
+    }
 }
 
 /// Where a node's folder is, to turn a walked path into one relative to it.
@@ -174,23 +199,31 @@ impl Rules {
     /// The rules of the folders above the search root that apply to it: from
     /// the root of the repository holding it (if any) down to its parent.
     pub fn above(root: &Path) -> Rules {
+        Rules::above_folders(root).into_iter().fold(Rules::default(), |rules, (folder, compiled)| {
+            rules.above_root_compiled(root, &folder, compiled.as_ref())
+        })
+    }
+
+    /// The folders `above` takes rules from, outermost first, with their rules.
+    pub fn above_folders(root: &Path) -> Vec<(std::path::PathBuf, Option<Arc<FolderRules>>)> {
         let Some(repository) = root.ancestors().find(|d| d.join(".git").exists()) else {
-            return Rules::default();
+            return Vec::new();
         };
-        let mut rules = Rules::default();
         let chain: Vec<&Path> = root.ancestors().skip(1).take_while(|d| d.starts_with(repository)).collect();
-        for folder in chain.into_iter().rev() {
-            let Ok(dir) = Dir::open(folder) else { continue };
-            rules = rules.above_root(root, folder, IgnoreFiles::read(&dir));
-        }
-        rules
+        chain
+            .into_iter()
+            .rev()
+            .filter_map(|folder| {
+                let dir = Dir::open(folder).ok()?;
+                Some((folder.to_path_buf(), FolderRules::compile(IgnoreFiles::read(&dir))))
+            })
+            .collect()
     }
 
     /// These rules with those of `folder`, an ancestor of the search `root`
     /// (outermost first), added.
     pub fn above_root(&self, root: &Path, folder: &Path, files: IgnoreFiles) -> Rules {
-        let below = root.strip_prefix(folder).unwrap_or(root).as_os_str().to_owned();
-        self.push(files, Place::Above(below))
+        self.above_root_compiled(root, folder, FolderRules::compile(files).as_ref())
     }
 
     /// The rules inside `dir`, a folder of the walk whose entries' relative
@@ -205,14 +238,25 @@ impl Rules {
     }
 
     fn push(&self, files: IgnoreFiles, at: Place) -> Rules {
-        let has_git = files.has_git;
-        let ignore = Lines::parse(files.ignore);
-        let gitignore = Lines::parse(files.gitignore);
-        let exclude = if has_git { Lines::parse(files.exclude) } else { Lines::default() };
-        if !has_git && ignore.is_empty() && gitignore.is_empty() {
-            return self.clone();
+        self.push_compiled(FolderRules::compile(files).as_ref(), at)
+    }
+
+    fn push_compiled(&self, rules: Option<&Arc<FolderRules>>, at: Place) -> Rules {
+        match rules {
+            Some(rules) => Rules(Some(Arc::new(Node { parent: self.0.clone(), at, rules: Arc::clone(rules) }))),
+            None => self.clone(),
         }
-        Rules(Some(Arc::new(Node { parent: self.0.clone(), at, ignore, gitignore, exclude, has_git })))
+    }
+
+    /// `enter_with` for rules already compiled.
+    pub fn enter_compiled(&self, rules: Option<&Arc<FolderRules>>, prefix_len: usize) -> Rules {
+        self.push_compiled(rules, Place::Walked(prefix_len))
+    }
+
+    /// `above_root` for rules already compiled.
+    pub fn above_root_compiled(&self, root: &Path, folder: &Path, rules: Option<&Arc<FolderRules>>) -> Rules {
+        let below = root.strip_prefix(folder).unwrap_or(root).as_os_str().to_owned();
+        self.push_compiled(rules, Place::Above(below))
     }
 
     /// Whether the entry at `relative` (from the search root) is ignored.
@@ -231,17 +275,17 @@ impl Rules {
                 }
             };
             if by_ignore.is_none() {
-                by_ignore = node.ignore.matched(path, is_dir);
+                by_ignore = node.rules.ignore.matched(path, is_dir);
             }
             if !saw_git {
                 if by_gitignore.is_none() {
-                    by_gitignore = node.gitignore.matched(path, is_dir);
+                    by_gitignore = node.rules.gitignore.matched(path, is_dir);
                 }
                 if by_exclude.is_none() {
-                    by_exclude = node.exclude.matched(path, is_dir);
+                    by_exclude = node.rules.exclude.matched(path, is_dir);
                 }
             }
-            saw_git |= node.has_git;
+            saw_git |= node.rules.has_git;
             match node.parent.as_deref() {
                 Some(parent) => node = parent,
                 None => break,

@@ -12,6 +12,7 @@ pub mod filter;
 pub mod find;
 pub mod gitignore;
 pub mod hint;
+pub mod index;
 mod js_reader;
 pub mod options;
 pub mod page;
@@ -33,6 +34,7 @@ use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use options::Purpose;
 use result::{FindOutcome, OmittedDir, Truncation};
+use sandbox::Source;
 use search::{LineMatch, SearchConfig, SearchItems, SearchOutcome};
 use std::sync::Arc;
 
@@ -425,29 +427,36 @@ impl Plan {
     /// `purpose` is `"find"`, `"findText"`, `"findFiles"` or `"search"`;
     /// `reader`, the host's storage as `index.js` adapts it. Never throws: see `error`.
     #[napi(constructor, catch_unwind)]
-    pub fn new(options: Unknown, purpose: String, reader: Option<Object>) -> Self {
+    pub fn new(options: Unknown, purpose: String, reader: Option<Object>, index: Option<&FileIndex>) -> Self {
         let job = read_options(&options).and_then(|mut fields| {
-            let storage = match reader {
-                Some(reader) => {
+            let source = match (reader, index) {
+                (Some(reader), _) => {
                     let storage = js_reader::JsStorage::from_js(&reader).map_err(|e| {
                         FindError::invalid_argument(format!("`reader` must have list, stat and read functions: {e}"))
                     })?;
                     sandbox::anchor_cwd_at_storage_root(&mut fields);
-                    Some(storage::StorageRef(Arc::new(storage)))
+                    Source::Storage(storage::StorageRef(Arc::new(storage)))
                 }
-                None => None,
+                (None, Some(index)) => {
+                    let index = index.opened()?;
+                    if !fields.iter().any(|(k, v)| k == "cwd" && *v != Value::Absent) {
+                        fields.push(("cwd".into(), Value::Text(index.logical_path.to_string_lossy().into_owned())));
+                    }
+                    Source::Index(index)
+                }
+                (None, None) => Source::Disk,
             };
             let find = |purpose, answer| {
                 options::parse(&fields, purpose).map(|mut c| {
                     // The text shows no size or date: read them only where a filter or the order needs them.
                     c.want_meta &= !matches!(answer, Answer::Text);
-                    c.scope.storage = storage.clone();
+                    c.scope.source = source.clone();
                     Job::Find(Arc::new(c), answer)
                 })
             };
             match purpose.as_str() {
                 "search" => search::options::parse(&fields).map(|mut c| {
-                    c.scope.storage = storage.clone();
+                    c.scope.source = source.clone();
                     Job::Search(Arc::new(c))
                 }),
                 "findFiles" => find(Purpose::FindFiles, Answer::Paths),
@@ -544,6 +553,133 @@ fn run_job(job: &Job, flag: CancelFlag) -> RunOutput {
 
 fn failed(e: FindError) -> RunOutput {
     RunOutput { error: Some(e.into()), ..RunOutput::empty() }
+}
+
+/// A live index (see `index`), as JS holds it: made empty, then opened.
+#[napi]
+pub struct FileIndex {
+    index: Arc<std::sync::Mutex<Option<index::IndexRef>>>,
+}
+
+/// What `FileIndex.stats()` returns.
+#[napi(object, object_from_js = false)]
+pub struct IndexStats {
+    /// Files, folders and symlinks held.
+    pub entries: f64,
+    /// Memory held by the index's structures.
+    pub bytes: f64,
+    pub bytes_per_entry: f64,
+    /// Memory held by the lists kept for recent queries' rules.
+    pub cached_bytes: f64,
+    /// File-system events received.
+    pub events: f64,
+    /// Folders listed again after events.
+    pub folders_reconciled: f64,
+    /// Whole-tree comparisons after the OS dropped events.
+    pub rescans: f64,
+    pub last_rescan: Option<String>,
+    /// Folders that could not be watched (the OS's limit); changes there are missed.
+    pub watch_errors: f64,
+    pub last_error: Option<String>,
+    pub closed: bool,
+}
+
+impl FileIndex {
+    fn opened(&self) -> std::result::Result<index::IndexRef, FindError> {
+        self.index
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+            .ok_or_else(|| FindError::invalid_argument("this index is not open; use `await openIndex(path)`"))
+    }
+}
+
+#[napi]
+impl FileIndex {
+    #[napi(constructor)]
+    #[allow(clippy::new_without_default)]
+    pub fn new() -> Self {
+        FileIndex { index: Arc::new(std::sync::Mutex::new(None)) }
+    }
+
+    /// Walks `path` (resolved against `cwd`) and starts watching it.
+    #[napi(ts_return_type = "Promise<Failure | null>")]
+    pub fn open<'env>(
+        &self,
+        env: &'env Env,
+        path: String,
+        cwd: Option<String>,
+    ) -> Result<PromiseRaw<'env, Option<Failure>>> {
+        let slot = Arc::clone(&self.index);
+        env.spawn_future(async move {
+            let work = tokio::task::spawn_blocking(move || {
+                let logical = sandbox::resolve_logical(cwd.as_deref(), Some(&path))?;
+                index::Index::open(logical)
+            });
+            Ok(match work.await {
+                Ok(Ok(index)) => {
+                    *slot.lock().unwrap_or_else(|p| p.into_inner()) = Some(index::IndexRef(index));
+                    None
+                }
+                Ok(Err(e)) => Some(e.into()),
+                Err(join) => {
+                    Some(FindError::new(ErrorCode::FsError, format!("internal error in agent-find: {join}")).into())
+                }
+            })
+        })
+    }
+
+    /// Resolves once every change made before the call is in the index.
+    #[napi(ts_return_type = "Promise<Failure | null>")]
+    pub fn settled<'env>(&self, env: &'env Env) -> Result<PromiseRaw<'env, Option<Failure>>> {
+        let index = self.opened();
+        env.spawn_future(async move {
+            let index = match index {
+                Ok(index) => index,
+                Err(e) => return Ok(Some(e.into())),
+            };
+            let work = tokio::task::spawn_blocking(move || index.settle(&Cancel::never()));
+            Ok(match work.await {
+                Ok(Ok(())) => None,
+                Ok(Err(e)) => Some(e.into()),
+                Err(join) => {
+                    Some(FindError::new(ErrorCode::FsError, format!("internal error in agent-find: {join}")).into())
+                }
+            })
+        })
+    }
+
+    #[napi(catch_unwind)]
+    pub fn stats(&self) -> Option<IndexStats> {
+        let s = self.opened().ok()?.stats();
+        Some(IndexStats {
+            entries: s.entries as f64,
+            bytes: s.bytes as f64,
+            bytes_per_entry: if s.entries == 0 { 0.0 } else { (s.bytes as f64 / s.entries as f64).round() },
+            cached_bytes: s.cached_bytes as f64,
+            events: s.events as f64,
+            folders_reconciled: s.folders_reconciled as f64,
+            rescans: s.rescans as f64,
+            last_rescan: s.last_rescan,
+            watch_errors: s.watch_errors as f64,
+            last_error: s.last_error,
+            closed: s.closed,
+        })
+    }
+
+    /// Stops watching: every watch and the index's thread are released.
+    #[napi(catch_unwind)]
+    pub fn close(&self) {
+        if let Ok(index) = self.opened() {
+            index.close();
+        }
+    }
+
+    /// The indexed folder, as it was named.
+    #[napi(getter)]
+    pub fn path(&self) -> Option<String> {
+        Some(self.opened().ok()?.logical_path.to_string_lossy().into_owned())
+    }
 }
 
 /// The text a model reads for a `FindResult`.

@@ -44,8 +44,48 @@ pub struct NameMatcher {
     /// The Unicode twin of `glob`, for non-ASCII names (see the module doc).
     wide: Option<Regex>,
     regex: Option<Regex>,
+    /// A fast way to the same answer for the commonest globs (`**/*.ts`).
+    suffix: Option<Suffix>,
     /// The glob as compiled (after normalization), for hints.
     pub normalized: String,
+}
+
+/// `**/*<literal>` or `*<literal>` (no `/` in it): a name ending with the
+/// literal, at any depth or at the top. Tested on ASCII paths only, where
+/// ASCII case folding is all the folding there is; other paths take the glob.
+#[derive(Debug, Clone)]
+struct Suffix {
+    /// Lowercased when the match ignores case.
+    literal: Vec<u8>,
+    case_sensitive: bool,
+    any_depth: bool,
+}
+
+impl Suffix {
+    fn of(glob: &str, case_sensitive: bool) -> Option<Suffix> {
+        let (rest, any_depth) = match glob.strip_prefix("**/*") {
+            Some(rest) => (rest, true),
+            None => (glob.strip_prefix('*')?, false),
+        };
+        let plain =
+            !rest.is_empty() && rest.is_ascii() && !rest.contains(['*', '?', '[', ']', '{', '}', '\\', '/', '!']);
+        let literal = if case_sensitive { rest.as_bytes().to_vec() } else { rest.to_ascii_lowercase().into_bytes() };
+        plain.then_some(Suffix { literal, case_sensitive, any_depth })
+    }
+
+    /// `None` when `candidate` is not all ASCII.
+    fn matches(&self, candidate: &[u8]) -> Option<bool> {
+        if !candidate.is_ascii() {
+            return None;
+        }
+        let name_start = candidate.iter().rposition(|&b| b == b'/').map_or(0, |at| at + 1);
+        if !self.any_depth && name_start > 0 {
+            return Some(false);
+        }
+        let name = &candidate[name_start..];
+        let Some(tail) = name.len().checked_sub(self.literal.len()).map(|at| &name[at..]) else { return Some(false) };
+        Some(if self.case_sensitive { tail == self.literal } else { tail.eq_ignore_ascii_case(&self.literal) })
+    }
 }
 
 impl NameMatcher {
@@ -75,6 +115,7 @@ impl NameMatcher {
                 glob: None,
                 wide: None,
                 regex: Some(regex),
+                suffix: None,
                 normalized: pattern.to_string(),
             });
         }
@@ -91,7 +132,8 @@ impl NameMatcher {
             true => Some(compile_wide(glob.glob().regex(), pattern)?),
             false => None,
         };
-        Ok(NameMatcher { mode, glob: Some(glob), wide, regex: None, normalized })
+        let suffix = Suffix::of(&normalized, case_sensitive);
+        Ok(NameMatcher { mode, glob: Some(glob), wide, regex: None, suffix, normalized })
     }
 
     pub fn mode(&self) -> PatternMode {
@@ -112,6 +154,9 @@ impl NameMatcher {
     }
 
     fn glob_match(&self, candidate: &OsStr) -> bool {
+        if let Some(answer) = self.suffix.as_ref().and_then(|s| s.matches(&os_bytes(candidate))) {
+            return answer;
+        }
         if let Some(wide) = &self.wide {
             let bytes = os_bytes(candidate);
             if !bytes.is_ascii() && std::str::from_utf8(&bytes).is_ok() {
@@ -311,6 +356,22 @@ mod tests {
 
     fn m(p: &str, path: &str) -> bool {
         glob(p).is_match(Path::new(path))
+    }
+
+    #[test]
+    fn suffix_globs_take_the_fast_path_with_the_same_answers() {
+        let m = |p: &str, cs: bool| NameMatcher::new(p, PatternMode::PathGlob, cs).unwrap();
+        let deep = m("**/*.TS", false);
+        assert!(deep.suffix.is_some());
+        for (path, want) in [("a.ts", true), ("x/y/B.Ts", true), (".ts", true), ("a.tsx", false), ("ts", false)] {
+            assert_eq!(deep.is_match(Path::new(path)), want, "{path}");
+        }
+        assert!(!m("**/*.TS", true).is_match(Path::new("a.ts")));
+        let top = m("*.md", false);
+        assert!(top.suffix.is_some() && top.is_match(Path::new("README.md")) && !top.is_match(Path::new("docs/a.md")));
+        // Not all ASCII: the glob itself answers (Unicode folding, whole characters).
+        assert!(deep.is_match(Path::new("é/a.ts")));
+        assert!(m("**/*.{ts,js}", false).suffix.is_none() && m("src/*.ts", false).suffix.is_none());
     }
 
     #[test]

@@ -6,6 +6,7 @@
 use crate::args::{Reader, Value};
 use crate::entry::EntryKind;
 use crate::error::{clip, ErrorCode, FindError, Result};
+use crate::index::IndexRef;
 use crate::storage::{block_on, StorageRef};
 use crate::walk::{Root, Tree};
 use std::io::ErrorKind;
@@ -18,8 +19,20 @@ pub struct Scope {
     /// Absolute and normalized: what the policy is asked about and results show.
     pub logical_path: PathBuf,
     pub roots: Option<Vec<PathBuf>>,
-    /// The host's storage the paths live in; `None` for the local disk.
-    pub storage: Option<StorageRef>,
+    /// Where the paths live.
+    pub source: Source,
+}
+
+/// What a search walks.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum Source {
+    /// The local disk.
+    #[default]
+    Disk,
+    /// A host's storage (a JS reader).
+    Storage(StorageRef),
+    /// A live index of a local folder (see `index`).
+    Index(IndexRef),
 }
 
 impl Scope {
@@ -36,7 +49,7 @@ impl Scope {
             Some(roots) => Some(resolve_roots(cwd, &roots)?),
             None => None,
         };
-        Ok(Scope { logical_path, roots, storage: None })
+        Ok(Scope { logical_path, roots, source: Source::Disk })
     }
 
     /// Confines the path to the roots, then opens it: the directory to walk.
@@ -44,8 +57,10 @@ impl Scope {
     /// path, for the clearest error) and on the real path of the handle that
     /// was opened, so a symlink flipped in between cannot lead outside.
     pub fn open(&self) -> Result<Root> {
-        if let Some(storage) = &self.storage {
-            return self.open_in(storage);
+        match &self.source {
+            Source::Disk => {}
+            Source::Storage(storage) => return self.open_in(storage),
+            Source::Index(index) => return self.open_in_index(index),
         }
         if let Some(roots) = &self.roots {
             check_roots(&self.logical_path, roots)?;
@@ -81,6 +96,38 @@ impl Scope {
             return Err(not_a_dir(&shown));
         }
         Ok(Root { tree: Tree::Storage(storage.clone()), path: self.logical_path.clone() })
+    }
+
+    /// `open` in a live index: the path must lie in the indexed folder (as
+    /// written: the index holds no symlink it would follow).
+    fn open_in_index(&self, index: &IndexRef) -> Result<Root> {
+        if !self.logical_path.starts_with(&index.logical_path) {
+            return Err(FindError::new(
+                ErrorCode::OutsideRoot,
+                format!(
+                    "`{}` is outside the index's folder `{}`; pass a `path` inside it (or search without the index)",
+                    clip(&self.display(), 300),
+                    clip(&index.logical_path.to_string_lossy(), 300)
+                ),
+            ));
+        }
+        if let Some(roots) = &self.roots {
+            if !roots.iter().any(|r| self.logical_path.starts_with(r)) {
+                return Err(outside_roots(&self.logical_path, roots, false));
+            }
+        }
+        let rel = self.logical_path.strip_prefix(&index.logical_path).unwrap_or(Path::new(""));
+        let rel = rel.as_os_str().as_encoded_bytes().to_vec();
+        let shown = clip(&self.display(), 300).into_owned();
+        let tree = index.read()?;
+        match tree.find(&rel).map(|id| tree.node(id).kind) {
+            None => Err(FindError::new(
+                ErrorCode::NotFound,
+                format!("search path `{shown}` does not exist; check `path` (it is relative to `cwd`)"),
+            )),
+            Some(EntryKind::Dir) => Ok(Root { tree: Tree::Index(index.clone(), rel), path: self.logical_path.clone() }),
+            Some(_) => Err(not_a_dir(&shown)),
+        }
     }
 
     pub fn display(&self) -> String {

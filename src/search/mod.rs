@@ -144,8 +144,12 @@ pub fn run(config: &SearchConfig, cancel: &Cancel) -> Result<SearchOutcome> {
         }
     })?;
     let mut hits = walked.found;
-    if let (Tree::Storage(storage), Target::Content { regex, .. }) = (&root.tree, &config.target) {
-        hits = scan_stored(storage, &root, regex, hits, scan, cancel)?;
+    if let Target::Content { regex, .. } = &config.target {
+        match &root.tree {
+            Tree::Storage(storage) => hits = scan_stored(storage, &root, regex, hits, scan, cancel)?,
+            Tree::Index(..) => hits = scan_indexed(&root, regex, hits, scan, cancel)?,
+            Tree::Local(_) => {}
+        }
     }
     if newest_first {
         hits.sort_unstable_by(|a, b| b.mtime_ms.total_cmp(&a.mtime_ms).then_with(|| a.path.cmp(&b.path)));
@@ -186,7 +190,9 @@ fn first_lines(root: &Root, regex: &RegexMatcher, hits: &[Hit], max: usize, canc
         cancel.check()?;
         let scan = Scan::Lines(max - out.len());
         let found = match &root.tree {
-            Tree::Local(dir) => scan_file(&mut searcher, regex, dir.open_beneath(&hit.relative), scan),
+            Tree::Local(_) | Tree::Index(..) => {
+                open_on_disk(root, &hit.relative).and_then(|file| scan_file(&mut searcher, regex, file, scan))
+            }
             Tree::Storage(storage) => {
                 let bytes = block_on(storage.read(&stored_path(root, hit))).ok().and_then(Result::ok);
                 bytes.and_then(|bytes| scan_bytes(&mut searcher, regex, &bytes, scan))
@@ -196,6 +202,33 @@ fn first_lines(root: &Root, regex: &RegexMatcher, hits: &[Hit], max: usize, canc
         out.extend(lines.into_iter().map(|LineHit { line, text }| LineMatch { file: hit.path.clone(), line, text }));
     }
     Ok(out)
+}
+
+/// Opens a file the walk found on disk (a local tree, or a live index's folder).
+fn open_on_disk(root: &Root, relative: &Path) -> Option<std::io::Result<std::fs::File>> {
+    match &root.tree {
+        Tree::Local(dir) => Some(dir.open_beneath(relative)),
+        Tree::Index(index, rel) => Some(index.open_file(rel, relative)),
+        Tree::Storage(_) => None,
+    }
+}
+
+/// Counts the matching lines of the files a live index's walk found, read
+/// from disk; files gone since, unreadable or binary drop out.
+fn scan_indexed(root: &Root, regex: &RegexMatcher, hits: Vec<Hit>, scan: Scan, cancel: &Cancel) -> Result<Vec<Hit>> {
+    let mut searcher = new_searcher(scan);
+    let mut kept = Vec::with_capacity(hits.len());
+    for (i, mut hit) in hits.into_iter().enumerate() {
+        if i % 64 == 0 {
+            cancel.check()?;
+        }
+        let Some(file) = open_on_disk(root, &hit.relative) else { continue };
+        if let Some(found) = scan_file(&mut searcher, regex, file, scan).filter(|f| f.count > 0) {
+            hit.count = found.count;
+            kept.push(hit);
+        }
+    }
+    Ok(kept)
 }
 
 /// Reads the files of a storage the walk found and counts their matching
@@ -273,7 +306,7 @@ mod tests {
         let mut fields = vec![("cwd".to_string(), Value::Text("/".into()))];
         fields.extend(pairs.iter().map(|(k, v)| (k.to_string(), Value::Text(v.to_string()))));
         let mut config = options::parse(&fields)?;
-        config.scope.storage = Some(StorageRef(Arc::new(Arc::clone(storage))));
+        config.scope.source = crate::sandbox::Source::Storage(StorageRef(Arc::new(Arc::clone(storage))));
         run(&config, &Cancel::never())
     }
 

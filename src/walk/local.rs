@@ -4,7 +4,7 @@
 //! keeping one child for itself (depth first); each thread has its own
 //! selector and hands its results over in batches, one lock per batch.
 
-use super::{cannot_list, At, Entry, Gate, CANCEL_EVERY};
+use super::{cannot_list, thread_count, At, Entry, Gate, CANCEL_EVERY};
 use crate::cancel::Cancel;
 use crate::dir::{is_gone, Dir};
 use crate::entry::EntryKind;
@@ -51,10 +51,6 @@ where
         return Err(err);
     }
     Ok(shared.found.into_inner().unwrap_or_else(|p| p.into_inner()))
-}
-
-fn thread_count() -> usize {
-    std::thread::available_parallelism().map_or(2, |n| n.get()).min(12)
 }
 
 /// Results a thread gathers before taking the lock to hand them over.

@@ -6,6 +6,7 @@
 //! calls in flight at once (`listed`). A selector, given each entry that
 //! passes, decides which become results.
 
+pub mod indexed;
 mod listed;
 mod local;
 
@@ -14,6 +15,7 @@ use crate::dir::{Dir, Stat};
 use crate::entry::EntryKind;
 use crate::error::{clip, ErrorCode, FindError, Result};
 use crate::gitignore::Rules;
+use crate::index::IndexRef;
 use crate::pattern::{normalize_glob, NameMatcher, PatternMode};
 use crate::storage::{Listed, StorageRef};
 use std::ffi::OsStr;
@@ -104,6 +106,8 @@ pub enum Tree {
     Local(Arc<Dir>),
     /// A host's storage (a JS reader), by path.
     Storage(StorageRef),
+    /// A live index, from the folder at this path relative to its root.
+    Index(IndexRef, Vec<u8>),
 }
 
 impl Root {
@@ -118,7 +122,7 @@ impl Root {
     pub fn local_dir(&self) -> Option<&Dir> {
         match &self.tree {
             Tree::Local(dir) => Some(dir),
-            Tree::Storage(_) => None,
+            Tree::Storage(_) | Tree::Index(..) => None,
         }
     }
 }
@@ -131,6 +135,7 @@ pub struct Entry<'a>(At<'a>);
 enum At<'a> {
     InDir { dir: &'a Dir, name: &'a OsStr },
     Listed(&'a Listed),
+    Known(EntryKind, crate::entry::Meta),
 }
 
 impl Entry<'_> {
@@ -139,6 +144,7 @@ impl Entry<'_> {
         match &self.0 {
             At::InDir { dir, name } => dir.stat(name),
             At::Listed(listed) => Ok(Stat { kind: Some(listed.kind), meta: listed.meta }),
+            At::Known(kind, meta) => Ok(Stat { kind: Some(*kind), meta: *meta }),
         }
     }
 
@@ -147,7 +153,7 @@ impl Entry<'_> {
     pub fn open(&self) -> Option<std::io::Result<std::fs::File>> {
         match &self.0 {
             At::InDir { dir, name } => Some(dir.open_file(name)),
-            At::Listed(_) => None,
+            At::Listed(_) | At::Known(..) => None,
         }
     }
 }
@@ -199,6 +205,7 @@ where
     let found = match &root.tree {
         Tree::Local(dir) => local::walk(dir, &root.path, &gate, cancel, new_selector)?,
         Tree::Storage(storage) => listed::walk(storage, &root.path, &gate, cancel, new_selector())?,
+        Tree::Index(index, rel) => indexed::walk(index, rel, &root.path, &gate, cancel, new_selector)?,
     };
     cancel.check()?;
     let mut skipped = gate.skipped.into_inner().unwrap_or_else(|p| p.into_inner());
@@ -214,6 +221,11 @@ pub fn posix_string(relative: &Path) -> String {
     } else {
         text.replace(std::path::MAIN_SEPARATOR, "/")
     }
+}
+
+/// Threads a walk (or an index search) runs on.
+fn thread_count() -> usize {
+    std::thread::available_parallelism().map_or(2, |n| n.get()).min(12)
 }
 
 /// Entries between two looks at the cancel flag and the clock.

@@ -1,0 +1,226 @@
+// The live index (openIndex): exact after thousands of random changes (the
+// same answers as a fresh find, every round), what it reports, its errors,
+// and that close() gives back every watch and thread.
+import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import path from 'node:path'
+import { describe, test } from 'node:test'
+
+import { find, findFiles, openIndex, searchFiles } from '../index.mjs'
+import { rejectsWith, tmpTree } from './helpers.mjs'
+
+/** A small deterministic PRNG (mulberry32), so a failure can be replayed from its seed. */
+function random(seed) {
+  let a = seed >>> 0
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+/** Every folder and file below `root` (relative), `.git` left out. */
+function listTree(root) {
+  const dirs = ['']
+  const files = []
+  for (let i = 0; i < dirs.length; i++) {
+    for (const e of fs.readdirSync(path.join(root, dirs[i]), { withFileTypes: true })) {
+      const rel = dirs[i] ? `${dirs[i]}/${e.name}` : e.name
+      if (e.name === '.git') continue
+      if (e.isDirectory()) dirs.push(rel)
+      else files.push(rel)
+    }
+  }
+  return { dirs, files }
+}
+
+const NAMES = ['a', 'b', 'c', 'index', 'main', 'util', '.env', 'keep', 'x y', 'naïve']
+const EXTS = ['.ts', '.js', '.log', '.md', '']
+const IGNORE_LINES = ['*.log', 'build/', '!keep.log', '*.md', 'gen', '/top.js', 'x y*']
+
+/** One random change to the tree; returns what it did, for failure messages. */
+function change(root, rand) {
+  const pick = (list) => list[Math.floor(rand() * list.length)]
+  const { dirs, files } = listTree(root)
+  const where = pick(dirs)
+  const fresh = () => path.join(root, where, pick(NAMES) + pick(EXTS) + (rand() < 0.3 ? String(Math.floor(rand() * 50)) : ''))
+  const roll = rand()
+  if (roll < 0.3 || files.length < 5) {
+    const file = fresh()
+    if (!fs.existsSync(file)) fs.writeFileSync(file, 'x'.repeat(Math.floor(rand() * 100)))
+    return `create ${file}`
+  }
+  if (roll < 0.45) {
+    const file = path.join(root, pick(files))
+    fs.rmSync(file, { force: true })
+    return `delete ${file}`
+  }
+  if (roll < 0.55) {
+    const [from, to] = [path.join(root, pick(files)), fresh()]
+    if (!fs.existsSync(to)) fs.renameSync(from, to)
+    return `rename ${from} -> ${to}`
+  }
+  if (roll < 0.63) {
+    const dir = path.join(root, where, pick(['src', 'build', 'gen', 'docs', '.cache', 'lib']) + Math.floor(rand() * 5))
+    fs.mkdirSync(path.join(dir, 'deep'), { recursive: true })
+    fs.writeFileSync(path.join(dir, 'deep', pick(NAMES) + '.ts'), 'deep')
+    return `mkdir ${dir}`
+  }
+  if (roll < 0.7 && dirs.length > 2) {
+    const dir = pick(dirs.slice(1))
+    const target = path.join(root, pick(dirs.filter((d) => !d.startsWith(dir))), `moved-${Math.floor(rand() * 1000)}`)
+    if (!fs.existsSync(target)) fs.renameSync(path.join(root, dir), target)
+    return `move folder ${dir} -> ${target}`
+  }
+  if (roll < 0.75 && dirs.length > 2) {
+    const dir = path.join(root, pick(dirs.slice(1)))
+    fs.rmSync(dir, { recursive: true, force: true })
+    return `delete folder ${dir}`
+  }
+  if (roll < 0.88) {
+    const file = path.join(root, where, rand() < 0.8 ? '.gitignore' : '.ignore')
+    const lines = IGNORE_LINES.filter(() => rand() < 0.3)
+    fs.writeFileSync(file, lines.join('\n') + '\n')
+    return `ignore file ${file}: ${lines.join(', ')}`
+  }
+  const file = path.join(root, pick(files))
+  if (fs.existsSync(file)) fs.appendFileSync(file, 'more')
+  return `append ${file}`
+}
+
+/** The queries every round compares, each with its options. */
+function queries(root) {
+  const sub = listTree(root).dirs.filter(Boolean).sort()[0]
+  const all = [
+    { pattern: '**/*' },
+    { pattern: '**/*.ts' },
+    { pattern: '**/*', type: 'any', sortBy: 'name', limit: Infinity, maxLimit: Infinity, maxBytes: Infinity },
+    { pattern: '**/*', type: 'dir', sortBy: 'mtime' },
+    { pattern: '**/*', gitignore: false, sortBy: 'name', limit: 500 },
+    { pattern: '**/*', hidden: false, sortBy: 'size', reverse: true, limit: 20 },
+    { pattern: '*.log' },
+    { pattern: '**/*.md', maxDepth: 1 },
+    { pattern: '**/*', exclude: ['src*', '*.js'], sortBy: 'name' },
+    { pattern: 'nothing-matches-this', hidden: false },
+  ]
+  if (sub) all.push({ pattern: '**/*', path: sub, type: 'any', sortBy: 'name' })
+  return all
+}
+
+async function sameAsFresh(index, root, round, did) {
+  for (const q of queries(root)) {
+    const fresh = await find({ ...q, cwd: root })
+    const indexed = await index.find(q)
+    assert.deepEqual(indexed, fresh, `round ${round}, ${JSON.stringify(q)}; changes: ${did.slice(-5).join('; ')}`)
+  }
+  assert.deepEqual(await index.findFiles('**/*.ts'), await findFiles('**/*.ts', root), `round ${round}: findFiles`)
+  const named = { pattern: 'main', target: 'files' }
+  assert.deepEqual(await index.searchFiles(named), await searchFiles({ ...named, cwd: root }), `round ${round}: searchFiles`)
+}
+
+describe('openIndex: exact while files change', () => {
+  test('thousands of random creates, deletes, renames and ignore-file edits: every round equals a fresh find', async (t) => {
+    const root = tmpTree(t, {
+      '.gitignore': '*.log\nbuild/\n',
+      'src/a.ts': 'a', 'src/b.js': 'b', 'src/gen/x.ts': 'x', 'docs/guide.md': 'g', 'build/out.js': 'o',
+      'top.js': 't', '.cache/c.ts': 'c', 'keep.log': 'k',
+    })
+    fs.mkdirSync(path.join(root, '.git/info'), { recursive: true })
+    fs.writeFileSync(path.join(root, '.git/info/exclude'), 'secret*\n')
+    const index = await openIndex(root)
+    t.after(() => index.close())
+    const seed = Number(process.env.AF_INDEX_SEED || 7)
+    const rand = random(seed)
+    const did = []
+    const rounds = 12
+    for (let round = 0; round < rounds; round++) {
+      const burst = 150 + Math.floor(rand() * 100)
+      for (let i = 0; i < burst; i++) did.push(change(root, rand))
+      if (round === 5) {
+        // Mass delete: a whole subtree at once.
+        const { dirs } = listTree(root)
+        for (const d of dirs.filter((x) => x && !x.includes('/')).slice(0, 3)) fs.rmSync(path.join(root, d), { recursive: true, force: true })
+        did.push('mass delete')
+      }
+      if (round === 8) fs.writeFileSync(path.join(root, '.git/info/exclude'), '*.ts\n')
+      await index.settled()
+      await sameAsFresh(index, root, round, did)
+    }
+    assert.ok(did.length >= 2000, `${did.length} changes`)
+    const stats = index.stats()
+    assert.ok(stats.events > 0 && stats.foldersReconciled > 0, JSON.stringify(stats))
+    const final = listTree(root)
+    assert.equal(stats.entries, final.dirs.length - 1 + final.files.length, 'every entry but .git, once')
+  })
+})
+
+describe('openIndex: what it reports and refuses', () => {
+  test('stats count entries and bytes; settled resolves; path is the folder', async (t) => {
+    const root = tmpTree(t, { 'a.ts': 'a', 'src/b.ts': 'b', 'src/c/d.md': 'd' })
+    const index = await openIndex(root)
+    t.after(() => index.close())
+    assert.equal(index.path, root)
+    const s = index.stats()
+    assert.equal(s.entries, 5)
+    assert.ok(s.bytes > 0 && s.bytesPerEntry === Math.round(s.bytes / 5), JSON.stringify(s))
+    assert.equal(s.rescans, 0)
+    assert.equal(s.closed, false)
+    await index.settled()
+    fs.writeFileSync(path.join(root, 'new.ts'), 'n')
+    await index.settled()
+    assert.equal(index.stats().entries, 6)
+    const r = await index.find('**/*.ts', { sortBy: 'name' })
+    assert.deepEqual(r.entries.map((e) => e.path), ['a.ts', 'new.ts', 'src/b.ts'])
+  })
+
+  test('errors: missing folder, a file, a path outside, bad arguments, a closed index', async (t) => {
+    const root = tmpTree(t, { 'f.txt': 'x', 'sub/g.txt': 'y' })
+    await rejectsWith(openIndex(path.join(root, 'nope')), 'not-found')
+    await rejectsWith(openIndex(path.join(root, 'f.txt')), 'not-a-dir')
+    await rejectsWith(openIndex(''), 'invalid-argument')
+    await rejectsWith(openIndex(5), 'invalid-argument')
+    await rejectsWith(openIndex(root, { watch: false }), 'invalid-argument', /unknown option/)
+    const index = await openIndex('sub', { cwd: root })
+    assert.equal(index.path, path.join(root, 'sub'))
+    await rejectsWith(index.find({ pattern: '*', path: '..' }), 'outside-root', /outside the index's folder/)
+    await rejectsWith(index.find({ pattern: '*', path: 'missing' }), 'not-found')
+    await rejectsWith(index.find({ pattern: '*', path: 'g.txt' }), 'not-a-dir')
+    await rejectsWith(index.find({ pattern: '[' }), 'invalid-pattern')
+    await rejectsWith(index.find({ pattern: '*', reader: { list() {}, stat() {} } }), 'invalid-argument', /index/)
+    assert.deepEqual((await index.find('*')).entries.map((e) => e.path), ['g.txt'])
+    await index.close()
+    assert.equal(index.stats().closed, true)
+    await rejectsWith(index.find('*'), 'invalid-argument', /index is closed/)
+    await rejectsWith(index.findFiles('*'), 'invalid-argument', /index is closed/)
+    await rejectsWith(index.settled(), 'invalid-argument', /index is closed/)
+  })
+})
+
+describe('openIndex: close()', () => {
+  const threads = () => fs.readdirSync('/proc/self/task').length
+  const inotifyFds = () =>
+    fs.readdirSync('/proc/self/fd').filter((fd) => {
+      try {
+        return fs.readlinkSync(`/proc/self/fd/${fd}`).includes('inotify')
+      } catch {
+        return false
+      }
+    }).length
+
+  test('releases every watch and the index thread', { skip: process.platform !== 'linux' }, async (t) => {
+    const root = tmpTree(t, { 'a/b/c.txt': 'x', 'd/e.txt': 'y' })
+    await find({ pattern: '*', cwd: root }) // the thread pools exist before counting
+    const [threadsBefore, fdsBefore] = [threads(), inotifyFds()]
+    const indexes = await Promise.all([openIndex(root), openIndex(root), openIndex(root)])
+    assert.ok(inotifyFds() >= fdsBefore + 3, `inotify fds ${inotifyFds()}`)
+    assert.ok(threads() >= threadsBefore + 3, `threads ${threads()}`)
+    for (const index of indexes) await index.close()
+    for (let i = 0; i < 100 && (threads() > threadsBefore || inotifyFds() > fdsBefore); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10))
+    }
+    assert.equal(inotifyFds(), fdsBefore, 'every inotify descriptor is closed')
+    assert.equal(threads(), threadsBefore, 'every index and watcher thread has ended')
+  })
+})

@@ -1,0 +1,524 @@
+//! A live index of one folder: built by one parallel walk, then kept exact
+//! by file-system events (the `notify` crate: inotify, FSEvents,
+//! ReadDirectoryChangesW), so repeated searches are answered from memory
+//! (see `walk::indexed`) with the same results as a fresh walk.
+//!
+//! Every folder is watched on its own, and a folder is watched before it is
+//! listed, so nothing created in it can be missed. An event only says which
+//! folder changed: that folder is listed again and compared with the index
+//! (`reconcile`), so renames, mass deletes and edits of ignore files all come
+//! down to the same step. When the OS drops events (inotify's queue
+//! overflows), the whole tree is compared again, and `stats` says so.
+
+pub mod tree;
+
+use crate::cancel::Cancel;
+use crate::dir::Dir;
+use crate::entry::{EntryKind, Meta};
+use crate::error::{clip, ErrorCode, FindError, Result};
+use crate::gitignore::{FolderRules, IgnoreFiles, Rules, GITIGNORE, IGNORE};
+use crate::walk::indexed::{Visible, VisibleKey};
+use crate::walk::{walk, Entry, Root, WalkRules};
+use notify::{RecursiveMode, Watcher};
+use std::collections::{BTreeSet, HashMap};
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
+use std::sync::{Arc, Mutex, RwLock, RwLockReadGuard};
+use std::time::{Duration, Instant};
+use tree::{Id, Tree, ROOT};
+
+/// How long no event must arrive before the index counts as settled.
+const QUIET: Duration = Duration::from_millis(60);
+
+/// A shared index, compared by identity (options that hold one stay `PartialEq`).
+#[derive(Clone)]
+pub struct IndexRef(pub Arc<Index>);
+
+impl std::fmt::Debug for IndexRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("IndexRef")
+    }
+}
+
+impl PartialEq for IndexRef {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl std::ops::Deref for IndexRef {
+    type Target = Index;
+    fn deref(&self) -> &Index {
+        &self.0
+    }
+}
+
+/// A live index: the tree, the rules above its root, and the thread that
+/// keeps it current.
+pub struct Index {
+    /// The folder as the caller named it (what results show).
+    pub logical_path: PathBuf,
+    /// Its real path, where events are reported.
+    real_path: PathBuf,
+    dir: Arc<Dir>,
+    tree: RwLock<Tree>,
+    /// The ignore rules of the folders above the root (up to its repository).
+    above: Vec<(PathBuf, Option<Arc<FolderRules>>)>,
+    status: Status,
+    keeper: Mutex<Option<Keeper>>,
+    /// Bumped by every change to the tree.
+    generation: AtomicU64,
+    /// What recent queries' rules let through, for the generation it was made in.
+    visible: Mutex<Vec<(VisibleKey, u64, Arc<Visible>)>>,
+}
+
+/// How many sets of rules keep their `Visible` list.
+const VISIBLE_KEPT: usize = 8;
+
+/// Counters for `stats()`.
+#[derive(Default)]
+struct Status {
+    events: AtomicU64,
+    folders_reconciled: AtomicU64,
+    rescans: AtomicU64,
+    watch_errors: AtomicU64,
+    /// The keeper is applying a batch.
+    busy: AtomicBool,
+    last_event: Mutex<Option<Instant>>,
+    last_rescan: Mutex<Option<String>>,
+    last_error: Mutex<Option<String>>,
+}
+
+struct Keeper {
+    stop: Arc<AtomicBool>,
+    thread: std::thread::JoinHandle<()>,
+}
+
+/// What `stats()` reports.
+#[derive(Debug, Clone)]
+pub struct Stats {
+    pub entries: usize,
+    pub bytes: usize,
+    /// Held by the lists kept for recent queries' rules (`Visible`).
+    pub cached_bytes: usize,
+    pub events: u64,
+    pub folders_reconciled: u64,
+    pub rescans: u64,
+    pub last_rescan: Option<String>,
+    pub watch_errors: u64,
+    pub last_error: Option<String>,
+    pub closed: bool,
+}
+
+enum Message {
+    Event(notify::Result<notify::Event>),
+}
+
+/// Bytes taken from an `OsStr` (whole names, or names joined by `/`) as one again.
+pub fn os(bytes: &[u8]) -> &OsStr {
+    #[cfg(unix)]
+    return std::os::unix::ffi::OsStrExt::from_bytes(bytes);
+    // SAFETY: the bytes come from `as_encoded_bytes`, cut and joined at ASCII `/` only.
+    #[cfg(not(unix))]
+    return unsafe { OsStr::from_encoded_bytes_unchecked(bytes) };
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl Index {
+    /// Opens `root` (as `open_search_dir` would), walks it and starts watching.
+    pub fn open(logical_path: PathBuf) -> Result<Arc<Index>> {
+        let root = crate::sandbox::open_search_dir(&logical_path)?;
+        let crate::walk::Tree::Local(dir) = &root.tree else { unreachable!("a local root") };
+        let dir = Arc::clone(dir);
+        let (sender, events) = channel();
+        let handler = move |event| {
+            let _ = sender.send(Message::Event(event));
+        };
+        let config = notify::Config::default().with_follow_symlinks(false);
+        let watcher = notify::RecommendedWatcher::new(handler, config).map_err(|e| {
+            FindError::new(
+                ErrorCode::FsError,
+                format!("cannot watch `{}`: {e}", clip(&root.path.to_string_lossy(), 300)),
+            )
+        })?;
+        let watcher = Mutex::new(watcher);
+        let root_meta = dir.stat(OsStr::new(".")).map(|s| s.meta).unwrap_or(Meta { size: 0, mtime_ms: 0.0 });
+        let index = Arc::new(Index {
+            logical_path,
+            real_path: root.path.clone(),
+            above: Rules::above_folders(&root.path),
+            dir,
+            tree: RwLock::new(Tree::new(root_meta)),
+            status: Status::default(),
+            keeper: Mutex::new(None),
+            generation: AtomicU64::new(0),
+            visible: Mutex::new(Vec::new()),
+        });
+        index.watch(&watcher, Path::new(""));
+        index.build(&root, &watcher)?;
+        let stop = Arc::new(AtomicBool::new(false));
+        let keeper = {
+            let (index, stop) = (Arc::downgrade(&index), Arc::clone(&stop));
+            let watcher = watcher.into_inner().unwrap_or_else(|p| p.into_inner());
+            std::thread::Builder::new()
+                .name("agent-find-index".into())
+                .spawn(move || keep(index, watcher, events, stop))
+                .map_err(|e| FindError::new(ErrorCode::FsError, format!("cannot start the index thread: {e}")))?
+        };
+        *lock(&index.keeper) = Some(Keeper { stop, thread: keeper });
+        Ok(index)
+    }
+
+    /// The first walk: every entry (hidden and ignored ones too: a query may
+    /// ask for them), each folder watched before it is listed.
+    fn build(&self, root: &Root, watcher: &Mutex<notify::RecommendedWatcher>) -> Result<()> {
+        let everything = WalkRules {
+            hidden: true,
+            gitignore: false,
+            exclude: Vec::new(),
+            case_sensitive: true,
+            max_depth: None,
+            skip_dirs: &[".git"],
+        };
+        let walked = walk(root, &everything, &Cancel::never(), || {
+            |rel: &Path, kind, entry: &Entry| {
+                let meta = entry.stat().ok()?.meta;
+                if kind == EntryKind::Dir {
+                    self.watch(watcher, rel);
+                }
+                Some((rel.as_os_str().as_encoded_bytes().to_vec(), kind, meta))
+            }
+        })?;
+        let mut found = walked.found;
+        // A folder sorts before what it holds.
+        found.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        let mut tree = self.tree.write().unwrap_or_else(|p| p.into_inner());
+        let mut folders: HashMap<Vec<u8>, Id> = HashMap::new();
+        for (rel, kind, meta) in found {
+            let (parent, name) = match rel.iter().rposition(|&b| b == b'/') {
+                Some(at) => (folders.get(&rel[..at]).copied(), &rel[at + 1..]),
+                None => (Some(ROOT), &rel[..]),
+            };
+            // A folder that vanished mid-walk was skipped: so is what it held.
+            let Some(parent) = parent else { continue };
+            let id = tree.add(parent, name, kind, meta);
+            if kind == EntryKind::Dir {
+                folders.insert(rel, id);
+            }
+        }
+        folders.insert(Vec::new(), ROOT);
+        for (rel, id) in folders {
+            if let Ok(held) = self.dir.folder_beneath(Path::new(os(&rel))) {
+                let dir = held.as_ref().unwrap_or(&self.dir);
+                tree.node_mut(id).rules = folder_rules(dir, &tree, id);
+                self.watch_git(watcher, &tree, id, &rel);
+            }
+        }
+        Ok(())
+    }
+
+    /// For a repository root, watches `.git` and `.git/info`, so a change to
+    /// `.git/info/exclude` (or a new `info` folder) is seen.
+    fn watch_git(&self, watcher: &Mutex<notify::RecommendedWatcher>, tree: &Tree, id: Id, rel: &[u8]) {
+        if !tree.node(id).rules.as_ref().is_some_and(|r| r.has_git()) {
+            return;
+        }
+        for inside in [".git", ".git/info"] {
+            let at = Path::new(os(rel)).join(inside);
+            if self.real_path.join(&at).is_dir() {
+                self.watch(watcher, &at);
+            }
+        }
+    }
+
+    /// Watches the folder at `rel` (its own entries only); a failure (the
+    /// OS's watch limit) is counted, and the index may then miss changes there.
+    fn watch(&self, watcher: &Mutex<notify::RecommendedWatcher>, rel: &Path) {
+        let path = self.real_path.join(rel);
+        if let Err(e) = lock(watcher).watch(&path, RecursiveMode::NonRecursive) {
+            self.status.watch_errors.fetch_add(1, Ordering::Relaxed);
+            *lock(&self.status.last_error) =
+                Some(format!("cannot watch `{}`: {e}", clip(&path.to_string_lossy(), 300)));
+        }
+    }
+
+    /// Opens the file at `relative` below the folder `folder` (both relative
+    /// to the root), by handle, never through a symlink.
+    pub fn open_file(&self, folder: &[u8], relative: &Path) -> std::io::Result<std::fs::File> {
+        self.dir.open_beneath(&Path::new(os(folder)).join(relative))
+    }
+
+    /// What `key`'s rules let through in the current tree: kept from an
+    /// earlier query if the tree has not changed since, else made by `build`.
+    pub fn visible(&self, key: &VisibleKey, build: impl FnOnce(&Tree) -> Result<Visible>) -> Result<Arc<Visible>> {
+        let tree = self.read()?;
+        let generation = self.generation.load(Ordering::SeqCst);
+        let kept =
+            lock(&self.visible).iter().find(|(k, g, _)| k == key && *g == generation).map(|(.., v)| Arc::clone(v));
+        if let Some(visible) = kept {
+            return Ok(visible);
+        }
+        let visible = Arc::new(build(&tree)?);
+        let mut cache = lock(&self.visible);
+        cache.retain(|(k, g, _)| *g == generation && k != key);
+        if cache.len() >= VISIBLE_KEPT {
+            cache.remove(0);
+        }
+        cache.push((key.clone(), generation, Arc::clone(&visible)));
+        Ok(visible)
+    }
+
+    pub fn read(&self) -> Result<RwLockReadGuard<'_, Tree>> {
+        self.check_open()?;
+        Ok(self.tree.read().unwrap_or_else(|p| p.into_inner()))
+    }
+
+    fn check_open(&self) -> Result<()> {
+        match lock(&self.keeper).is_some() {
+            true => Ok(()),
+            false => Err(FindError::invalid_argument("this index is closed; open a new one with openIndex(path)")),
+        }
+    }
+
+    /// The ignore rules that apply to the folder `start` from above it, as
+    /// `Rules::above` gives them on disk: from the nearest folder holding
+    /// `.git` (in the index or above it) down to `start`'s parent.
+    pub fn rules_above(&self, tree: &Tree, start: Id) -> Rules {
+        let start_path = self.real_path.join(os(&tree.path(start)));
+        let has_git = |id: Id| tree.node(id).rules.as_ref().is_some_and(|r| r.has_git());
+        if has_git(start) {
+            return Rules::default();
+        }
+        let chain = tree.ancestors(start);
+        let from = chain.iter().rposition(|&id| has_git(id));
+        let mut rules = Rules::default();
+        if from.is_none() {
+            for (folder, compiled) in &self.above {
+                rules = rules.above_root_compiled(&start_path, folder, compiled.as_ref());
+            }
+        }
+        for &id in &chain[from.unwrap_or(0)..] {
+            let folder = self.real_path.join(os(&tree.path(id)));
+            rules = rules.above_root_compiled(&start_path, &folder, tree.node(id).rules.as_ref());
+        }
+        rules
+    }
+
+    pub fn stats(&self) -> Stats {
+        let tree = self.tree.read().unwrap_or_else(|p| p.into_inner());
+        let s = &self.status;
+        Stats {
+            entries: tree.entries(),
+            bytes: tree.bytes(),
+            cached_bytes: lock(&self.visible).iter().map(|(.., v)| v.bytes()).sum(),
+            events: s.events.load(Ordering::Relaxed),
+            folders_reconciled: s.folders_reconciled.load(Ordering::Relaxed),
+            rescans: s.rescans.load(Ordering::Relaxed),
+            last_rescan: lock(&s.last_rescan).clone(),
+            watch_errors: s.watch_errors.load(Ordering::Relaxed),
+            last_error: lock(&s.last_error).clone(),
+            closed: lock(&self.keeper).is_none(),
+        }
+    }
+
+    /// Blocks until every change made before the call is in the index: no
+    /// event for `QUIET` since the call and since the last event, and none
+    /// being applied.
+    pub fn settle(&self, cancel: &Cancel) -> Result<()> {
+        let called = Instant::now();
+        loop {
+            cancel.check()?;
+            self.check_open()?;
+            let last = lock(&self.status.last_event).unwrap_or(called).max(called);
+            if !self.status.busy.load(Ordering::SeqCst) && last.elapsed() >= QUIET {
+                return Ok(());
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
+    /// Stops watching and joins the thread; later queries fail.
+    pub fn close(&self) {
+        if let Some(keeper) = lock(&self.keeper).take() {
+            keeper.stop.store(true, Ordering::SeqCst);
+            let _ = keeper.thread.join();
+        }
+    }
+}
+
+impl Drop for Index {
+    fn drop(&mut self) {
+        self.close();
+    }
+}
+
+/// A folder's compiled ignore files, read when it holds any (or `.git`).
+fn folder_rules(dir: &Dir, tree: &Tree, id: Id) -> Option<Arc<FolderRules>> {
+    let node = tree.node(id);
+    let named = |name: &str| node.children.iter().any(|&c| tree.name(c) == name.as_bytes());
+    let has_git = dir.stat(OsStr::new(".git")).is_ok_and(|st| st.kind.is_some());
+    if !has_git && !named(GITIGNORE) && !named(IGNORE) {
+        return None;
+    }
+    FolderRules::compile(IgnoreFiles::read(dir))
+}
+
+/// The keeper thread: applies batches of events until told to stop. Holds
+/// the index weakly, so a dropped index stops it too.
+fn keep(
+    index: std::sync::Weak<Index>,
+    watcher: notify::RecommendedWatcher,
+    events: Receiver<Message>,
+    stop: Arc<AtomicBool>,
+) {
+    let watcher = Mutex::new(watcher);
+    while !stop.load(Ordering::SeqCst) {
+        let first = match events.recv_timeout(Duration::from_millis(20)) {
+            Ok(message) if changes_nothing(&message) => continue,
+            Ok(message) => message,
+            Err(RecvTimeoutError::Timeout) => continue,
+            Err(RecvTimeoutError::Disconnected) => break,
+        };
+        let Some(index) = index.upgrade() else { break };
+        index.status.busy.store(true, Ordering::SeqCst);
+        let mut batch = vec![first];
+        batch.extend(events.try_iter().filter(|m| !changes_nothing(m)));
+        index.apply(batch, &watcher);
+        *lock(&index.status.last_event) = Some(Instant::now());
+        index.status.busy.store(false, Ordering::SeqCst);
+    }
+    // Dropping the watcher removes every watch and ends its thread.
+    drop(watcher);
+}
+
+/// Opening, reading and closing (the index's own listings among them) change nothing.
+fn changes_nothing(message: &Message) -> bool {
+    let Message::Event(Ok(event)) = message else { return false };
+    matches!(event.kind, notify::EventKind::Access(_)) && !event.need_rescan()
+}
+
+impl Index {
+    /// Turns a batch of events into the folders to compare again, and does it.
+    fn apply(&self, batch: Vec<Message>, watcher: &Mutex<notify::RecommendedWatcher>) {
+        self.status.events.fetch_add(batch.len() as u64, Ordering::Relaxed);
+        let mut dirty: BTreeSet<Vec<u8>> = BTreeSet::new();
+        let mut rescan = None;
+        for Message::Event(event) in batch {
+            match event {
+                Ok(event) if event.need_rescan() => rescan = Some("the OS dropped events (queue overflow)"),
+                Ok(event) => {
+                    for path in &event.paths {
+                        if let Some(folder) = self.changed_folder(path) {
+                            dirty.insert(folder);
+                        }
+                    }
+                }
+                Err(e) => {
+                    *lock(&self.status.last_error) = Some(e.to_string());
+                    rescan = Some("the watcher reported an error");
+                }
+            }
+        }
+        let mut tree = self.tree.write().unwrap_or_else(|p| p.into_inner());
+        let mut new_folders = Vec::new();
+        if let Some(why) = rescan {
+            self.status.rescans.fetch_add(1, Ordering::Relaxed);
+            *lock(&self.status.last_rescan) = Some(why.to_string());
+            let mut stack = vec![ROOT];
+            while let Some(id) = stack.pop() {
+                self.reconcile(&mut tree, id, &mut new_folders, watcher);
+                let node = tree.node(id);
+                stack.extend(node.children.iter().copied().filter(|&c| tree.node(c).kind == EntryKind::Dir));
+            }
+        } else {
+            // Shallowest first: a folder removed with its parent is not looked for.
+            let mut dirty: Vec<Vec<u8>> = dirty.into_iter().collect();
+            dirty.sort_by_key(|rel| rel.iter().filter(|&&b| b == b'/').count());
+            for rel in dirty {
+                if let Some(id) = tree.find(&rel).filter(|&id| tree.node(id).kind == EntryKind::Dir) {
+                    self.reconcile(&mut tree, id, &mut new_folders, watcher);
+                }
+            }
+        }
+        // New folders: watched first, then listed, down their whole subtree.
+        while let Some(id) = new_folders.pop() {
+            let rel = tree.path(id);
+            self.watch(watcher, Path::new(os(&rel)));
+            self.reconcile(&mut tree, id, &mut new_folders, watcher);
+        }
+        self.generation.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// The folder (relative to the root) to compare again after an event on
+    /// `path`: its parent, or for anything inside a `.git`, the folder holding it.
+    fn changed_folder(&self, path: &Path) -> Option<Vec<u8>> {
+        let rel = path.strip_prefix(&self.real_path).ok()?.as_os_str().as_encoded_bytes();
+        let parts: Vec<&[u8]> = rel.split(|&b| b == b'/').filter(|p| !p.is_empty()).collect();
+        let cut = match parts.iter().position(|&p| p == b".git") {
+            Some(git) => git,
+            None => parts.len().saturating_sub(1),
+        };
+        Some(parts[..cut].join(&b'/'))
+    }
+
+    /// Lists the folder `id` again and makes its children in the index match:
+    /// gone ones removed (with what they held), new ones added (new folders
+    /// pushed on `new_folders`), metadata and the folder's ignore rules renewed.
+    fn reconcile(
+        &self,
+        tree: &mut Tree,
+        id: Id,
+        new_folders: &mut Vec<Id>,
+        watcher: &Mutex<notify::RecommendedWatcher>,
+    ) {
+        self.status.folders_reconciled.fetch_add(1, Ordering::Relaxed);
+        let rel = tree.path(id);
+        let held = match self.dir.folder_beneath(Path::new(os(&rel))) {
+            Ok(held) => held,
+            // Gone or no longer a folder: its parent's event removes it.
+            Err(_) => return,
+        };
+        let dir = held.as_ref().unwrap_or(&self.dir);
+        let mut listed: HashMap<Vec<u8>, EntryKind> = HashMap::new();
+        let read = dir.for_each(|name, kind| {
+            if let (Some(kind), false) = (kind, name == ".git") {
+                listed.insert(name.as_encoded_bytes().to_vec(), kind);
+            }
+        });
+        if read.is_err() {
+            return;
+        }
+        for child in tree.node(id).children.clone() {
+            let name = tree.name(child).to_vec();
+            let stat = dir.stat(os(&name));
+            match (listed.remove(&name), stat) {
+                (Some(kind), Ok(st)) if st.kind == Some(kind) && kind == tree.node(child).kind => {
+                    tree.node_mut(child).meta = st.meta;
+                }
+                (Some(kind), _) => {
+                    tree.remove(child);
+                    listed.insert(name, kind);
+                }
+                (None, _) => tree.remove(child),
+            }
+        }
+        for (name, kind) in listed {
+            let Ok(st) = dir.stat(os(&name)) else { continue };
+            let Some(kind) = st.kind.filter(|&k| k == kind) else { continue };
+            let child = tree.add(id, &name, kind, st.meta);
+            if kind == EntryKind::Dir {
+                new_folders.push(child);
+            }
+        }
+        if let Ok(st) = dir.stat(OsStr::new(".")) {
+            tree.node_mut(id).meta = st.meta;
+        }
+        tree.node_mut(id).rules = folder_rules(dir, tree, id);
+        self.watch_git(watcher, tree, id, &rel);
+    }
+}
