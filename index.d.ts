@@ -156,6 +156,49 @@ export declare function memoryReader(
  */
 export declare function mountReader(mounts: { [virtualPath: string]: string } | Map<string, string>): StorageReader
 
+// ---------------------------------------------------------------------------
+// A live index: repeated searches of one folder answered from memory
+
+export interface IndexStats {
+  /** Files, folders and symlinks held (`.git` contents never are). */
+  entries: number
+  /** Memory held by the index's structures. */
+  bytes: number
+  bytesPerEntry: number
+  /** Memory held by the lists kept for recent queries' rules (dropped when the tree changes). */
+  cachedBytes: number
+  /** File-system events received. */
+  events: number
+  /** Folders listed again after events. */
+  foldersReconciled: number
+  /** Whole-tree comparisons after the OS dropped events (inotify's queue overflowed). */
+  rescans: number
+  lastRescan?: string
+  /** Folders that could not be watched (the OS's limit): changes there are missed. */
+  watchErrors: number
+  lastError?: string
+  closed: boolean
+}
+
+export interface FileIndex {
+  /** The indexed folder. */
+  readonly path: string
+  /** `find` with the same results and text, from memory; `cwd` defaults to the folder. */
+  find(options: FindOptions): Promise<FindResult>
+  find(pattern: string, options?: Omit<FindOptions, 'pattern'>): Promise<FindResult>
+  findFiles(pattern: string, path?: string, options?: CallOptions): Promise<string[]>
+  findFiles(pattern: string, options?: CallOptions): Promise<string[]>
+  searchFiles(options: SearchOptions): Promise<SearchResult>
+  stats(): IndexStats
+  /** Resolves once every change made before the call is in the index. */
+  settled(): Promise<void>
+  /** Releases every watcher and thread; later calls reject. */
+  close(): Promise<void>
+}
+
+/** Walks `path` once, then keeps an exact picture of it from file-system events. */
+export declare function openIndex(path: string, options?: { cwd?: string }): Promise<FileIndex>
+
 export type FindFilesErrorCode =
   | 'invalid-argument'
   | 'invalid-pattern'

@@ -212,7 +212,7 @@ describe('npm pack, then npm install the tarball in a fresh project', { skip: NO
     assert.deepEqual(r.toolNames, ['find', 'search_files'])
     assert.deepEqual(r.exports, [
       'FindFilesError', 'anthropicTool', 'createTools', 'default', 'find', 'findFiles', 'formatFindResult',
-      'formatSearchResult', 'memoryReader', 'mountReader', 'openaiTool', 'searchFiles', 'toolDefinitions', 'vercelTool',
+      'formatSearchResult', 'memoryReader', 'mountReader', 'openIndex', 'openaiTool', 'searchFiles', 'toolDefinitions', 'vercelTool',
     ])
   })
 

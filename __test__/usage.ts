@@ -26,6 +26,9 @@ import {
   createTools,
   memoryReader,
   mountReader,
+  openIndex,
+  type FileIndex,
+  type IndexStats,
   type DirectoryEntry,
   type FileStat,
   type StorageReader,
@@ -168,6 +171,17 @@ export async function usage(): Promise<void> {
   // @ts-expect-error entry types are file, dir, symlink
   const wrongEntry: DirectoryEntry = { name: 'a', type: 'folder' }
   console.log(viaReader, listed, listed2, searched, wrongEntry)
+  // A live index.
+  const index: FileIndex = await openIndex('/workspace', { cwd: '/' })
+  const fromIndex: FindResult = await index.find({ pattern: '**/*.ts' })
+  const fromIndex2: FindResult = await index.find('*.md', { path: 'docs' })
+  const indexedFiles: string[] = await index.findFiles('**/*.ts', 'src')
+  const indexStats: IndexStats = index.stats()
+  await index.settled()
+  await index.close()
+  // @ts-expect-error: openIndex takes a path string
+  await openIndex({ path: '/workspace' })
+  console.log(fromIndex, fromIndex2, indexedFiles, indexStats.bytesPerEntry, index.path)
   console.log(text, describeResult(b), describeResult(c), d.entries.length, files, more, decisions, tools, entryTypes)
 
   try {

@@ -522,3 +522,67 @@ impl Index {
         self.watch_git(watcher, tree, id, &rel);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+
+    fn temp(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("af-index-{name}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(dir.join("src/deep")).unwrap();
+        fs::write(dir.join("src/deep/a.ts"), "a").unwrap();
+        fs::write(dir.join(".gitignore"), "*.log\n").unwrap();
+        dir.canonicalize().unwrap()
+    }
+
+    fn paths(index: &Index) -> Vec<String> {
+        let tree = index.read().unwrap();
+        let mut out = Vec::new();
+        let mut stack = vec![ROOT];
+        while let Some(id) = stack.pop() {
+            for &c in &tree.node(id).children {
+                out.push(String::from_utf8_lossy(&tree.path(c)).into_owned());
+                stack.push(c);
+            }
+        }
+        out.sort();
+        out
+    }
+
+    #[test]
+    fn a_dropped_event_queue_is_answered_by_comparing_the_whole_tree() {
+        let dir = temp("overflow");
+        let index = Index::open(dir.clone()).unwrap();
+        assert_eq!(paths(&index), [".gitignore", "src", "src/deep", "src/deep/a.ts"]);
+        // Changes whose events are taken to be lost: only the rescan can see them.
+        fs::remove_dir_all(dir.join("src/deep")).unwrap();
+        fs::create_dir_all(dir.join("new/inner")).unwrap();
+        fs::write(dir.join("new/inner/b.log"), "b").unwrap();
+        let watcher = Mutex::new(notify::RecommendedWatcher::new(|_| {}, notify::Config::default()).unwrap());
+        let overflow = notify::Event::new(notify::EventKind::Other).set_flag(notify::event::Flag::Rescan);
+        index.apply(vec![Message::Event(Ok(overflow))], &watcher);
+        assert_eq!(paths(&index), [".gitignore", "new", "new/inner", "new/inner/b.log", "src"]);
+        let stats = index.stats();
+        assert_eq!(stats.rescans, 1);
+        assert!(stats.last_rescan.unwrap().contains("overflow"));
+        index.close();
+        assert!(index.read().is_err() && index.stats().closed);
+        fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn an_event_names_the_folder_to_list_again() {
+        let dir = temp("folder");
+        let index = Index::open(dir.clone()).unwrap();
+        let folder = |p: &str| index.changed_folder(&dir.join(p)).map(|f| String::from_utf8(f).unwrap());
+        assert_eq!(folder("src/deep/a.ts").as_deref(), Some("src/deep"));
+        assert_eq!(folder("top.txt").as_deref(), Some(""));
+        assert_eq!(folder(".git/info/exclude").as_deref(), Some(""));
+        assert_eq!(folder("sub/.git/HEAD").as_deref(), Some("sub"));
+        assert_eq!(index.changed_folder(Path::new("/elsewhere/x")), None);
+        index.close();
+        fs::remove_dir_all(dir).unwrap();
+    }
+}
