@@ -3,12 +3,15 @@
 //! ReadDirectoryChangesW), so repeated searches are answered from memory
 //! (see `walk::indexed`) with the same results as a fresh walk.
 //!
-//! Every folder is watched on its own, and a folder is watched before it is
-//! listed, so nothing created in it can be missed. An event only says which
-//! folder changed: that folder is listed again and compared with the index
-//! (`reconcile`), so renames, mass deletes and edits of ignore files all come
-//! down to the same step. When the OS drops events (inotify's queue
-//! overflows), the whole tree is compared again, and `stats` says so.
+//! The root is watched recursively before the first walk, so every change
+//! after that raises an event. An event only says which folder changed: that
+//! folder is listed again and compared with the index (`reconcile`), so
+//! renames, mass deletes and edits of ignore files all come down to the same
+//! step. A new folder is watched by the watcher only once its creation has
+//! been reported, so what was put in it before that raises no event: each
+//! new folder is listed again once events go quiet (`second_look`). When the
+//! OS drops events (inotify's queue overflows), the whole tree is compared
+//! again, and `stats` says so.
 
 pub mod tree;
 
@@ -84,7 +87,7 @@ struct Status {
     folders_reconciled: AtomicU64,
     rescans: AtomicU64,
     watch_errors: AtomicU64,
-    /// The keeper is applying a batch.
+    /// The keeper is applying a batch, or new folders wait for their second look.
     busy: AtomicBool,
     last_event: Mutex<Option<Instant>>,
     last_rescan: Mutex<Option<String>>,
@@ -159,8 +162,13 @@ impl Index {
             generation: AtomicU64::new(0),
             visible: Mutex::new(Vec::new()),
         });
-        index.watch(&watcher, Path::new(""));
-        index.build(&root, &watcher)?;
+        if let Err(e) = lock(&watcher).watch(&index.real_path, RecursiveMode::Recursive) {
+            return Err(FindError::new(
+                ErrorCode::FsError,
+                format!("cannot watch `{}` for changes: {e}", clip(&index.logical_path.to_string_lossy(), 300)),
+            ));
+        }
+        index.build(&root)?;
         let stop = Arc::new(AtomicBool::new(false));
         let keeper = {
             let (index, stop) = (Arc::downgrade(&index), Arc::clone(&stop));
@@ -175,8 +183,8 @@ impl Index {
     }
 
     /// The first walk: every entry (hidden and ignored ones too: a query may
-    /// ask for them), each folder watched before it is listed.
-    fn build(&self, root: &Root, watcher: &Mutex<notify::RecommendedWatcher>) -> Result<()> {
+    /// ask for them).
+    fn build(&self, root: &Root) -> Result<()> {
         let everything = WalkRules {
             hidden: true,
             gitignore: false,
@@ -188,9 +196,6 @@ impl Index {
         let walked = walk(root, &everything, &Cancel::never(), || {
             |rel: &Path, kind, entry: &Entry| {
                 let meta = entry.stat().ok()?.meta;
-                if kind == EntryKind::Dir {
-                    self.watch(watcher, rel);
-                }
                 Some((rel.as_os_str().as_encoded_bytes().to_vec(), kind, meta))
             }
         })?;
@@ -216,35 +221,9 @@ impl Index {
             if let Ok(held) = self.dir.folder_beneath(Path::new(os(&rel))) {
                 let dir = held.as_ref().unwrap_or(&self.dir);
                 tree.node_mut(id).rules = folder_rules(dir, &tree, id);
-                self.watch_git(watcher, &tree, id, &rel);
             }
         }
         Ok(())
-    }
-
-    /// For a repository root, watches `.git` and `.git/info`, so a change to
-    /// `.git/info/exclude` (or a new `info` folder) is seen.
-    fn watch_git(&self, watcher: &Mutex<notify::RecommendedWatcher>, tree: &Tree, id: Id, rel: &[u8]) {
-        if !tree.node(id).rules.as_ref().is_some_and(|r| r.has_git()) {
-            return;
-        }
-        for inside in [".git", ".git/info"] {
-            let at = Path::new(os(rel)).join(inside);
-            if self.real_path.join(&at).is_dir() {
-                self.watch(watcher, &at);
-            }
-        }
-    }
-
-    /// Watches the folder at `rel` (its own entries only); a failure (the
-    /// OS's watch limit) is counted, and the index may then miss changes there.
-    fn watch(&self, watcher: &Mutex<notify::RecommendedWatcher>, rel: &Path) {
-        let path = self.real_path.join(rel);
-        if let Err(e) = lock(watcher).watch(&path, RecursiveMode::NonRecursive) {
-            self.status.watch_errors.fetch_add(1, Ordering::Relaxed);
-            *lock(&self.status.last_error) =
-                Some(format!("cannot watch `{}`: {e}", clip(&path.to_string_lossy(), 300)));
-        }
     }
 
     /// Opens the file at `relative` below the folder `folder` (both relative
@@ -368,31 +347,39 @@ fn folder_rules(dir: &Dir, tree: &Tree, id: Id) -> Option<Arc<FolderRules>> {
     FolderRules::compile(IgnoreFiles::read(dir))
 }
 
-/// The keeper thread: applies batches of events until told to stop. Holds
-/// the index weakly, so a dropped index stops it too.
+/// The keeper thread: applies batches of events until told to stop, and
+/// gives new folders their second look once events go quiet. Holds the
+/// index weakly, so a dropped index stops it too; owns the watcher, so its
+/// end removes every watch.
 fn keep(
     index: std::sync::Weak<Index>,
     watcher: notify::RecommendedWatcher,
     events: Receiver<Message>,
     stop: Arc<AtomicBool>,
 ) {
-    let watcher = Mutex::new(watcher);
+    let mut second_look: Vec<Vec<u8>> = Vec::new();
     while !stop.load(Ordering::SeqCst) {
         let first = match events.recv_timeout(Duration::from_millis(20)) {
             Ok(message) if changes_nothing(&message) => continue,
             Ok(message) => message,
-            Err(RecvTimeoutError::Timeout) => continue,
+            Err(RecvTimeoutError::Timeout) => {
+                if !second_look.is_empty() {
+                    let Some(index) = index.upgrade() else { break };
+                    index.look_again(std::mem::take(&mut second_look));
+                    index.status.busy.store(false, Ordering::SeqCst);
+                }
+                continue;
+            }
             Err(RecvTimeoutError::Disconnected) => break,
         };
         let Some(index) = index.upgrade() else { break };
         index.status.busy.store(true, Ordering::SeqCst);
         let mut batch = vec![first];
         batch.extend(events.try_iter().filter(|m| !changes_nothing(m)));
-        index.apply(batch, &watcher);
+        second_look.extend(index.apply(batch));
         *lock(&index.status.last_event) = Some(Instant::now());
-        index.status.busy.store(false, Ordering::SeqCst);
+        index.status.busy.store(!second_look.is_empty(), Ordering::SeqCst);
     }
-    // Dropping the watcher removes every watch and ends its thread.
     drop(watcher);
 }
 
@@ -403,8 +390,9 @@ fn changes_nothing(message: &Message) -> bool {
 }
 
 impl Index {
-    /// Turns a batch of events into the folders to compare again, and does it.
-    fn apply(&self, batch: Vec<Message>, watcher: &Mutex<notify::RecommendedWatcher>) {
+    /// Turns a batch of events into the folders to compare again, and does
+    /// it; returns the new folders found, for their second look.
+    fn apply(&self, batch: Vec<Message>) -> Vec<Vec<u8>> {
         self.status.events.fetch_add(batch.len() as u64, Ordering::Relaxed);
         let mut dirty: BTreeSet<Vec<u8>> = BTreeSet::new();
         let mut rescan = None;
@@ -418,9 +406,11 @@ impl Index {
                         }
                     }
                 }
+                // A folder the OS would not watch (its limit): counted, as
+                // comparing again would not make it watched.
                 Err(e) => {
+                    self.status.watch_errors.fetch_add(1, Ordering::Relaxed);
                     *lock(&self.status.last_error) = Some(e.to_string());
-                    rescan = Some("the watcher reported an error");
                 }
             }
         }
@@ -431,7 +421,7 @@ impl Index {
             *lock(&self.status.last_rescan) = Some(why.to_string());
             let mut stack = vec![ROOT];
             while let Some(id) = stack.pop() {
-                self.reconcile(&mut tree, id, &mut new_folders, watcher);
+                self.reconcile(&mut tree, id, &mut new_folders);
                 let node = tree.node(id);
                 stack.extend(node.children.iter().copied().filter(|&c| tree.node(c).kind == EntryKind::Dir));
             }
@@ -441,15 +431,32 @@ impl Index {
             dirty.sort_by_key(|rel| rel.iter().filter(|&&b| b == b'/').count());
             for rel in dirty {
                 if let Some(id) = tree.find(&rel).filter(|&id| tree.node(id).kind == EntryKind::Dir) {
-                    self.reconcile(&mut tree, id, &mut new_folders, watcher);
+                    self.reconcile(&mut tree, id, &mut new_folders);
                 }
             }
         }
-        // New folders: watched first, then listed, down their whole subtree.
+        // New folders are listed down their whole subtree.
+        let new_roots: Vec<Vec<u8>> = new_folders.iter().map(|&id| tree.path(id)).collect();
         while let Some(id) = new_folders.pop() {
-            let rel = tree.path(id);
-            self.watch(watcher, Path::new(os(&rel)));
-            self.reconcile(&mut tree, id, &mut new_folders, watcher);
+            self.reconcile(&mut tree, id, &mut new_folders);
+        }
+        self.generation.fetch_add(1, Ordering::SeqCst);
+        new_roots
+    }
+
+    /// Lists new folders (and all below them) once more, now that the
+    /// watcher watches them: what was put in them before it did is found.
+    fn look_again(&self, folders: Vec<Vec<u8>>) {
+        let mut tree = self.tree.write().unwrap_or_else(|p| p.into_inner());
+        let mut stack: Vec<Id> = folders.iter().filter_map(|rel| tree.find(rel)).collect();
+        let mut found = Vec::new();
+        while let Some(id) = stack.pop() {
+            if tree.node(id).kind != EntryKind::Dir {
+                continue;
+            }
+            self.reconcile(&mut tree, id, &mut found);
+            stack.extend(tree.node(id).children.iter().copied().filter(|&c| tree.node(c).kind == EntryKind::Dir));
+            found.clear();
         }
         self.generation.fetch_add(1, Ordering::SeqCst);
     }
@@ -469,13 +476,7 @@ impl Index {
     /// Lists the folder `id` again and makes its children in the index match:
     /// gone ones removed (with what they held), new ones added (new folders
     /// pushed on `new_folders`), metadata and the folder's ignore rules renewed.
-    fn reconcile(
-        &self,
-        tree: &mut Tree,
-        id: Id,
-        new_folders: &mut Vec<Id>,
-        watcher: &Mutex<notify::RecommendedWatcher>,
-    ) {
+    fn reconcile(&self, tree: &mut Tree, id: Id, new_folders: &mut Vec<Id>) {
         self.status.folders_reconciled.fetch_add(1, Ordering::Relaxed);
         let rel = tree.path(id);
         let held = match self.dir.folder_beneath(Path::new(os(&rel))) {
@@ -519,7 +520,6 @@ impl Index {
             tree.node_mut(id).meta = st.meta;
         }
         tree.node_mut(id).rules = folder_rules(dir, tree, id);
-        self.watch_git(watcher, tree, id, &rel);
     }
 }
 
@@ -560,9 +560,8 @@ mod tests {
         fs::remove_dir_all(dir.join("src/deep")).unwrap();
         fs::create_dir_all(dir.join("new/inner")).unwrap();
         fs::write(dir.join("new/inner/b.log"), "b").unwrap();
-        let watcher = Mutex::new(notify::RecommendedWatcher::new(|_| {}, notify::Config::default()).unwrap());
         let overflow = notify::Event::new(notify::EventKind::Other).set_flag(notify::event::Flag::Rescan);
-        index.apply(vec![Message::Event(Ok(overflow))], &watcher);
+        index.apply(vec![Message::Event(Ok(overflow))]);
         assert_eq!(paths(&index), [".gitignore", "new", "new/inner", "new/inner/b.log", "src"]);
         let stats = index.stats();
         assert_eq!(stats.rescans, 1);
