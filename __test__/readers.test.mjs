@@ -6,16 +6,12 @@
 import assert from 'node:assert/strict'
 import { execFileSync, spawnSync } from 'node:child_process'
 import fs from 'node:fs'
-import { createRequire } from 'node:module'
 import path from 'node:path'
 import { describe, test } from 'node:test'
 import util from 'node:util'
 
-import { FindFilesError } from '../index.mjs'
+import { FindFilesError, memoryReader, mountReader } from '../index.mjs'
 import { NOBODY, REPO, cannotRunAsNobody, makeTmp, removeTmp, tmpTree } from './helpers.mjs'
-
-const require = createRequire(import.meta.url)
-const { memoryReader, mountReader } = require('../readers.js').bind({ FindFilesError })
 
 const byName = (entries) => [...entries].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
 const utf8 = (text) => new TextEncoder().encode(text)

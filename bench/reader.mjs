@@ -19,8 +19,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { GENERATED, ensureGeneratedTree } from './trees.mjs'
 
 const require = createRequire(import.meta.url)
-const { find, FindFilesError } = require('../index.js')
-const { memoryReader, mountReader } = require('../readers.js').bind({ FindFilesError })
+const { find, memoryReader, mountReader } = require('../index.js')
 
 const QUICK = process.env.BENCH_QUICK === '1'
 const TREES = QUICK ? ['gen-10k'] : ['gen-10k', 'gen-100k']
