@@ -276,7 +276,10 @@ function bind({ FindFilesError }) {
    * `mountReader({ '/workspace': '/home/me/project' })`. A strict ancestor of
    * mount points lists the next components as folders; anything outside them
    * is ENOENT. A path whose real path (through symlinks) leaves its mount is
-   * refused with EACCES; error messages name virtual paths only.
+   * refused with EACCES; one through a symlink that stays inside, with
+   * ENOTDIR (ELOOP to read the symlink itself), as memoryReader does: no
+   * symlink is followed, so `roots`, checked on virtual paths as written,
+   * cannot be left through one. Error messages name virtual paths only.
    *
    * Known limit: a folder swapped for a symlink between the realpath check
    * and `readdir` (or a file between the check and `open`, which is made with
@@ -308,7 +311,11 @@ function bind({ FindFilesError }) {
       return fsError(code, op, path, DESCRIPTIONS[code] || (system && system[1]))
     }
 
-    /** The real local path of `rest` in `mount`, refused with EACCES when it leaves the mount. */
+    /**
+     * The real local path of `rest` in `mount`: refused with EACCES when it
+     * leaves the mount, with ENOTDIR (or ELOOP, reading a symlink) when it
+     * goes through a symlink at all.
+     */
     async function realInside(op, path, mount, rest) {
       if (rest.length === 0) return fs.promises.realpath(mount.local)
       const [rootReal, real] = await Promise.all([
@@ -316,6 +323,12 @@ function bind({ FindFilesError }) {
         fs.promises.realpath(nodePath.join(mount.local, ...rest)),
       ])
       if (!within(rootReal, real)) throw fsError('EACCES', op, path, undefined, ' (it leads outside its mount)')
+      const lexical = nodePath.join(rootReal, ...rest)
+      if (real !== lexical) {
+        const parent = nodePath.dirname(lexical)
+        const last = op === 'read' && (await fs.promises.realpath(parent)) === parent
+        throw fsError(last ? 'ELOOP' : 'ENOTDIR', op, path, undefined, ' (symlinks are not followed)')
+      }
       return real
     }
 

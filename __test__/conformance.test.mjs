@@ -324,3 +324,46 @@ for (const p of PLACES) {
     }
   })
 }
+
+// ---------------------------------------------------------------- a reader that follows symlinks
+
+/**
+ * A reader over the local folder `root` at '/' whose `list`, `stat` (below the
+ * last part) and `read` follow symlinks, as `fs.readdir` and most remote
+ * stores do. (The shipped readers follow none.)
+ */
+function followingReader(root) {
+  const local = (p) => path.join(root, p)
+  const entry = (name, s) => ({ name, type: s.isSymbolicLink() ? 'symlink' : s.isDirectory() ? 'dir' : 'file', size: s.size, modifiedTime: s.mtimeMs })
+  return {
+    list: async (dir) => Promise.all((await fs.promises.readdir(local(dir))).map(async (n) => entry(n, await fs.promises.lstat(path.join(local(dir), n))))),
+    stat: async (p) => entry('', await fs.promises.lstat(local(p))),
+    read: (p) => fs.promises.readFile(local(p)),
+  }
+}
+
+test('roots hold against a reader that follows symlinks: a symlink in the search path leading out is outside-root, as on disk', async (t) => {
+  const dir = makeTmp()
+  t.after(() => removeTmp(dir))
+  fs.mkdirSync(path.join(dir, 'src'))
+  fs.mkdirSync(path.join(dir, 'private'))
+  fs.writeFileSync(path.join(dir, 'src/a.ts'), 'TOPSECRET is not here')
+  fs.writeFileSync(path.join(dir, 'private/secret.txt'), 'TOPSECRET')
+  fs.symlinkSync('..', path.join(dir, 'src/up'))
+  const reader = followingReader(dir)
+  for (const where of ['src/up', 'src/up/private']) {
+    const onDisk = { cwd: dir, path: where, roots: [path.join(dir, 'src')] }
+    const viaReader = { reader, cwd: '/', path: where, roots: ['/src'] }
+    const calls = [
+      ['find', (o) => find({ pattern: '**/*', ...o })],
+      ['findFiles', (o) => findFiles('**/*', o)],
+      ['searchFiles', (o) => searchFiles({ pattern: 'TOPSECRET', ...o })],
+    ]
+    for (const [name, call] of calls) {
+      const local = await call(onDisk).then(() => 'resolved', (e) => e.code)
+      assert.equal(local, 'outside-root', `${name} ${where} on disk`)
+      const got = await call(viaReader).then((r) => `resolved: ${JSON.stringify(r)}`, (e) => e.code)
+      assert.equal(got, 'outside-root', `${name} ${where} through the reader`)
+    }
+  }
+})
