@@ -56,6 +56,8 @@ const FILES = {
   'node_modules/pkg/package.json': ['{"name":"pkg"}\n', 610],
   'build/out.js': ['console.log("built")\n', 620],
   'coverage/lcov.txt': ['SF:src/index.ts COVONLY\n', 640],
+  'vendored/.git/HEAD': ['ref: refs/heads/main\n', 9],
+  'vendored/lib.log': ['a nested repository: the parent .gitignore (*.log) does not apply\n', 660],
 }
 
 /** Folders with a modification time (offset in seconds); every other folder has time 0. */
@@ -193,6 +195,7 @@ const FIND = [
   ['hidden: false', { pattern: '**/*', type: 'any', hidden: false, ...ALL }, lacks('.config', '.hidden-notes.md', '.gitignore')],
   ['gitignore: false', { pattern: '**/*', type: 'any', gitignore: false, ...ALL }, has('node_modules/pkg/index.js', 'secret.txt', 'excluded-by-info.txt', 'src/lib/a.gen.ts')],
   ['.ignore and .git/info/exclude apply', { pattern: '**/*.txt', ...ALL }, lacks('secret.txt', 'excluded-by-info.txt')],
+  ["a nested repository does not inherit its parent's .gitignore", { pattern: '**/*.log', ...ALL }, (r) => assert.deepEqual(paths(r), ['vendored/lib.log'])],
   ['exclude', { pattern: '**/*', exclude: ['src/lib', '*.md'], ...ALL }, lacks('src/lib/deep.ts', 'docs/guide.md')],
   ['exclude with **', { pattern: '**/*', type: 'any', exclude: ['**/components'], ...ALL }, lacks('src/components')],
   ['modifiedSince an ISO date', { pattern: '**/*', type: 'any', modifiedSince: new Date((T + 295) * 1000).toISOString(), ...ALL }, has('docs/guide.md', 'data')],
