@@ -4,12 +4,14 @@
 // sandboxes and virtual workspaces) and `mountReader` (local folders mounted
 // at virtual paths, never reachable beyond them, local paths never shown).
 // It owns the reader side of the StorageReader contract: path checks, the
-// error codes (ENOENT, ENOTDIR, EACCES, EPERM, EISDIR) and Node-style messages.
+// error codes (ENOENT, ENOTDIR, EACCES, EPERM, EISDIR, ELOOP) and Node-style
+// messages.
 //
 // Both readers take only normalized absolute POSIX paths ('/', '/a/b': no
 // '.', '..' or empty segment, no trailing '/'), as the core sends them; any
-// other path rejects with ENOENT. Neither follows a symlink as the last
-// component of `stat` (it reports `type: 'symlink'`).
+// other path rejects with ENOENT. Neither follows a symlink: `stat` reports
+// one as `type: 'symlink'`, a path through one is ENOTDIR and reading one is
+// ELOOP (mountReader: EACCES when it leads out of its mount).
 
 const fs = require('node:fs')
 const nodePath = require('node:path')
@@ -177,14 +179,7 @@ function bind({ FindFilesError }) {
     return root
   }
 
-  function entryOf(name, node) {
-    const entry = { name, type: node.type }
-    const stat = statOf(node)
-    if (stat.size !== undefined) entry.size = stat.size
-    if (stat.modifiedTime !== undefined) entry.modifiedTime = stat.modifiedTime
-    return entry
-  }
-
+  /** What `stat` reports of a node; `list` gives the same with the name first. */
   function statOf(node) {
     const stat = { type: node.type }
     if (node.type === 'file') stat.size = node.bytes.length
@@ -220,7 +215,7 @@ function bind({ FindFilesError }) {
       async list(dir) {
         const node = lookup('list', dir)
         if (node.type !== 'dir') throw fsError('ENOTDIR', 'list', dir)
-        return [...node.children].map(([name, child]) => entryOf(name, child))
+        return [...node.children].map(([name, child]) => ({ name, ...statOf(child) }))
       },
       async stat(path) {
         return statOf(lookup('stat', path))
