@@ -4,12 +4,14 @@
 // sandboxes and virtual workspaces) and `mountReader` (local folders mounted
 // at virtual paths, never reachable beyond them, local paths never shown).
 // It owns the reader side of the StorageReader contract: path checks, the
-// error codes (ENOENT, ENOTDIR, EACCES, EPERM, EISDIR) and Node-style messages.
+// error codes (ENOENT, ENOTDIR, EACCES, EPERM, EISDIR, ELOOP) and Node-style
+// messages.
 //
 // Both readers take only normalized absolute POSIX paths ('/', '/a/b': no
 // '.', '..' or empty segment, no trailing '/'), as the core sends them; any
-// other path rejects with ENOENT. Neither follows a symlink as the last
-// component of `stat` (it reports `type: 'symlink'`).
+// other path rejects with ENOENT. Neither follows a symlink: `stat` reports
+// one as `type: 'symlink'`, a path through one is ENOTDIR and reading one is
+// ELOOP (mountReader: EACCES when it leads out of its mount).
 
 const fs = require('node:fs')
 const nodePath = require('node:path')
@@ -177,14 +179,7 @@ function bind({ FindFilesError }) {
     return root
   }
 
-  function entryOf(name, node) {
-    const entry = { name, type: node.type }
-    const stat = statOf(node)
-    if (stat.size !== undefined) entry.size = stat.size
-    if (stat.modifiedTime !== undefined) entry.modifiedTime = stat.modifiedTime
-    return entry
-  }
-
+  /** What `stat` reports of a node; `list` gives the same with the name first. */
   function statOf(node) {
     const stat = { type: node.type }
     if (node.type === 'file') stat.size = node.bytes.length
@@ -220,7 +215,7 @@ function bind({ FindFilesError }) {
       async list(dir) {
         const node = lookup('list', dir)
         if (node.type !== 'dir') throw fsError('ENOTDIR', 'list', dir)
-        return [...node.children].map(([name, child]) => entryOf(name, child))
+        return [...node.children].map(([name, child]) => ({ name, ...statOf(child) }))
       },
       async stat(path) {
         return statOf(lookup('stat', path))
@@ -276,7 +271,10 @@ function bind({ FindFilesError }) {
    * `mountReader({ '/workspace': '/home/me/project' })`. A strict ancestor of
    * mount points lists the next components as folders; anything outside them
    * is ENOENT. A path whose real path (through symlinks) leaves its mount is
-   * refused with EACCES; error messages name virtual paths only.
+   * refused with EACCES; one through a symlink that stays inside, with
+   * ENOTDIR (ELOOP to read the symlink itself), as memoryReader does: no
+   * symlink is followed, so `roots`, checked on virtual paths as written,
+   * cannot be left through one. Error messages name virtual paths only.
    *
    * Known limit: a folder swapped for a symlink between the realpath check
    * and `readdir` (or a file between the check and `open`, which is made with
@@ -308,7 +306,11 @@ function bind({ FindFilesError }) {
       return fsError(code, op, path, DESCRIPTIONS[code] || (system && system[1]))
     }
 
-    /** The real local path of `rest` in `mount`, refused with EACCES when it leaves the mount. */
+    /**
+     * The real local path of `rest` in `mount`: refused with EACCES when it
+     * leaves the mount, with ENOTDIR (or ELOOP, reading a symlink) when it
+     * goes through a symlink at all.
+     */
     async function realInside(op, path, mount, rest) {
       if (rest.length === 0) return fs.promises.realpath(mount.local)
       const [rootReal, real] = await Promise.all([
@@ -316,6 +318,12 @@ function bind({ FindFilesError }) {
         fs.promises.realpath(nodePath.join(mount.local, ...rest)),
       ])
       if (!within(rootReal, real)) throw fsError('EACCES', op, path, undefined, ' (it leads outside its mount)')
+      const lexical = nodePath.join(rootReal, ...rest)
+      if (real !== lexical) {
+        const parent = nodePath.dirname(lexical)
+        const last = op === 'read' && (await fs.promises.realpath(parent)) === parent
+        throw fsError(last ? 'ELOOP' : 'ENOTDIR', op, path, undefined, ' (symlinks are not followed)')
+      }
       return real
     }
 

@@ -6,15 +6,13 @@
 // each case also checks that the local answer is the one the case is about.
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
-import { createRequire } from 'node:module'
 import path from 'node:path'
 import { after, describe, test } from 'node:test'
 
-import { FindFilesError, find, findFiles, formatFindResult, formatSearchResult, searchFiles } from '../index.mjs'
-import { makeTmp, removeTmp } from './helpers.mjs'
-
-const require = createRequire(import.meta.url)
-const { memoryReader, mountReader } = require('../readers.js').bind({ FindFilesError })
+import {
+  FindFilesError, find, findFiles, formatFindResult, formatSearchResult, memoryReader, mountReader, searchFiles,
+} from '../index.mjs'
+import { bytes, makeTmp, removeTmp } from './helpers.mjs'
 
 // ---------------------------------------------------------------- the spec tree
 
@@ -58,6 +56,8 @@ const FILES = {
   'node_modules/pkg/package.json': ['{"name":"pkg"}\n', 610],
   'build/out.js': ['console.log("built")\n', 620],
   'coverage/lcov.txt': ['SF:src/index.ts COVONLY\n', 640],
+  'vendored/.git/HEAD': ['ref: refs/heads/main\n', 9],
+  'vendored/lib.log': ['a nested repository: the parent .gitignore (*.log) does not apply\n', 660],
 }
 
 /** Folders with a modification time (offset in seconds); every other folder has time 0. */
@@ -135,6 +135,7 @@ const PLACES = [
 // ---------------------------------------------------------------- the cases
 
 const ALL = { limit: Infinity, maxLimit: Infinity, maxBytes: Infinity }
+const capAt = (p) => 300 - bytes(tmp) + bytes(p.base)
 const paths = (r) => r.entries.map((e) => e.path)
 const nonEmpty = (r) => assert.ok(r.entries.length > 0, 'the local walk finds something')
 const empty = (r) => assert.equal(r.entries.length, 0)
@@ -154,8 +155,11 @@ const truncatedBy = (by) => (r) => {
   assert.equal(r.truncatedBy, by)
 }
 
-/** find cases: [name, options (or a function of the place), check]. A check is a function of
- * the local answer, or the error code (or codes) the local call must fail with. */
+/**
+ * find cases: [name, options (or a function of the place), check, rewrite?]. A check is a
+ * function of the local answer, or the error code (or codes) the local call must fail with;
+ * `rewrite(json, place)` adjusts the mapped local answer where the options differ by place.
+ */
 const FIND = [
   ['**/*.ts, defaults', { pattern: '**/*.ts' }, has('src/index.ts', 'src/lib/keep.gen.ts')],
   ['nested .gitignore with a negation', { pattern: '**/*.gen.ts', ...ALL }, (r) => assert.deepEqual(paths(r), ['src/lib/keep.gen.ts'])],
@@ -183,12 +187,15 @@ const FIND = [
   ['sortBy size, reverse: the largest files', { pattern: '**/*', sortBy: 'size', reverse: true, limit: 3 }, (r) => assert.equal(paths(r)[0], 'data/large.json')],
   ['limit', { pattern: '**/*', limit: 3 }, truncatedBy('limit')],
   ['maxLimit clamps limit', { pattern: '**/*', limit: 50, maxLimit: 4 }, truncatedBy('maximum')],
-  ['maxBytes truncates the text', { pattern: '**/*', type: 'any', maxBytes: 300 }, truncatedBy('bytes')],
+  // The header names the search directory, whose length differs by place: each gets as many bytes for entries.
+  ['maxBytes truncates the text', (p) => ({ pattern: '**/*', type: 'any', maxBytes: capAt(p) }), truncatedBy('bytes'),
+    (json, p) => json.replaceAll('truncated at 300 bytes', `truncated at ${capAt(p)} bytes`)],
   ['maxDepth 0', { pattern: '**/*', type: 'any', maxDepth: 0, ...ALL }, lacks('src/index.ts')],
   ['maxDepth 1', { pattern: '**/*', type: 'any', maxDepth: 1, ...ALL }, lacks('src/lib/deep.ts')],
   ['hidden: false', { pattern: '**/*', type: 'any', hidden: false, ...ALL }, lacks('.config', '.hidden-notes.md', '.gitignore')],
   ['gitignore: false', { pattern: '**/*', type: 'any', gitignore: false, ...ALL }, has('node_modules/pkg/index.js', 'secret.txt', 'excluded-by-info.txt', 'src/lib/a.gen.ts')],
   ['.ignore and .git/info/exclude apply', { pattern: '**/*.txt', ...ALL }, lacks('secret.txt', 'excluded-by-info.txt')],
+  ["a nested repository does not inherit its parent's .gitignore", { pattern: '**/*.log', ...ALL }, (r) => assert.deepEqual(paths(r), ['vendored/lib.log'])],
   ['exclude', { pattern: '**/*', exclude: ['src/lib', '*.md'], ...ALL }, lacks('src/lib/deep.ts', 'docs/guide.md')],
   ['exclude with **', { pattern: '**/*', type: 'any', exclude: ['**/components'], ...ALL }, lacks('src/components')],
   ['modifiedSince an ISO date', { pattern: '**/*', type: 'any', modifiedSince: new Date((T + 295) * 1000).toISOString(), ...ALL }, has('docs/guide.md', 'data')],
@@ -220,7 +227,7 @@ const FIND = [
   ['error not-a-dir', { pattern: '*', path: 'README.md' }, 'not-a-dir'],
   ['error below a file', { pattern: '*', path: 'README.md/x' }, ['not-found', 'not-a-dir']],
   ['error outside-root', (p) => ({ pattern: '*', path: 'docs', roots: [p.abs('src')] }), 'outside-root'],
-  ['error outside-root through ..', (p) => ({ pattern: '*', path: '..', roots: [p.abs('')] }), 'outside-root'],
+  ['error outside-root through ..', (p) => ({ pattern: '*', path: 'src/..', roots: [p.abs('src')] }), 'outside-root'],
   ['error invalid-pattern (glob)', { pattern: 'src/[abc' }, 'invalid-pattern'],
   ['error invalid-pattern (regex)', { pattern: '(', regex: true }, 'invalid-pattern'],
   ['error invalid-pattern (exclude)', { pattern: '*', exclude: ['[x'] }, 'invalid-pattern'],
@@ -254,9 +261,10 @@ const SEARCH = [
 ]
 
 const CASES = [
-  ...FIND.map(([name, options, check]) => ({
+  ...FIND.map(([name, options, check, rewrite]) => ({
     name,
     check,
+    rewrite,
     kind: 'find',
     run: (p) => find({ ...p.opts, ...(typeof options === 'function' ? options(p) : options) }),
   })),
@@ -279,10 +287,10 @@ async function outcome(c, p) {
   }
 }
 
-/** `value` with every mention of the temp dir replaced by `base` (paths in results and text). */
-function mapped(value, base) {
-  const json = JSON.stringify(value).split(`${tmp}/`).join(base === '/' ? '/' : `${base}/`).split(tmp).join(base)
-  return JSON.parse(json)
+/** The local answer `value` as case `c` should give it at place `p`: every mention of the temp dir replaced by `p.base`. */
+function mapped(value, c, p) {
+  const json = JSON.stringify(value).split(`${tmp}/`).join(p.base === '/' ? '/' : `${p.base}/`).split(tmp).join(p.base)
+  return JSON.parse(c.rewrite ? c.rewrite(json, p) : json)
 }
 
 const localAnswers = new Map()
@@ -313,9 +321,52 @@ for (const p of PLACES) {
           assert.ok([c.check].flat().includes(want.outcome.error), `local: ${want.err ? want.err.message : 'resolved'}`)
         }
         const got = await outcome(c, p)
-        assert.deepEqual(got.outcome, mapped(want.outcome, p.base), got.err ? `${p.name} failed: ${got.err.message}` : undefined)
+        assert.deepEqual(got.outcome, mapped(want.outcome, c, p), got.err ? `${p.name} failed: ${got.err.message}` : undefined)
         if (got.err) assert.ok(!got.err.message.includes(tmp), `a local path in: ${got.err.message}`)
       })
     }
   })
 }
+
+// ---------------------------------------------------------------- a reader that follows symlinks
+
+/**
+ * A reader over the local folder `root` at '/' whose `list`, `stat` (below the
+ * last part) and `read` follow symlinks, as `fs.readdir` and most remote
+ * stores do. (The shipped readers follow none.)
+ */
+function followingReader(root) {
+  const local = (p) => path.join(root, p)
+  const entry = (name, s) => ({ name, type: s.isSymbolicLink() ? 'symlink' : s.isDirectory() ? 'dir' : 'file', size: s.size, modifiedTime: s.mtimeMs })
+  return {
+    list: async (dir) => Promise.all((await fs.promises.readdir(local(dir))).map(async (n) => entry(n, await fs.promises.lstat(path.join(local(dir), n))))),
+    stat: async (p) => entry('', await fs.promises.lstat(local(p))),
+    read: (p) => fs.promises.readFile(local(p)),
+  }
+}
+
+test('roots hold against a reader that follows symlinks: a symlink in the search path leading out is outside-root, as on disk', async (t) => {
+  const dir = makeTmp()
+  t.after(() => removeTmp(dir))
+  fs.mkdirSync(path.join(dir, 'src'))
+  fs.mkdirSync(path.join(dir, 'private'))
+  fs.writeFileSync(path.join(dir, 'src/a.ts'), 'TOPSECRET is not here')
+  fs.writeFileSync(path.join(dir, 'private/secret.txt'), 'TOPSECRET')
+  fs.symlinkSync('..', path.join(dir, 'src/up'))
+  const reader = followingReader(dir)
+  for (const where of ['src/up', 'src/up/private']) {
+    const onDisk = { cwd: dir, path: where, roots: [path.join(dir, 'src')] }
+    const viaReader = { reader, cwd: '/', path: where, roots: ['/src'] }
+    const calls = [
+      ['find', (o) => find({ pattern: '**/*', ...o })],
+      ['findFiles', (o) => findFiles('**/*', o)],
+      ['searchFiles', (o) => searchFiles({ pattern: 'TOPSECRET', ...o })],
+    ]
+    for (const [name, call] of calls) {
+      const local = await call(onDisk).then(() => 'resolved', (e) => e.code)
+      assert.equal(local, 'outside-root', `${name} ${where} on disk`)
+      const got = await call(viaReader).then((r) => `resolved: ${JSON.stringify(r)}`, (e) => e.code)
+      assert.equal(got, 'outside-root', `${name} ${where} through the reader`)
+    }
+  }
+})

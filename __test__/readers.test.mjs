@@ -1,21 +1,18 @@
 // The storage readers of readers.js, called directly: memoryReader and
 // mountReader results (list, stat, read), every error code and message, tree
-// and mount validation, snapshots, and mountReader's two promises: it never
-// leaves its mounts (symlinks pointing out are refused) and never shows a
-// local path (in a message, an error property or a result).
+// and mount validation, snapshots, and mountReader's promises: it never
+// leaves its mounts (symlinks pointing out are refused, EACCES), follows no
+// symlink inside them either (as memoryReader), and never shows a local path
+// (in a message, an error property or a result).
 import assert from 'node:assert/strict'
 import { execFileSync, spawnSync } from 'node:child_process'
 import fs from 'node:fs'
-import { createRequire } from 'node:module'
 import path from 'node:path'
 import { describe, test } from 'node:test'
 import util from 'node:util'
 
-import { FindFilesError } from '../index.mjs'
+import { FindFilesError, memoryReader, mountReader } from '../index.mjs'
 import { NOBODY, REPO, cannotRunAsNobody, makeTmp, removeTmp, tmpTree } from './helpers.mjs'
-
-const require = createRequire(import.meta.url)
-const { memoryReader, mountReader } = require('../readers.js').bind({ FindFilesError })
 
 const byName = (entries) => [...entries].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
 const utf8 = (text) => new TextEncoder().encode(text)
@@ -231,6 +228,13 @@ describe('memoryReader', () => {
   })
 })
 
+/** Asserts that nothing about `value` (a result or an error) names the local folder `dir`. */
+function noLocalPath(value, dir) {
+  const shown = [util.inspect(value, { depth: 10, showHidden: true }), JSON.stringify(value) ?? '']
+  if (value instanceof Error) shown.push(value.message, String(value.stack), ...Object.values(value).map(String))
+  for (const text of shown) assert.ok(!text.includes(dir), `local path shown: ${text}`)
+}
+
 describe('mountReader', () => {
   /** A workspace and a library to mount, and an outside folder holding a secret. */
   function layout(t) {
@@ -251,13 +255,6 @@ describe('mountReader', () => {
     })
     fs.symlinkSync(path.join(dir, 'outside'), path.join(dir, 'ws/abs-out'))
     return { dir, ws: path.join(dir, 'ws'), lib: path.join(dir, 'lib') }
-  }
-
-  /** Asserts that nothing about `value` (a result or an error) names the local folder `dir`. */
-  function noLocalPath(value, dir) {
-    const shown = [util.inspect(value, { depth: 10, showHidden: true }), JSON.stringify(value) ?? '']
-    if (value instanceof Error) shown.push(value.message, String(value.stack), ...Object.values(value).map(String))
-    for (const text of shown) assert.ok(!text.includes(dir), `local path shown: ${text}`)
   }
 
   test('a strict ancestor of mount points lists the next components as folders', async (t) => {
@@ -297,17 +294,34 @@ describe('mountReader', () => {
     const root = await r.stat('/workspace')
     assert.equal(root.type, 'dir')
     assert.equal(root.modifiedTime, fs.statSync(ws).mtimeMs)
-    assert.deepEqual(byName(await r.list('/workspace/inner-link')).map((e) => e.name), ['a.ts', 'deep', 'up'])
+    assert.deepEqual(byName(await r.list('/workspace/src')).map((e) => e.name), ['a.ts', 'deep', 'up'])
   })
 
-  test('read returns the file contents; a symlink inside the mount leads where it points', async (t) => {
+  test('read returns the file contents', async (t) => {
     const { ws } = layout(t)
     const r = mountReader({ '/workspace': ws })
     const a = await r.read('/workspace/src/a.ts')
     assert.ok(a instanceof Uint8Array)
     assert.equal(Buffer.from(a).toString(), 'export const a = 1\n')
-    assert.equal(Buffer.from(await r.read('/workspace/file-link')).toString(), 'hello')
-    assert.equal(Buffer.from(await r.read('/workspace/inner-link/a.ts')).toString(), 'export const a = 1\n')
+    assert.equal(Buffer.from(await r.read('/workspace/src/deep/b.ts')).length, 0)
+  })
+
+  test('a symlink that stays inside the mount is not followed either: ENOTDIR, or ELOOP to read it (as memoryReader)', async (t) => {
+    const { dir, ws } = layout(t)
+    const r = mountReader({ '/workspace': ws })
+    const m = memoryReader({ 'README.md': 'hello', 'src/a.ts': '', 'inner-link': { type: 'symlink', target: 'src' }, 'file-link': { type: 'symlink', target: 'README.md' } })
+    const cases = [
+      ['list', '/workspace/inner-link', 'ENOTDIR'], ['list', '/workspace/inner-link/deep', 'ENOTDIR'],
+      ['stat', '/workspace/inner-link/a.ts', 'ENOTDIR'], ['read', '/workspace/inner-link/a.ts', 'ENOTDIR'],
+      ['read', '/workspace/file-link', 'ELOOP'], ['list', '/workspace/file-link', 'ENOTDIR'],
+    ]
+    for (const [op, p, code] of cases) {
+      const message = `${code}: ${code === 'ELOOP' ? 'too many symbolic links encountered' : 'not a directory'}, ${op} '${p}'`
+      noLocalPath(await rejectsFs(r[op](p), code, `${message} (symlinks are not followed)`), dir)
+      // memoryReader answers the same for the same tree (there at '/').
+      const virtual = p.slice('/workspace'.length)
+      await rejectsFs(m[op](virtual), code, new RegExp(`^${code}: .*, ${op} '${virtual}'`))
+    }
   })
 
   test('ENOENT, ENOTDIR and EISDIR name the virtual path, never the local one', async (t) => {
@@ -424,7 +438,7 @@ describe('mountReader', () => {
   test('no result names a local path', async (t) => {
     const { dir, ws, lib } = layout(t)
     const r = mountReader({ '/workspace': ws, '/library': lib })
-    for (const d of ['/', '/workspace', '/workspace/src', '/workspace/inner-link', '/library']) noLocalPath(await r.list(d), dir)
+    for (const d of ['/', '/workspace', '/workspace/src', '/workspace/src/deep', '/library']) noLocalPath(await r.list(d), dir)
     for (const p of ['/workspace', '/workspace/out-link', '/workspace/src/a.ts']) noLocalPath(await r.stat(p), dir)
   })
 

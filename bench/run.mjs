@@ -4,7 +4,7 @@
 // node_modules. Prints markdown and writes bench/RESULTS.md.
 //
 //   npm run bench                   the full run (~20 min; the 1M tree is built once, ~20 s)
-//   BENCH_QUICK=1 npm run bench     10k tree + node_modules, fewer runs (under a minute once
+//   BENCH_QUICK=1 npm run bench     10k tree + node_modules, fewer runs (about a minute once
 //                                   the fixture is installed; its first `npm ci` takes ~30 s more);
 //                                   writes bench/.trees/RESULTS-quick.md
 //   BENCH_TREES=gen-100k,nm npm run bench   only these trees (gen-10k gen-100k gen-1m nm), full runs;
