@@ -112,7 +112,7 @@ export interface DirectoryEntry {
   modifiedTime?: number | Date
 }
 
-/** What a path leads to. */
+/** What a path is (a symlink is `'symlink'`: not followed). */
 export interface FileStat {
   type: EntryType
   size?: number
@@ -140,7 +140,7 @@ export type MemoryTreeValue =
   | string
   | Uint8Array
   | null
-  | { content?: string | Uint8Array; modifiedTime?: number | Date }
+  | { type?: 'file'; content?: string | Uint8Array; modifiedTime?: number | Date }
   | { type: 'dir'; modifiedTime?: number | Date }
   | { type: 'symlink'; target: string }
 

@@ -220,6 +220,18 @@ describe('reader: paths, policy, results', () => {
     assert.equal((await find({ pattern: '**/*', reader, path: 'src', cwd: '/work', roots: ['/work'] })).matched, 1)
   })
 
+  test('a symlink as the search path, or below a root on the way to it, is refused: the walk cannot see where it leads', async () => {
+    const f = { '/': ['work', 'link'], '/work': ['up', 'a.ts'], '/work/up': ['secret'], '/link': ['x'] }
+    const reader = tinyReader(f, { '/work/a.ts': 'a' }, {
+      stat: async (p) => (p === '/link' || p === '/work/up' ? { type: 'symlink' } : p in f ? { type: 'dir' } : { type: 'file' }),
+    })
+    await rejectsWith(find({ pattern: '*', reader, path: '/link' }), 'not-a-dir', /symlink/)
+    await rejectsWith(find({ pattern: '**/*', reader, path: '/work/up', roots: ['/work'] }), 'outside-root', /through a symlink/)
+    await rejectsWith(find({ pattern: '**/*', reader, path: '/work/up/secret', roots: ['/work'] }), 'outside-root', /through a symlink/)
+    const inside = await find({ pattern: '**/*', reader, path: '/work', roots: ['/work'], type: 'any', sortBy: 'name' })
+    assert.deepEqual(inside.entries.map((e) => [e.path, e.type]), [['a.ts', 'file'], ['up', 'dir'], ['up/secret', 'file']])
+  })
+
   test('sizes and times come from the listing: missing time is 0, ties by path', async () => {
     const reader = tinyReader(folders, files, { mtimes: { '/work/b.ts': new Date(5000), '/other/c.ts': 7000 } })
     const r = await find({ pattern: '**/*.ts', reader })

@@ -72,28 +72,54 @@ impl Scope {
         }
     }
 
-    /// `open` in a storage, whose namespace has no symlinks to resolve: the
-    /// walk never follows one, so the roots are checked as written.
+    /// `open` in a storage. The walk never follows a symlink there, and the
+    /// storage cannot say where one leads: a search path that is a symlink is
+    /// refused, and with `roots`, so is one that passes through a symlink
+    /// below its root (the storage's `list` might follow it out).
     fn open_in(&self, storage: &StorageRef) -> Result<Root> {
+        let mut checked: Vec<PathBuf> = vec![self.logical_path.clone()];
         if let Some(roots) = &self.roots {
-            if !roots.iter().any(|r| self.logical_path.starts_with(r)) {
+            let Some(root) =
+                roots.iter().filter(|r| self.logical_path.starts_with(r)).max_by_key(|r| r.as_os_str().len())
+            else {
                 return Err(outside_roots(&self.logical_path, roots, false));
-            }
+            };
+            let below_root = self.logical_path.ancestors().skip(1).take_while(|a| a != root);
+            checked.extend(below_root.map(Path::to_path_buf));
         }
-        let path = self.display();
-        let shown = clip(&path, 300);
-        let stat = block_on(storage.stat(&path)).and_then(|answer| answer).map_err(|e| match e.kind() {
-            ErrorKind::NotFound | ErrorKind::NotADirectory => FindError::new(
-                ErrorCode::NotFound,
-                format!("search path `{shown}` does not exist in the reader; check `path` (it is relative to `cwd`)"),
-            ),
-            ErrorKind::PermissionDenied => {
-                FindError::new(ErrorCode::PermissionDenied, format!("permission denied: the reader refused `{shown}`"))
+        let shown = clip(&self.display(), 300).into_owned();
+        let stats = block_on(async {
+            let mut asking = tokio::task::JoinSet::new();
+            for (i, path) in checked.iter().enumerate() {
+                let (storage, path) = (storage.clone(), path.to_string_lossy().into_owned());
+                asking.spawn(async move { (i, storage.stat(&path).await) });
             }
-            _ => FindError::new(ErrorCode::FsError, format!("the reader failed on `{shown}`: {e}")),
-        })?;
-        if stat.kind == Some(EntryKind::File) {
-            return Err(not_a_dir(&shown));
+            let mut answers = Vec::new();
+            while let Some(answer) = asking.join_next().await {
+                answers.push(answer.map_err(std::io::Error::other)?);
+            }
+            answers.sort_by_key(|(i, _)| *i);
+            Ok::<_, std::io::Error>(answers)
+        })
+        .and_then(|answers| answers);
+        let kinds = stats
+            .map_err(|e| reader_refused(&shown, &e))?
+            .into_iter()
+            .map(|(_, stat)| stat.map(|s| s.kind).map_err(|e| reader_refused(&shown, &e)))
+            .collect::<Result<Vec<_>>>()?;
+        // A way out of the roots comes first, whatever the path itself is.
+        let through_link = kinds.iter().skip(1).any(|k| *k == Some(EntryKind::Symlink));
+        match (kinds[0], &self.roots) {
+            (_, Some(roots)) if through_link => return Err(outside_roots(&self.logical_path, roots, true)),
+            (Some(EntryKind::Symlink), Some(roots)) => return Err(outside_roots(&self.logical_path, roots, true)),
+            (Some(EntryKind::Symlink), None) => {
+                return Err(FindError::new(
+                    ErrorCode::NotADir,
+                    format!("search path `{shown}` is a symlink in the reader, and the walk follows no symlink; pass the folder it leads to"),
+                ))
+            }
+            (Some(EntryKind::File), _) => return Err(not_a_dir(&shown)),
+            _ => {}
         }
         Ok(Root { tree: Tree::Storage(storage.clone()), path: self.logical_path.clone() })
     }
@@ -286,6 +312,20 @@ pub fn open_search_dir(logical: &Path) -> Result<Root> {
         return Err(not_a_dir(&shown));
     }
     Root::open(logical).map_err(refused)
+}
+
+/// A storage's answer about the search path, as the contract's error.
+fn reader_refused(shown: &str, e: &std::io::Error) -> FindError {
+    match e.kind() {
+        ErrorKind::NotFound | ErrorKind::NotADirectory => FindError::new(
+            ErrorCode::NotFound,
+            format!("search path `{shown}` does not exist in the reader; check `path` (it is relative to `cwd`)"),
+        ),
+        ErrorKind::PermissionDenied => {
+            FindError::new(ErrorCode::PermissionDenied, format!("permission denied: the reader refused `{shown}`"))
+        }
+        _ => FindError::new(ErrorCode::FsError, format!("the reader failed on `{shown}`: {e}")),
+    }
 }
 
 fn not_a_dir(shown: &str) -> FindError {
