@@ -200,6 +200,10 @@ describe('openIndex: what it reports and refuses', () => {
 
 describe('openIndex: close()', () => {
   const threads = () => fs.readdirSync('/proc/self/task').length
+  /** Waits up to 2 s for `done()`. */
+  const until = async (done) => {
+    for (let i = 0; i < 200 && !done(); i++) await new Promise((resolve) => setTimeout(resolve, 10))
+  }
   const inotifyFds = () =>
     fs.readdirSync('/proc/self/fd').filter((fd) => {
       try {
@@ -211,17 +215,18 @@ describe('openIndex: close()', () => {
 
   test('releases every watch and the index thread', { skip: process.platform !== 'linux' }, async (t) => {
     const root = tmpTree(t, { 'a/b/c.txt': 'x', 'd/e.txt': 'y' })
+    const fdsBefore = inotifyFds()
     // Warm up first: the runtime's pool of blocking threads (idle ones live on
-    // for a while) must already hold the threads three opens use.
+    // for a while) must already hold the threads three opens use. A closed
+    // watcher's own thread ends (and closes its descriptor) just after close().
     for (const index of await Promise.all([openIndex(root), openIndex(root), openIndex(root)])) await index.close()
-    const [threadsBefore, fdsBefore] = [threads(), inotifyFds()]
+    await until(() => inotifyFds() === fdsBefore)
+    const threadsBefore = threads()
     const indexes = await Promise.all([openIndex(root), openIndex(root), openIndex(root)])
     assert.ok(inotifyFds() >= fdsBefore + 3, `inotify fds ${inotifyFds()}`)
     assert.ok(threads() >= threadsBefore + 3, `threads ${threads()}`)
     for (const index of indexes) await index.close()
-    for (let i = 0; i < 100 && (threads() > threadsBefore || inotifyFds() > fdsBefore); i++) {
-      await new Promise((resolve) => setTimeout(resolve, 10))
-    }
+    await until(() => threads() <= threadsBefore && inotifyFds() <= fdsBefore)
     assert.equal(inotifyFds(), fdsBefore, 'every inotify descriptor is closed')
     assert.equal(threads(), threadsBefore, 'every index and watcher thread has ended')
   })

@@ -33,7 +33,7 @@ use std::time::{Duration, Instant};
 use tree::{Id, Tree, ROOT};
 
 /// How long no event must arrive before the index counts as settled.
-const QUIET: Duration = Duration::from_millis(60);
+const QUIET: Duration = Duration::from_millis(100);
 
 /// A shared index, compared by identity (options that hold one stay `PartialEq`).
 #[derive(Clone)]
