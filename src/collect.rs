@@ -7,8 +7,57 @@
 use crate::entry::{EntryKind, Found, Meta};
 use crate::sort::{Order, SortKey};
 use std::collections::HashMap;
+use std::hash::{BuildHasher, Hasher};
 use std::path::Path;
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
+
+/// Matches per folder (relative, `""` for the search directory).
+pub type DirCounts = HashMap<String, usize, FolderHash>;
+
+/// A map keyed by folder paths, hashed with `FolderHash`.
+pub type FolderMap<'a> = HashMap<&'a str, usize, FolderHash>;
+
+/// A keyed multiply-rotate hash for folder paths: folders are counted once
+/// per run of matches on every search, and SipHash was a fifth of a repeated
+/// search's time. The key is random per process, so names in a hostile tree
+/// cannot be chosen to collide.
+#[derive(Clone, Copy)]
+pub struct FolderHash(u64);
+
+impl Default for FolderHash {
+    fn default() -> Self {
+        static KEY: OnceLock<u64> = OnceLock::new();
+        FolderHash(*KEY.get_or_init(|| std::collections::hash_map::RandomState::new().hash_one(0x5eed_u64) | 1))
+    }
+}
+
+impl BuildHasher for FolderHash {
+    type Hasher = FolderHasher;
+    fn build_hasher(&self) -> FolderHasher {
+        FolderHasher(self.0)
+    }
+}
+
+pub struct FolderHasher(u64);
+
+impl Hasher for FolderHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        const MUL: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            let word = u64::from_le_bytes(chunk.try_into().unwrap_or_default());
+            self.0 = (self.0 ^ word).wrapping_mul(MUL).rotate_left(29);
+        }
+        let mut last = [0u8; 8];
+        last[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
+        self.0 = (self.0 ^ u64::from_le_bytes(last) ^ bytes.len() as u64).wrapping_mul(MUL).rotate_left(29);
+    }
+
+    fn finish(&self) -> u64 {
+        let h = self.0;
+        (h ^ (h >> 32)).wrapping_mul(0xD6E8_FEB8_6659_FD93) ^ (h >> 29)
+    }
+}
 
 /// What all threads gathered.
 #[derive(Debug, Default)]
@@ -18,7 +67,7 @@ pub struct Gathered {
     /// Every match, before any cap.
     pub matched: usize,
     /// Matches per folder (relative, `""` for the search directory).
-    pub per_dir: HashMap<String, usize>,
+    pub per_dir: DirCounts,
 }
 
 /// The folder part of a relative `/`-separated path.
@@ -34,7 +83,7 @@ pub struct Best<'a> {
     /// The worst entry kept at the last compaction: nothing after it can make the cut.
     cutoff: Option<Found>,
     matched: usize,
-    per_dir: HashMap<String, usize>,
+    per_dir: DirCounts,
     /// The folder of the last match and its count not yet in `per_dir`: a
     /// walker thread lists a folder's entries together, so most matches
     /// only compare a string instead of hashing one.
@@ -45,7 +94,16 @@ pub struct Best<'a> {
 impl<'a> Best<'a> {
     pub fn new(order: Order, limit: usize, out: &'a Mutex<Gathered>) -> Self {
         let current_dir = (String::new(), 0);
-        Best { order, limit, kept: Vec::new(), cutoff: None, matched: 0, per_dir: HashMap::new(), current_dir, out }
+        Best {
+            order,
+            limit,
+            kept: Vec::new(),
+            cutoff: None,
+            matched: 0,
+            per_dir: DirCounts::default(),
+            current_dir,
+            out,
+        }
     }
 
     /// Counts a match and keeps it if it may be among the best `limit`.

@@ -92,7 +92,10 @@ pub fn run(config: &FindConfig, cancel: &Cancel) -> Result<FindOutcome> {
         let mut best = Best::new(order, config.caps.limit, &gathered);
         move |relative: &Path, kind, entry: &Entry| {
             if let Some(meta) = admit(&config.matcher, &config.filters, stat, relative, kind, entry) {
-                best.offer(&path_text(relative), raw_bytes(relative), kind, meta);
+                match relative.to_str().filter(|_| std::path::MAIN_SEPARATOR == '/') {
+                    Some(text) => best.offer(text, None, kind, meta),
+                    None => best.offer(&path_text(relative), raw_bytes(relative), kind, meta),
+                }
             }
             None::<()>
         }

@@ -2,14 +2,11 @@
 //! the `maxBytes` cap on the rendered text (which always holds), saying which
 //! cap hit and which folders hold most of what was left out.
 
-use crate::collect::parent_dir;
+pub use crate::collect::DirCounts;
+use crate::collect::{parent_dir, FolderMap};
 use crate::entry::Found;
 use crate::render;
 use crate::result::{OmittedDir, Truncation};
-use std::collections::HashMap;
-
-/// Left-out matches per folder (relative, `""` for the search directory).
-pub type DirCounts = HashMap<String, usize>;
 
 /// The caps of one call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -63,11 +60,13 @@ pub fn paginate(search_path: &str, mut kept: Vec<Found>, left_out: DirCounts, ma
             // The omitted line depends on where the cut falls, so settle both.
             for _ in 0..8 {
                 keep = prefix.iter().rposition(|&used| used + reserve <= max_bytes).unwrap_or(0);
-                let mut cut = left_out.clone();
+                let mut cut = FolderMap::default();
                 for f in &kept[keep..] {
-                    *cut.entry(parent_dir(&f.path).to_string()).or_default() += 1;
+                    *cut.entry(parent_dir(&f.path)).or_default() += 1;
                 }
-                cut_omitted = omitted_dirs(&cut);
+                cut_omitted = group_omitted(
+                    left_out.iter().map(|(d, n)| (d.as_str(), *n)).chain(cut.iter().map(|(d, n)| (*d, *n))),
+                );
                 let needed = trailer_len(&bytes_notice, &cut_omitted);
                 if prefix[keep] + needed <= max_bytes {
                     break;
@@ -100,7 +99,12 @@ pub fn paginate(search_path: &str, mut kept: Vec<Found>, left_out: DirCounts, ma
 /// them all, each next-level folder (or that folder itself, for entries
 /// directly in it) with its count; the `OMITTED_DIRS` largest, ties by name.
 pub fn omitted_dirs(left_out: &DirCounts) -> Vec<OmittedDir> {
-    let dirs = || left_out.iter().filter(|(_, n)| **n > 0);
+    group_omitted(left_out.iter().map(|(d, n)| (d.as_str(), *n)))
+}
+
+/// `omitted_dirs` over counts that may name a folder more than once.
+fn group_omitted<'a>(counts_by_dir: impl Iterator<Item = (&'a str, usize)> + Clone) -> Vec<OmittedDir> {
+    let dirs = || counts_by_dir.clone().filter(|(_, n)| *n > 0);
     let mut common: Option<&str> = None;
     for (dir, _) in dirs() {
         common = Some(match common {
@@ -111,9 +115,9 @@ pub fn omitted_dirs(left_out: &DirCounts) -> Vec<OmittedDir> {
     let Some(common) = common else {
         return Vec::new();
     };
-    let mut counts: HashMap<&str, usize> = HashMap::new();
+    let mut counts = FolderMap::default();
     for (dir, n) in dirs() {
-        let below = if common.is_empty() { dir.as_str() } else { dir.get(common.len() + 1..).unwrap_or("") };
+        let below = if common.is_empty() { dir } else { dir.get(common.len() + 1..).unwrap_or("") };
         let key = match below.split('/').next() {
             Some(first) if !first.is_empty() => {
                 let end = if common.is_empty() { first.len() } else { common.len() + 1 + first.len() };
@@ -153,7 +157,7 @@ mod tests {
     use crate::entry::EntryKind;
 
     fn dirs_of(paths: &[&str]) -> DirCounts {
-        let mut counts = DirCounts::new();
+        let mut counts = DirCounts::default();
         for p in paths {
             *counts.entry(parent_dir(p).to_string()).or_default() += 1;
         }
@@ -183,7 +187,7 @@ mod tests {
         let top = omitted_dirs(&dirs_of(&["x", "lib/y", "lib/z/w"]));
         assert_eq!(top[0], OmittedDir { dir: "lib".into(), count: 2 });
         assert_eq!(top[1], OmittedDir { dir: ".".into(), count: 1 });
-        assert!(omitted_dirs(&DirCounts::new()).is_empty());
+        assert!(omitted_dirs(&DirCounts::default()).is_empty());
         assert_eq!(common_dir("src/ab", "src/a"), "src");
     }
 
@@ -202,7 +206,7 @@ mod tests {
         let p =
             paginate("/w", files(&["a"]), dirs_of(&["b"]), 2, Caps { limit: 1, max_limit: Some(1), max_bytes: None });
         assert_eq!(p.truncated_by, Some(Truncation::Maximum));
-        let p = paginate("/w", files(&["a"]), DirCounts::new(), 1, caps(1, Some(10_000)));
+        let p = paginate("/w", files(&["a"]), DirCounts::default(), 1, caps(1, Some(10_000)));
         assert_eq!(p.truncated_by, None);
         assert!(p.notice.is_none() && p.omitted.is_empty());
     }
@@ -212,7 +216,7 @@ mod tests {
         let names: Vec<String> = (0..500).map(|i| format!("dir{}/file-{i:04}.txt", i % 7)).collect();
         let all = files(&names.iter().map(String::as_str).collect::<Vec<_>>());
         for max in [150, 300, 1000, 4000] {
-            let p = paginate("/workspace", all.clone(), DirCounts::new(), 500, caps(1000, Some(max)));
+            let p = paginate("/workspace", all.clone(), DirCounts::default(), 500, caps(1000, Some(max)));
             assert_eq!(p.truncated_by, Some(Truncation::Bytes));
             let outcome = crate::result::FindOutcome {
                 path: "/workspace".into(),

@@ -73,18 +73,20 @@ impl Suffix {
         plain.then_some(Suffix { literal, case_sensitive, any_depth })
     }
 
-    /// `None` when `candidate` is not all ASCII.
+    /// `None` when the candidate's last bytes (where the literal would be)
+    /// are not ASCII: there, Unicode case folding could differ.
     fn matches(&self, candidate: &[u8]) -> Option<bool> {
-        if !candidate.is_ascii() {
+        let Some(at) = candidate.len().checked_sub(self.literal.len()) else {
+            return candidate.is_ascii().then_some(false);
+        };
+        let tail = &candidate[at..];
+        if !tail.is_ascii() {
             return None;
         }
-        let name_start = candidate.iter().rposition(|&b| b == b'/').map_or(0, |at| at + 1);
-        if !self.any_depth && name_start > 0 {
-            return Some(false);
-        }
-        let name = &candidate[name_start..];
-        let Some(tail) = name.len().checked_sub(self.literal.len()).map(|at| &name[at..]) else { return Some(false) };
-        Some(if self.case_sensitive { tail == self.literal } else { tail.eq_ignore_ascii_case(&self.literal) })
+        let hit = if self.case_sensitive { tail == self.literal } else { tail.eq_ignore_ascii_case(&self.literal) };
+        // The literal holds no `/`, so a hit lies inside the last name, and
+        // `*` takes whatever precedes it there.
+        Some(hit && (self.any_depth || !candidate[..at].contains(&b'/')))
     }
 }
 

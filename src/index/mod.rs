@@ -78,7 +78,7 @@ pub struct Index {
 }
 
 /// How many sets of rules keep their `Visible` list.
-const VISIBLE_KEPT: usize = 8;
+const VISIBLE_KEPT: usize = 4;
 
 /// Counters for `stats()`.
 #[derive(Default)]
