@@ -150,13 +150,12 @@ impl Index {
             )
         })?;
         let watcher = Mutex::new(watcher);
-        let root_meta = dir.stat(OsStr::new(".")).map(|s| s.meta).unwrap_or(Meta { size: 0, mtime_ms: 0.0 });
         let index = Arc::new(Index {
             logical_path,
             real_path: root.path.clone(),
             above: Rules::above_folders(&root.path),
             dir,
-            tree: RwLock::new(Tree::new(root_meta)),
+            tree: RwLock::new(Tree::new(Meta { size: 0, mtime_ms: 0.0 })),
             status: Status::default(),
             keeper: Mutex::new(None),
             generation: AtomicU64::new(0),
@@ -168,7 +167,12 @@ impl Index {
                 format!("cannot watch `{}` for changes: {e}", clip(&index.logical_path.to_string_lossy(), 300)),
             ));
         }
-        index.build(&root)?;
+        // The watcher lists the whole tree to add its watches, and every
+        // folder opened raises an event it does not read meanwhile: the OS's
+        // queue overflows on a large tree. Those events are older than the
+        // walk below, which sees what they would say: they are let go.
+        while events.recv_timeout(QUIET / 2).is_ok() {}
+        *index.tree.write().unwrap_or_else(|p| p.into_inner()) = index.build()?;
         let stop = Arc::new(AtomicBool::new(false));
         let keeper = {
             let (index, stop) = (Arc::downgrade(&index), Arc::clone(&stop));
@@ -182,9 +186,10 @@ impl Index {
         Ok(index)
     }
 
-    /// The first walk: every entry (hidden and ignored ones too: a query may
-    /// ask for them).
-    fn build(&self, root: &Root) -> Result<()> {
+    /// A parallel walk of the whole folder into a new tree: every entry
+    /// (hidden and ignored ones too: a query may ask for them).
+    fn build(&self) -> Result<Tree> {
+        let root = Root { tree: crate::walk::Tree::Local(Arc::clone(&self.dir)), path: self.real_path.clone() };
         let everything = WalkRules {
             hidden: true,
             gitignore: false,
@@ -193,7 +198,7 @@ impl Index {
             max_depth: None,
             skip_dirs: &[".git"],
         };
-        let walked = walk(root, &everything, &Cancel::never(), || {
+        let walked = walk(&root, &everything, &Cancel::never(), || {
             |rel: &Path, kind, entry: &Entry| {
                 let meta = entry.stat().ok()?.meta;
                 Some((rel.as_os_str().as_encoded_bytes().to_vec(), kind, meta))
@@ -202,8 +207,12 @@ impl Index {
         let mut found = walked.found;
         // A folder sorts before what it holds.
         found.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        let mut tree = self.tree.write().unwrap_or_else(|p| p.into_inner());
+        let root_meta = self.dir.stat(OsStr::new(".")).map(|s| s.meta).unwrap_or(Meta { size: 0, mtime_ms: 0.0 });
+        let mut tree = Tree::new(root_meta);
         let mut folders: HashMap<Vec<u8>, Id> = HashMap::new();
+        // Folders with ignore files or a `.git`: the only ones whose rules are read.
+        let mut with_rules: BTreeSet<Vec<u8>> =
+            walked.git_holders.iter().map(|p| p.as_os_str().as_encoded_bytes().to_vec()).collect();
         for (rel, kind, meta) in found {
             let (parent, name) = match rel.iter().rposition(|&b| b == b'/') {
                 Some(at) => (folders.get(&rel[..at]).copied(), &rel[at + 1..]),
@@ -211,19 +220,24 @@ impl Index {
             };
             // A folder that vanished mid-walk was skipped: so is what it held.
             let Some(parent) = parent else { continue };
+            if kind == EntryKind::File && (name == GITIGNORE.as_bytes() || name == IGNORE.as_bytes()) {
+                with_rules.insert(rel[..rel.len() - name.len()].strip_suffix(b"/").unwrap_or_default().to_vec());
+            }
             let id = tree.add(parent, name, kind, meta);
             if kind == EntryKind::Dir {
                 folders.insert(rel, id);
             }
         }
         folders.insert(Vec::new(), ROOT);
-        for (rel, id) in folders {
+        // Opening a folder raises an event on it: only these few are opened again.
+        for rel in with_rules {
+            let Some(&id) = folders.get(&rel) else { continue };
             if let Ok(held) = self.dir.folder_beneath(Path::new(os(&rel))) {
                 let dir = held.as_ref().unwrap_or(&self.dir);
                 tree.node_mut(id).rules = folder_rules(dir, &tree, id);
             }
         }
-        Ok(())
+        Ok(tree)
     }
 
     /// Opens the file at `relative` below the folder `folder` (both relative
@@ -417,13 +431,12 @@ impl Index {
         let mut tree = self.tree.write().unwrap_or_else(|p| p.into_inner());
         let mut new_folders = Vec::new();
         if let Some(why) = rescan {
+            // Walked again whole, in parallel; the old tree answers nothing meanwhile.
             self.status.rescans.fetch_add(1, Ordering::Relaxed);
             *lock(&self.status.last_rescan) = Some(why.to_string());
-            let mut stack = vec![ROOT];
-            while let Some(id) = stack.pop() {
-                self.reconcile(&mut tree, id, &mut new_folders);
-                let node = tree.node(id);
-                stack.extend(node.children.iter().copied().filter(|&c| tree.node(c).kind == EntryKind::Dir));
+            match self.build() {
+                Ok(fresh) => *tree = fresh,
+                Err(e) => *lock(&self.status.last_error) = Some(e.message),
             }
         } else {
             // Shallowest first: a folder removed with its parent is not looked for.

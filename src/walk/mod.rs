@@ -38,12 +38,14 @@ pub struct WalkRules {
     pub skip_dirs: &'static [&'static str],
 }
 
-/// What a walk returns: the selected entries, in no defined order, and the
-/// folders it did not enter because of `skip_dirs` (relative, `.git` left out).
+/// What a walk returns: the selected entries, in no defined order, the
+/// folders it did not enter because of `skip_dirs` (relative, `.git` left
+/// out), and the folders where it passed over a `.git` (relative).
 #[derive(Debug)]
 pub struct Walked<T> {
     pub found: Vec<T>,
     pub skipped: Vec<String>,
+    pub git_holders: Vec<PathBuf>,
 }
 
 impl WalkRules {
@@ -164,6 +166,8 @@ struct Gate<'a> {
     excludes: Excludes,
     /// Folders not entered because of `skip_dirs` (relative, `.git` left out).
     skipped: Mutex<Vec<String>>,
+    /// Folders holding a `.git` that was passed over.
+    git_holders: Mutex<Vec<PathBuf>>,
 }
 
 impl Gate<'_> {
@@ -177,7 +181,10 @@ impl Gate<'_> {
             return false;
         }
         if self.rules.skip_dirs.iter().any(|skip| name == *skip) && (is_dir || name == ".git") {
-            if name != ".git" {
+            if name == ".git" {
+                let holder = rel.parent().unwrap_or(Path::new("")).to_path_buf();
+                self.git_holders.lock().unwrap_or_else(|p| p.into_inner()).push(holder);
+            } else {
                 self.skipped.lock().unwrap_or_else(|p| p.into_inner()).push(posix_string(rel));
             }
             return false;
@@ -201,7 +208,12 @@ where
     S: FnMut(&Path, EntryKind, &Entry) -> Option<T> + Send,
 {
     cancel.check()?;
-    let gate = Gate { rules, excludes: Excludes::new(rules)?, skipped: Mutex::new(Vec::new()) };
+    let gate = Gate {
+        rules,
+        excludes: Excludes::new(rules)?,
+        skipped: Mutex::new(Vec::new()),
+        git_holders: Mutex::new(Vec::new()),
+    };
     let found = match &root.tree {
         Tree::Local(dir) => local::walk(dir, &root.path, &gate, cancel, new_selector)?,
         Tree::Storage(storage) => listed::walk(storage, &root.path, &gate, cancel, new_selector())?,
@@ -210,7 +222,8 @@ where
     cancel.check()?;
     let mut skipped = gate.skipped.into_inner().unwrap_or_else(|p| p.into_inner());
     skipped.sort_unstable();
-    Ok(Walked { found, skipped })
+    let git_holders = gate.git_holders.into_inner().unwrap_or_else(|p| p.into_inner());
+    Ok(Walked { found, skipped, git_holders })
 }
 
 /// A relative path as results show it: `/` separators, lossy UTF-8.
