@@ -227,6 +227,7 @@ async fn rules_above(storage: &StorageRef, root: &str, cancel: &Cancel) -> Resul
 
 #[cfg(test)]
 mod tests {
+    use super::super::tests::rules;
     use super::super::{walk, Root, Tree, WalkRules};
     use crate::cancel::{Cancel, CancelFlag};
     use crate::entry::EntryKind;
@@ -236,17 +237,6 @@ mod tests {
     use std::path::{Path, PathBuf};
     use std::sync::atomic::Ordering;
     use std::sync::Arc;
-
-    fn rules() -> WalkRules {
-        WalkRules {
-            hidden: true,
-            gitignore: true,
-            exclude: vec![],
-            case_sensitive: false,
-            max_depth: None,
-            skip_dirs: &[".git"],
-        }
-    }
 
     fn root_of(storage: &Arc<MemoryStorage>, path: &str) -> Root {
         Root { tree: Tree::Storage(StorageRef(Arc::new(Arc::clone(storage)))), path: PathBuf::from(path) }

@@ -273,7 +273,7 @@ mod tests {
         dir.canonicalize().unwrap()
     }
 
-    fn rules() -> WalkRules {
+    pub(super) fn rules() -> WalkRules {
         WalkRules {
             hidden: true,
             gitignore: true,
