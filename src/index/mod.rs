@@ -115,9 +115,8 @@ pub struct Stats {
     pub closed: bool,
 }
 
-enum Message {
-    Event(notify::Result<notify::Event>),
-}
+/// What the watcher reports.
+type Message = notify::Result<notify::Event>;
 
 /// Bytes taken from an `OsStr` (whole names, or names joined by `/`) as one again.
 pub fn os(bytes: &[u8]) -> &OsStr {
@@ -140,7 +139,7 @@ impl Index {
         let dir = Arc::clone(dir);
         let (sender, events) = channel();
         let handler = move |event| {
-            let _ = sender.send(Message::Event(event));
+            let _ = sender.send(event);
         };
         let config = notify::Config::default().with_follow_symlinks(false);
         let watcher = notify::RecommendedWatcher::new(handler, config).map_err(|e| {
@@ -399,7 +398,7 @@ fn keep(
 
 /// Opening, reading and closing (the index's own listings among them) change nothing.
 fn changes_nothing(message: &Message) -> bool {
-    let Message::Event(Ok(event)) = message else { return false };
+    let Ok(event) = message else { return false };
     matches!(event.kind, notify::EventKind::Access(_)) && !event.need_rescan()
 }
 
@@ -410,7 +409,7 @@ impl Index {
         self.status.events.fetch_add(batch.len() as u64, Ordering::Relaxed);
         let mut dirty: BTreeSet<Vec<u8>> = BTreeSet::new();
         let mut rescan = None;
-        for Message::Event(event) in batch {
+        for event in batch {
             match event {
                 Ok(event) if event.need_rescan() => rescan = Some("the OS dropped events (queue overflow)"),
                 Ok(event) => {
@@ -574,7 +573,7 @@ mod tests {
         fs::create_dir_all(dir.join("new/inner")).unwrap();
         fs::write(dir.join("new/inner/b.log"), "b").unwrap();
         let overflow = notify::Event::new(notify::EventKind::Other).set_flag(notify::event::Flag::Rescan);
-        index.apply(vec![Message::Event(Ok(overflow))]);
+        index.apply(vec![Ok(overflow)]);
         assert_eq!(paths(&index), [".gitignore", "new", "new/inner", "new/inner/b.log", "src"]);
         let stats = index.stats();
         assert_eq!(stats.rescans, 1);
