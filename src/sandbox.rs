@@ -103,9 +103,9 @@ impl Scope {
         })
         .and_then(|answers| answers);
         let kinds = stats
-            .map_err(|e| reader_refused(&shown, &e))?
+            .map_err(|e| search_path_error(&shown, &e, Asked::Reader))?
             .into_iter()
-            .map(|(_, stat)| stat.map(|s| s.kind).map_err(|e| reader_refused(&shown, &e)))
+            .map(|(_, stat)| stat.map(|s| s.kind).map_err(|e| search_path_error(&shown, &e, Asked::Reader)))
             .collect::<Result<Vec<_>>>()?;
         // A way out of the roots comes first, whatever the path itself is.
         let through_link = kinds.iter().skip(1).any(|k| *k == Some(EntryKind::Symlink));
@@ -293,20 +293,7 @@ fn outside_roots(logical: &Path, roots: &[PathBuf], inside_lexically: bool) -> F
 /// root is walked once, as itself).
 pub fn open_search_dir(logical: &Path) -> Result<Root> {
     let shown = clip(&logical.to_string_lossy(), 300).into_owned();
-    let refused = |e: std::io::Error| match e.kind() {
-        ErrorKind::NotFound => FindError::new(
-            ErrorCode::NotFound,
-            format!("search path `{shown}` does not exist; check `path` (it is relative to `cwd`)"),
-        ),
-        ErrorKind::PermissionDenied => {
-            FindError::new(ErrorCode::PermissionDenied, format!("permission denied: the OS refused to open `{shown}`"))
-        }
-        ErrorKind::NotADirectory => FindError::new(
-            ErrorCode::NotFound,
-            format!("search path `{shown}` does not exist: a part of it is a file, not a directory"),
-        ),
-        _ => FindError::new(ErrorCode::FsError, format!("cannot open search path `{shown}`: {e}")),
-    };
+    let refused = |e: std::io::Error| search_path_error(&shown, &e, Asked::Os);
     let md = std::fs::metadata(logical).map_err(refused)?;
     if !md.is_dir() {
         return Err(not_a_dir(&shown));
@@ -314,17 +301,35 @@ pub fn open_search_dir(logical: &Path) -> Result<Root> {
     Root::open(logical).map_err(refused)
 }
 
-/// A storage's answer about the search path, as the contract's error.
-fn reader_refused(shown: &str, e: &std::io::Error) -> FindError {
+/// Who answered about the search path, for the messages.
+#[derive(Clone, Copy)]
+enum Asked {
+    Os,
+    Reader,
+}
+
+/// Why the search path cannot be opened, as the contract's error.
+fn search_path_error(shown: &str, e: &std::io::Error, asked: Asked) -> FindError {
+    let (place, refuser) = match asked {
+        Asked::Os => ("", "the OS refused to open"),
+        Asked::Reader => (" in the reader", "the reader refused"),
+    };
     match e.kind() {
-        ErrorKind::NotFound | ErrorKind::NotADirectory => FindError::new(
+        ErrorKind::NotFound => FindError::new(
             ErrorCode::NotFound,
-            format!("search path `{shown}` does not exist in the reader; check `path` (it is relative to `cwd`)"),
+            format!("search path `{shown}` does not exist{place}; check `path` (it is relative to `cwd`)"),
+        ),
+        ErrorKind::NotADirectory => FindError::new(
+            ErrorCode::NotFound,
+            format!("search path `{shown}` does not exist{place}: a part of it is a file, not a directory"),
         ),
         ErrorKind::PermissionDenied => {
-            FindError::new(ErrorCode::PermissionDenied, format!("permission denied: the reader refused `{shown}`"))
+            FindError::new(ErrorCode::PermissionDenied, format!("permission denied: {refuser} `{shown}`"))
         }
-        _ => FindError::new(ErrorCode::FsError, format!("the reader failed on `{shown}`: {e}")),
+        _ => match asked {
+            Asked::Os => FindError::new(ErrorCode::FsError, format!("cannot open search path `{shown}`: {e}")),
+            Asked::Reader => FindError::new(ErrorCode::FsError, format!("the reader failed on `{shown}`: {e}")),
+        },
     }
 }
 
