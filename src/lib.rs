@@ -21,6 +21,7 @@ pub mod render;
 pub mod result;
 pub mod sandbox;
 pub mod search;
+pub mod shared;
 pub mod sort;
 pub mod storage;
 pub mod walk;
@@ -435,7 +436,7 @@ impl Plan {
                         FindError::invalid_argument(format!("`reader` must have list, stat and read functions: {e}"))
                     })?;
                     sandbox::anchor_cwd_at_storage_root(&mut fields);
-                    Source::Storage(storage::StorageRef(Arc::new(storage)))
+                    Source::Storage(shared::Shared(Arc::new(storage)))
                 }
                 (None, Some(index)) => {
                     let index = index.opened()?;
@@ -618,7 +619,7 @@ impl FileIndex {
             });
             Ok(match work.await {
                 Ok(Ok(index)) => {
-                    *slot.lock().unwrap_or_else(|p| p.into_inner()) = Some(index::IndexRef(index));
+                    *slot.lock().unwrap_or_else(|p| p.into_inner()) = Some(shared::Shared(index));
                     None
                 }
                 Ok(Err(e)) => Some(e.into()),

@@ -11,10 +11,10 @@ use crate::cancel::Cancel;
 use crate::dir::Stat;
 use crate::entry::{EntryKind, Meta};
 use crate::error::{clip, ErrorCode, FindError, Result};
+use crate::shared::Shared;
 use std::future::Future;
 use std::io;
 use std::pin::Pin;
-use std::sync::Arc;
 use std::time::Duration;
 use tokio::task::JoinSet;
 
@@ -41,28 +41,8 @@ pub trait Storage: Send + Sync {
     fn concurrency(&self) -> usize;
 }
 
-/// A shared storage, compared by identity (options that hold one stay `PartialEq`).
-#[derive(Clone)]
-pub struct StorageRef(pub Arc<dyn Storage>);
-
-impl std::fmt::Debug for StorageRef {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("StorageRef")
-    }
-}
-
-impl PartialEq for StorageRef {
-    fn eq(&self, other: &Self) -> bool {
-        Arc::ptr_eq(&self.0, &other.0)
-    }
-}
-
-impl std::ops::Deref for StorageRef {
-    type Target = dyn Storage;
-    fn deref(&self) -> &Self::Target {
-        &*self.0
-    }
-}
+/// A shared storage.
+pub type StorageRef = Shared<dyn Storage>;
 
 /// An error as a reader reports it, by Node's error codes: the kinds the
 /// walk tells apart, and the reader's own message.
@@ -133,7 +113,7 @@ pub mod memory {
     use super::*;
     use std::collections::BTreeMap;
     use std::sync::atomic::{AtomicUsize, Ordering};
-    use std::sync::Mutex;
+    use std::sync::{Arc, Mutex};
 
     enum Node {
         File(Vec<u8>, f64),

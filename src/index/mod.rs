@@ -20,6 +20,7 @@ use crate::dir::Dir;
 use crate::entry::{EntryKind, Meta};
 use crate::error::{clip, ErrorCode, FindError, Result};
 use crate::gitignore::{FolderRules, IgnoreFiles, Rules, GITIGNORE, IGNORE};
+use crate::shared::Shared;
 use crate::walk::indexed::{Visible, VisibleKey};
 use crate::walk::{walk, Entry, Root, WalkRules};
 use notify::{RecursiveMode, Watcher};
@@ -35,28 +36,8 @@ use tree::{Id, Tree, ROOT};
 /// How long no event must arrive before the index counts as settled.
 const QUIET: Duration = Duration::from_millis(100);
 
-/// A shared index, compared by identity (options that hold one stay `PartialEq`).
-#[derive(Clone)]
-pub struct IndexRef(pub Arc<Index>);
-
-impl std::fmt::Debug for IndexRef {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("IndexRef")
-    }
-}
-
-impl PartialEq for IndexRef {
-    fn eq(&self, other: &Self) -> bool {
-        Arc::ptr_eq(&self.0, &other.0)
-    }
-}
-
-impl std::ops::Deref for IndexRef {
-    type Target = Index;
-    fn deref(&self) -> &Index {
-        &self.0
-    }
-}
+/// A shared index.
+pub type IndexRef = Shared<Index>;
 
 /// A live index: the tree, the rules above its root, and the thread that
 /// keeps it current.

@@ -306,7 +306,7 @@ mod tests {
         let mut fields = vec![("cwd".to_string(), Value::Text("/".into()))];
         fields.extend(pairs.iter().map(|(k, v)| (k.to_string(), Value::Text(v.to_string()))));
         let mut config = options::parse(&fields)?;
-        config.scope.source = crate::sandbox::Source::Storage(StorageRef(Arc::new(Arc::clone(storage))));
+        config.scope.source = crate::sandbox::Source::Storage(crate::shared::Shared(Arc::new(Arc::clone(storage))));
         run(&config, &Cancel::never())
     }
 

@@ -232,14 +232,14 @@ mod tests {
     use crate::cancel::{Cancel, CancelFlag};
     use crate::entry::EntryKind;
     use crate::error::ErrorCode;
+    use crate::shared::Shared;
     use crate::storage::memory::MemoryStorage;
-    use crate::storage::StorageRef;
     use std::path::{Path, PathBuf};
     use std::sync::atomic::Ordering;
     use std::sync::Arc;
 
     fn root_of(storage: &Arc<MemoryStorage>, path: &str) -> Root {
-        Root { tree: Tree::Storage(StorageRef(Arc::new(Arc::clone(storage)))), path: PathBuf::from(path) }
+        Root { tree: Tree::Storage(Shared(Arc::new(Arc::clone(storage)))), path: PathBuf::from(path) }
     }
 
     fn paths(root: &Root, rules: &WalkRules) -> crate::error::Result<Vec<String>> {
