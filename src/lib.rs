@@ -501,15 +501,19 @@ impl Plan {
             let Ok(_slot) = walk_slots().acquire().await else {
                 return Ok(failed(FindError::new(ErrorCode::FsError, "internal error in agent-find: no walk slot")));
             };
-            let work = tokio::task::spawn_blocking(move || run_job(&job, flag));
-            Ok(work.await.unwrap_or_else(|join| {
-                failed(FindError::new(
-                    ErrorCode::FsError,
-                    format!("internal error in agent-find (please report it): {join}"),
-                ))
-            }))
+            Ok(off_the_loop(move || run_job(&job, flag)).await.unwrap_or_else(failed))
         })
     }
+}
+
+/// Runs `work` on tokio's blocking pool; a panic in it becomes an `fs-error`
+/// (it never takes Node down).
+async fn off_the_loop<T: Send + 'static>(
+    work: impl FnOnce() -> T + Send + 'static,
+) -> std::result::Result<T, FindError> {
+    tokio::task::spawn_blocking(work).await.map_err(|join| {
+        FindError::new(ErrorCode::FsError, format!("internal error in agent-find (please report it): {join}"))
+    })
 }
 
 /// How many calls walk at once; the others wait their turn. Each walk uses
@@ -613,19 +617,16 @@ impl FileIndex {
     ) -> Result<PromiseRaw<'env, Option<Failure>>> {
         let slot = Arc::clone(&self.index);
         env.spawn_future(async move {
-            let work = tokio::task::spawn_blocking(move || {
+            let opened = off_the_loop(move || {
                 let logical = sandbox::resolve_logical(cwd.as_deref(), Some(&path))?;
                 index::Index::open(logical)
             });
-            Ok(match work.await {
-                Ok(Ok(index)) => {
+            Ok(match opened.await.and_then(|done| done) {
+                Ok(index) => {
                     *slot.lock().unwrap_or_else(|p| p.into_inner()) = Some(shared::Shared(index));
                     None
                 }
-                Ok(Err(e)) => Some(e.into()),
-                Err(join) => {
-                    Some(FindError::new(ErrorCode::FsError, format!("internal error in agent-find: {join}")).into())
-                }
+                Err(e) => Some(e.into()),
             })
         })
     }
@@ -639,14 +640,8 @@ impl FileIndex {
                 Ok(index) => index,
                 Err(e) => return Ok(Some(e.into())),
             };
-            let work = tokio::task::spawn_blocking(move || index.settle(&Cancel::never()));
-            Ok(match work.await {
-                Ok(Ok(())) => None,
-                Ok(Err(e)) => Some(e.into()),
-                Err(join) => {
-                    Some(FindError::new(ErrorCode::FsError, format!("internal error in agent-find: {join}")).into())
-                }
-            })
+            let settled = off_the_loop(move || index.settle(&Cancel::never())).await;
+            Ok(settled.and_then(|done| done).err().map(Failure::from))
         })
     }
 
