@@ -12,14 +12,15 @@ use napi::threadsafe_function::ThreadsafeFunction;
 use std::io;
 use std::sync::Arc;
 
-/// A JS function of one path, resolving to `R`. Weak: a finished call's
-/// reader must not keep the process alive until the plan is collected.
-type Call<R> = ThreadsafeFunction<String, Promise<R>, String, Status, false, true>;
+/// A JS function of one path, resolving to an answer of `T`. Weak: a
+/// finished call's reader must not keep the process alive until the plan is
+/// collected.
+type Call<T> = ThreadsafeFunction<String, Promise<Answer<T>>, String, Status, false, true>;
 
 pub struct JsStorage {
-    list: Arc<Call<ListReply>>,
-    stat: Arc<Call<StatReply>>,
-    read: Arc<Call<ReadReply>>,
+    list: Arc<Call<Vec<Listed>>>,
+    stat: Arc<Call<Stat>>,
+    read: Arc<Call<Vec<u8>>>,
     concurrency: usize,
 }
 
@@ -29,8 +30,8 @@ pub const MAX_CONCURRENCY: u32 = 1024;
 impl JsStorage {
     /// From the adapted reader `{ list, stat, read, concurrency }` (see `index.js`).
     pub fn from_js(reader: &Object) -> Result<JsStorage> {
-        fn call<R: FromNapiValue + 'static>(reader: &Object, name: &str) -> Result<Arc<Call<R>>> {
-            let f: Function<String, Promise<R>> = reader.get_named_property(name)?;
+        fn call<T: FromAnswer + 'static>(reader: &Object, name: &str) -> Result<Arc<Call<T>>> {
+            let f: Function<String, Promise<Answer<T>>> = reader.get_named_property(name)?;
             Ok(Arc::new(f.build_threadsafe_function().callee_handled::<false>().weak::<true>().build()?))
         }
         let concurrency: u32 = reader.get_named_property("concurrency")?;
@@ -44,15 +45,12 @@ impl JsStorage {
 }
 
 /// Calls `f` with `path` on the JS thread and awaits the promise it returns.
-fn ask<R: FromNapiValue + Send + 'static>(
-    f: &Arc<Call<R>>,
-    path: &str,
-) -> impl std::future::Future<Output = io::Result<R>> {
+fn ask<T: FromAnswer + Send + 'static>(f: &Arc<Call<T>>, path: &str) -> Reply<T> {
     let (f, path) = (Arc::clone(f), path.to_string());
-    async move {
+    Box::pin(async move {
         let promise = f.call_async_catch(path).await.map_err(unanswered)?;
-        promise.await.map_err(unanswered)
-    }
+        promise.await.map_err(unanswered)?.0
+    })
 }
 
 fn unanswered(e: napi::Error) -> io::Error {
@@ -61,18 +59,15 @@ fn unanswered(e: napi::Error) -> io::Error {
 
 impl Storage for JsStorage {
     fn list(&self, dir: &str) -> Reply<Vec<Listed>> {
-        let asked = ask(&self.list, dir);
-        Box::pin(async move { asked.await?.0 })
+        ask(&self.list, dir)
     }
 
     fn stat(&self, path: &str) -> Reply<Stat> {
-        let asked = ask(&self.stat, path);
-        Box::pin(async move { asked.await?.0 })
+        ask(&self.stat, path)
     }
 
     fn read(&self, path: &str) -> Reply<Vec<u8>> {
-        let asked = ask(&self.read, path);
-        Box::pin(async move { asked.await?.0 })
+        ask(&self.read, path)
     }
 
     fn concurrency(&self) -> usize {
@@ -102,15 +97,28 @@ fn meta(kind: EntryKind, size: f64, mtime_ms: f64) -> Meta {
     Meta { size, mtime_ms: if mtime_ms.is_finite() { mtime_ms } else { 0.0 } }
 }
 
-/// A listing: `{ names (joined by NUL), kinds, sizes, mtimes }` or a failure.
-struct ListReply(io::Result<Vec<Listed>>);
+/// A reader's answer: `{ code, message }` for a failure, else the value's
+/// own fields (see `FromAnswer`), copied into Rust on the JS thread.
+struct Answer<T>(io::Result<T>);
 
-impl FromNapiValue for ListReply {
+/// A value as its answer object holds it.
+trait FromAnswer: Sized {
+    fn from_answer(reply: &Object) -> Result<io::Result<Self>>;
+}
+
+impl<T: FromAnswer> FromNapiValue for Answer<T> {
     unsafe fn from_napi_value(env: sys::napi_env, value: sys::napi_value) -> Result<Self> {
         let reply = unsafe { Object::from_napi_value(env, value)? };
-        if let Some(e) = failure(&reply)? {
-            return Ok(ListReply(Err(e)));
-        }
+        Ok(Answer(match failure(&reply)? {
+            Some(e) => Err(e),
+            None => T::from_answer(&reply)?,
+        }))
+    }
+}
+
+/// A listing: `{ names (joined by NUL), kinds, sizes, mtimes }`.
+impl FromAnswer for Vec<Listed> {
+    fn from_answer(reply: &Object) -> Result<io::Result<Self>> {
         let names: String = reply.get_named_property("names")?;
         let kinds: Uint8ArraySlice = reply.get_named_property("kinds")?;
         let sizes: Float64ArraySlice = reply.get_named_property("sizes")?;
@@ -118,45 +126,31 @@ impl FromNapiValue for ListReply {
         let count = kinds.len();
         let names: Vec<&str> = if count == 0 { Vec::new() } else { names.split('\0').collect() };
         if names.len() != count || sizes.len() != count || mtimes.len() != count {
-            let why = "a name holds a NUL character, which no name may";
-            return Ok(ListReply(Err(io::Error::other(why))));
+            return Ok(Err(io::Error::other("a name holds a NUL character, which no name may")));
         }
-        let listed = (0..count)
+        Ok((0..count)
             .map(|i| {
                 let kind = kind_of(kinds[i])?;
                 Ok(Listed { name: names[i].to_string(), kind, meta: meta(kind, sizes[i], mtimes[i]) })
             })
-            .collect();
-        Ok(ListReply(listed))
+            .collect())
     }
 }
 
-/// A stat: `{ type (a kind code), size, mtime }` or a failure.
-struct StatReply(io::Result<Stat>);
-
-impl FromNapiValue for StatReply {
-    unsafe fn from_napi_value(env: sys::napi_env, value: sys::napi_value) -> Result<Self> {
-        let reply = unsafe { Object::from_napi_value(env, value)? };
-        if let Some(e) = failure(&reply)? {
-            return Ok(StatReply(Err(e)));
-        }
+/// A stat: `{ type (a kind code), size, mtime }`.
+impl FromAnswer for Stat {
+    fn from_answer(reply: &Object) -> Result<io::Result<Self>> {
         let code: u32 = reply.get_named_property("type")?;
         let size: f64 = reply.get_named_property("size")?;
         let mtime: f64 = reply.get_named_property("mtime")?;
-        Ok(StatReply(kind_of(code.min(255) as u8).map(|kind| Stat { kind: Some(kind), meta: meta(kind, size, mtime) })))
+        Ok(kind_of(code.min(255) as u8).map(|kind| Stat { kind: Some(kind), meta: meta(kind, size, mtime) }))
     }
 }
 
-/// File contents: `{ data: Uint8Array }` or a failure.
-struct ReadReply(io::Result<Vec<u8>>);
-
-impl FromNapiValue for ReadReply {
-    unsafe fn from_napi_value(env: sys::napi_env, value: sys::napi_value) -> Result<Self> {
-        let reply = unsafe { Object::from_napi_value(env, value)? };
-        if let Some(e) = failure(&reply)? {
-            return Ok(ReadReply(Err(e)));
-        }
+/// File contents: `{ data: Uint8Array }`.
+impl FromAnswer for Vec<u8> {
+    fn from_answer(reply: &Object) -> Result<io::Result<Self>> {
         let data: Uint8ArraySlice = reply.get_named_property("data")?;
-        Ok(ReadReply(Ok(data.to_vec())))
+        Ok(Ok(data.to_vec()))
     }
 }
