@@ -4,10 +4,11 @@
 //! on the local disk or in a host's storage.
 
 use crate::args::{Reader, Value};
+use crate::cancel::Cancel;
 use crate::entry::EntryKind;
 use crate::error::{clip, ErrorCode, FindError, Result};
 use crate::index::IndexRef;
-use crate::storage::{block_on, StorageRef};
+use crate::storage::{block_on, in_flight, StorageRef};
 use crate::walk::{Root, Tree};
 use std::io::ErrorKind;
 use std::path::{Component, Path, PathBuf};
@@ -88,22 +89,18 @@ impl Scope {
             checked.extend(below_root.map(Path::to_path_buf));
         }
         let shown = clip(&self.display(), 300).into_owned();
-        let stats = block_on(async {
-            let mut asking = tokio::task::JoinSet::new();
-            for (i, path) in checked.iter().enumerate() {
-                let (storage, path) = (storage.clone(), path.to_string_lossy().into_owned());
-                asking.spawn(async move { (i, storage.stat(&path).await) });
-            }
-            let mut answers = Vec::new();
-            while let Some(answer) = asking.join_next().await {
-                answers.push(answer.map_err(std::io::Error::other)?);
-            }
-            answers.sort_by_key(|(i, _)| *i);
-            Ok::<_, std::io::Error>(answers)
-        })
-        .and_then(|answers| answers);
-        let kinds = stats
-            .map_err(|e| search_path_error(&shown, &e, Asked::Reader))?
+        let start = |i: usize| {
+            let (storage, path) = (storage.clone(), checked[i].to_string_lossy().into_owned());
+            async move { (i, storage.stat(&path).await) }
+        };
+        let (mut answers, never) = (Vec::new(), Cancel::never());
+        let asking = in_flight(storage.concurrency(), (0..checked.len()).collect(), &never, start, |answer, _| {
+            answers.push(answer);
+            Ok(())
+        });
+        block_on(asking).map_err(|e| search_path_error(&shown, &e, Asked::Reader))??;
+        answers.sort_by_key(|(i, _)| *i);
+        let kinds = answers
             .into_iter()
             .map(|(_, stat)| stat.map(|s| s.kind).map_err(|e| search_path_error(&shown, &e, Asked::Reader)))
             .collect::<Result<Vec<_>>>()?;

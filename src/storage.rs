@@ -68,16 +68,33 @@ pub fn block_on<F: Future>(work: F) -> io::Result<F::Output> {
 /// How often a call waiting for slow answers looks at the cancel flag and the clock.
 const CHECK_EVERY: Duration = Duration::from_millis(20);
 
-/// The next task to finish, `None` once none is running; stops with
-/// `aborted` when the caller cancels or time runs out, however slow the storage.
-pub async fn next_answer<A: 'static>(running: &mut JoinSet<A>, cancel: &Cancel) -> Result<Option<A>> {
+/// Starts `start(item)` for each item, at most `concurrency` at once, and
+/// hands each answer to `on_answer` as it arrives; `on_answer` may add
+/// items. Stops with `aborted` when the caller cancels or time runs out,
+/// however slow the storage.
+pub async fn in_flight<W, F>(
+    concurrency: usize,
+    mut pending: Vec<W>,
+    cancel: &Cancel,
+    start: impl Fn(W) -> F,
+    mut on_answer: impl FnMut(F::Output, &mut Vec<W>) -> Result<()>,
+) -> Result<()>
+where
+    F: Future + Send + 'static,
+    F::Output: Send + 'static,
+{
+    let mut running = JoinSet::new();
     loop {
+        while running.len() < concurrency.max(1) {
+            let Some(item) = pending.pop() else { break };
+            running.spawn(start(item));
+        }
         let next = tokio::time::timeout(CHECK_EVERY, running.join_next()).await;
         cancel.check()?;
         match next {
-            Err(_) => continue,
-            Ok(None) => return Ok(None),
-            Ok(Some(Ok(answer))) => return Ok(Some(answer)),
+            Err(_) => {}
+            Ok(None) => return Ok(()),
+            Ok(Some(Ok(answer))) => on_answer(answer, &mut pending)?,
             Ok(Some(Err(e))) => {
                 return Err(FindError::new(
                     ErrorCode::FsError,

@@ -11,7 +11,7 @@ use crate::entry::EntryKind;
 use crate::error::Result;
 use crate::pattern::NameMatcher;
 use crate::sandbox::Scope;
-use crate::storage::{block_on, StorageRef};
+use crate::storage::{block_on, in_flight, reader_failed, StorageRef};
 use crate::walk::{posix_string, walk, Entry, Root, Tree, WalkRules};
 use content::{new_searcher, scan_bytes, scan_file, FileScan, LineHit, Scan};
 use grep_regex::RegexMatcher;
@@ -243,30 +243,25 @@ fn scan_stored(
     cancel: &Cancel,
 ) -> Result<Vec<Hit>> {
     let mut searcher = new_searcher(scan);
-    let reading = async {
-        let mut queue = hits.into_iter();
-        let mut running = tokio::task::JoinSet::new();
-        let mut kept = Vec::new();
-        loop {
-            while running.len() < storage.concurrency().max(1) {
-                let Some(hit) = queue.next() else { break };
-                let (storage, path) = (storage.clone(), stored_path(root, &hit));
-                running.spawn(async move { (storage.read(&path).await, path, hit) });
-            }
-            let Some((read, path, mut hit)) = crate::storage::next_answer(&mut running, cancel).await? else { break };
-            let bytes = match read {
-                Ok(bytes) => bytes,
-                Err(e) if is_unreadable(&e) => continue,
-                Err(e) => return Err(crate::storage::reader_failed(&path, &e)),
-            };
-            if let Some(found) = scan_bytes(&mut searcher, regex, &bytes, scan).filter(|f| f.count > 0) {
-                hit.count = found.count;
-                kept.push(hit);
-            }
-        }
-        Ok(kept)
+    let start = |hit: Hit| {
+        let (storage, path) = (storage.clone(), stored_path(root, &hit));
+        async move { (storage.read(&path).await, path, hit) }
     };
-    block_on(reading).map_err(|e| crate::storage::reader_failed(&root.path.to_string_lossy(), &e))?
+    let mut kept = Vec::new();
+    let reading = in_flight(storage.concurrency(), hits, cancel, start, |(read, path, mut hit), _| {
+        let bytes = match read {
+            Ok(bytes) => bytes,
+            Err(e) if is_unreadable(&e) => return Ok(()),
+            Err(e) => return Err(reader_failed(&path, &e)),
+        };
+        if let Some(found) = scan_bytes(&mut searcher, regex, &bytes, scan).filter(|f| f.count > 0) {
+            hit.count = found.count;
+            kept.push(hit);
+        }
+        Ok(())
+    });
+    block_on(reading).map_err(|e| reader_failed(&root.path.to_string_lossy(), &e))??;
+    Ok(kept)
 }
 
 fn is_unreadable(e: &std::io::Error) -> bool {

@@ -11,11 +11,10 @@ use crate::dir::MAX_IGNORE_FILE_BYTES;
 use crate::entry::EntryKind;
 use crate::error::{clip, ErrorCode, FindError, Result};
 use crate::gitignore::{IgnoreFiles, Rules, EXCLUDE, GITIGNORE, IGNORE};
-use crate::storage::{block_on, is_skipped, join, next_answer, reader_failed, Listed, StorageRef};
+use crate::storage::{block_on, in_flight, is_skipped, join, reader_failed, Listed, StorageRef};
 use std::ffi::OsStr;
 use std::io;
 use std::path::Path;
-use tokio::task::JoinSet;
 
 /// Walks the storage from `root` (a normalized absolute path in it).
 pub(super) fn walk<T, S>(
@@ -34,26 +33,24 @@ where
             true => Some(rules_above(storage, &root_text, cancel).await?),
             false => None,
         };
-        let mut pending = vec![Work { rel: String::new(), depth: 0, ignore }];
-        let mut running = JoinSet::new();
+        let start = |work: Work| {
+            let (storage, path) = (storage.clone(), join(&root_text, &work.rel));
+            let with_ignores = work.ignore.is_some();
+            async move { (list_folder(&storage, path, with_ignores).await, work) }
+        };
         let mut found = Vec::new();
-        loop {
-            while running.len() < storage.concurrency().max(1) {
-                let Some(work) = pending.pop() else { break };
-                let (storage, path) = (storage.clone(), join(&root_text, &work.rel));
-                let with_ignores = work.ignore.is_some();
-                running.spawn(async move { (list_folder(&storage, path, with_ignores).await, work) });
-            }
-            let Some((listing, work)) = next_answer(&mut running, cancel).await? else { break };
+        let first = vec![Work { rel: String::new(), depth: 0, ignore }];
+        in_flight(storage.concurrency(), first, cancel, start, |(listing, work), pending| {
             let listing = match listing {
                 Ok(listing) => listing,
                 // Vanished, not a folder, or not ours to read: skipped below the root.
-                Err(Failed::List(e)) if work.depth > 0 && is_skipped(&e) => continue,
+                Err(Failed::List(e)) if work.depth > 0 && is_skipped(&e) => return Ok(()),
                 Err(Failed::List(e)) => return Err(cannot_list(root, Path::new(&work.rel), &e, "the reader")),
                 Err(Failed::Other(path, e)) => return Err(reader_failed(&path, &e)),
             };
-            visit(listing, work, gate, cancel, &mut select, &mut found, &mut pending, &root_text)?;
-        }
+            visit(listing, work, gate, cancel, &mut select, &mut found, pending, &root_text)
+        })
+        .await?;
         Ok(found)
     };
     block_on(walking).map_err(|e| reader_failed(&root_text, &e))?
@@ -197,19 +194,20 @@ async fn read_ignore_file(storage: &StorageRef, path: String) -> std::result::Re
 /// nearest folder holding `.git` (the root included) down to the root's parent.
 async fn rules_above(storage: &StorageRef, root: &str, cancel: &Cancel) -> Result<Rules> {
     let folders: Vec<&Path> = Path::new(root).ancestors().collect();
-    let mut looking = JoinSet::new();
-    for (i, folder) in folders.iter().enumerate() {
-        let (storage, git) = (storage.clone(), join(&folder.to_string_lossy(), ".git"));
-        looking.spawn(async move { (i, storage.stat(&git).await, git) });
-    }
-    let mut repository = None;
-    while let Some(answer) = next_answer(&mut looking, cancel).await? {
+    let start = |i: usize| {
+        let (storage, git) = (storage.clone(), join(&folders[i].to_string_lossy(), ".git"));
+        async move { (i, storage.stat(&git).await, git) }
+    };
+    let mut repository: Option<usize> = None;
+    in_flight(storage.concurrency(), (0..folders.len()).collect(), cancel, start, |answer, _| {
         match answer {
-            (i, Ok(_), _) => repository = Some(repository.map_or(i, |r: usize| r.min(i))),
+            (i, Ok(_), _) => repository = Some(repository.map_or(i, |r| r.min(i))),
             (_, Err(e), _) if is_skipped(&e) => {}
             (_, Err(e), git) => return Err(reader_failed(&git, &e)),
         }
-    }
+        Ok(())
+    })
+    .await?;
     let mut rules = Rules::default();
     let Some(repository) = repository else { return Ok(rules) };
     for (i, folder) in folders.iter().enumerate().skip(1).take(repository).rev() {
