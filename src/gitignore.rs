@@ -179,7 +179,11 @@ pub const EXCLUDE: &str = "info/exclude";
 impl IgnoreFiles {
     /// Reads them through an open folder.
     pub fn read(dir: &Dir) -> IgnoreFiles {
-        let has_git = dir.stat(OsStr::new(".git")).is_ok_and(|st| st.kind.is_some());
+        IgnoreFiles::read_knowing_git(dir, dir.stat(OsStr::new(".git")).is_ok_and(|st| st.kind.is_some()))
+    }
+
+    /// `read`, when the caller already knows whether the folder holds `.git`.
+    pub fn read_knowing_git(dir: &Dir, has_git: bool) -> IgnoreFiles {
         let exclude = has_git
             .then(|| {
                 let info = dir.open_dir(OsStr::new(".git")).ok()?.open_dir(OsStr::new("info")).ok()?;

@@ -191,8 +191,9 @@ impl Index {
         let mut tree = Tree::new(root_meta);
         let mut folders: HashMap<Vec<u8>, Id> = HashMap::new();
         // Folders with ignore files or a `.git`: the only ones whose rules are read.
-        let mut with_rules: BTreeSet<Vec<u8>> =
+        let git_holders: BTreeSet<Vec<u8>> =
             walked.git_holders.iter().map(|p| p.as_os_str().as_encoded_bytes().to_vec()).collect();
+        let mut with_rules = git_holders.clone();
         for (rel, kind, meta) in found {
             let (parent, name) = match rel.iter().rposition(|&b| b == b'/') {
                 Some(at) => (folders.get(&rel[..at]).copied(), &rel[at + 1..]),
@@ -214,7 +215,7 @@ impl Index {
             let Some(&id) = folders.get(&rel) else { continue };
             if let Ok(held) = self.dir.folder_beneath(Path::new(os(&rel))) {
                 let dir = held.as_ref().unwrap_or(&self.dir);
-                tree.node_mut(id).rules = folder_rules(dir, &tree, id);
+                tree.node_mut(id).rules = folder_rules(dir, &tree, id, git_holders.contains(&rel));
             }
         }
         Ok(tree)
@@ -330,15 +331,15 @@ impl Drop for Index {
     }
 }
 
-/// A folder's compiled ignore files, read when it holds any (or `.git`).
-fn folder_rules(dir: &Dir, tree: &Tree, id: Id) -> Option<Arc<FolderRules>> {
+/// A folder's compiled ignore files, read when it holds any (or `.git`,
+/// which the caller saw while listing it).
+fn folder_rules(dir: &Dir, tree: &Tree, id: Id, has_git: bool) -> Option<Arc<FolderRules>> {
     let node = tree.node(id);
     let named = |name: &str| node.children.iter().any(|&c| tree.name(c) == name.as_bytes());
-    let has_git = dir.stat(OsStr::new(".git")).is_ok_and(|st| st.kind.is_some());
     if !has_git && !named(GITIGNORE) && !named(IGNORE) {
         return None;
     }
-    FolderRules::compile(IgnoreFiles::read(dir))
+    FolderRules::compile(IgnoreFiles::read_knowing_git(dir, has_git))
 }
 
 /// The keeper thread: applies batches of events until told to stop, and
@@ -479,10 +480,13 @@ impl Index {
         };
         let dir = held.as_ref().unwrap_or(&self.dir);
         let mut listed: HashMap<Vec<u8>, EntryKind> = HashMap::new();
-        let read = dir.for_each(|name, kind| {
-            if let (Some(kind), false) = (kind, name == ".git") {
+        let mut has_git = false;
+        let read = dir.for_each(|name, kind| match (kind, name == ".git") {
+            (Some(_), true) => has_git = true,
+            (Some(kind), false) => {
                 listed.insert(name.as_encoded_bytes().to_vec(), kind);
             }
+            (None, _) => {}
         });
         if read.is_err() {
             return;
@@ -512,7 +516,7 @@ impl Index {
         if let Ok(st) = dir.stat(OsStr::new(".")) {
             tree.node_mut(id).meta = st.meta;
         }
-        tree.node_mut(id).rules = folder_rules(dir, tree, id);
+        tree.node_mut(id).rules = folder_rules(dir, tree, id, has_git);
     }
 }
 
