@@ -234,10 +234,6 @@ async function runPlan(tool, purpose, options, index) {
   }
 }
 
-async function find(first, second) {
-  return findResult(await runPlan('find', 'find', callOptions(first, second)))
-}
-
 /** The model text of a `find`, rendered natively (no object per entry): for the CLI. */
 async function findText(options) {
   return (await runPlan('find', 'findText', callOptions(options))).text
@@ -260,11 +256,6 @@ function findFilesOptions(pattern, path, more) {
   return options
 }
 
-/** `options` as find's (reader, cwd, roots, signal...). */
-async function findFiles(pattern, path, more) {
-  return allPaths(await runPlan('find_files', 'findFiles', findFilesOptions(pattern, path, more)))
-}
-
 function searchOptions(options) {
   if (!isPlainObject(options)) {
     throw invalid("searchFiles() takes an options object such as { pattern: 'TODO', fileGlob: '*.py' }")
@@ -272,9 +263,20 @@ function searchOptions(options) {
   return options
 }
 
-async function searchFiles(options) {
-  return (await runPlan('search_files', 'search', searchOptions(options))).search
+/**
+ * `find`, `findFiles` and `searchFiles`, on the disk (or a `reader`) when
+ * `index` is undefined, else from that live index.
+ */
+function searches(index) {
+  return {
+    find: async (first, second) => findResult(await runPlan('find', 'find', callOptions(first, second), index)),
+    findFiles: async (pattern, path, more) =>
+      allPaths(await runPlan('find_files', 'findFiles', findFilesOptions(pattern, path, more), index)),
+    searchFiles: async (options) => (await runPlan('search_files', 'search', searchOptions(options), index)).search,
+  }
 }
+
+const { find, findFiles, searchFiles } = searches(undefined)
 
 /**
  * A live index of one folder: the same calls as the module's, answered from
@@ -283,9 +285,11 @@ async function searchFiles(options) {
  */
 class FileIndex {
   #native
+  #searches
 
   constructor(native) {
     this.#native = native
+    this.#searches = searches(native)
   }
 
   /** The indexed folder. */
@@ -293,16 +297,16 @@ class FileIndex {
     return this.#native.path
   }
 
-  async find(first, second) {
-    return findResult(await runPlan('find', 'find', callOptions(first, second), this.#native))
+  find(first, second) {
+    return this.#searches.find(first, second)
   }
 
-  async findFiles(pattern, path, more) {
-    return allPaths(await runPlan('find_files', 'findFiles', findFilesOptions(pattern, path, more), this.#native))
+  findFiles(pattern, path, more) {
+    return this.#searches.findFiles(pattern, path, more)
   }
 
-  async searchFiles(options) {
-    return (await runPlan('search_files', 'search', searchOptions(options), this.#native)).search
+  searchFiles(options) {
+    return this.#searches.searchFiles(options)
   }
 
   /** Counts and sizes; `closed: true` once closed. */
