@@ -228,6 +228,7 @@ describe('openIndex: close()', () => {
     for (const index of indexes) await index.close()
     await until(() => threads() <= threadsBefore && inotifyFds() <= fdsBefore)
     assert.equal(inotifyFds(), fdsBefore, 'every inotify descriptor is closed')
-    assert.equal(threads(), threadsBefore, 'every index and watcher thread has ended')
+    // Idle pool threads of earlier tests may end meanwhile: never more than before.
+    assert.ok(threads() <= threadsBefore, `every index and watcher thread has ended: ${threads()} > ${threadsBefore}`)
   })
 })
