@@ -47,9 +47,9 @@ export interface FindOptions extends CallOptions {
   /** Default 'recent' (newest first). `name`, `mtime`, `size` ascend; `reverse` flips. */
   sortBy?: 'recent' | 'name' | 'mtime' | 'size' | 'none'
   reverse?: boolean
-  /** ISO date/time, epoch ms, a Date, or an age: '30m' '1h' '24h' '7d'. */
+  /** Keeps entries modified strictly after this: ISO date/time, epoch ms, a Date, or an age: '30m' '1h' '24h' '7d'. */
   modifiedSince?: string | number | Date
-  /** Bytes, or '10KB' '1.5MB' '2GB' (1024-based), inclusive. */
+  /** Bytes, or '10KB' '1.5MB' '2GB' (1024-based), inclusive; never removes directories. */
   minSize?: number | string
   maxSize?: number | string
   /** Default true: dotfiles included. */
@@ -133,6 +133,13 @@ export interface StorageReader {
   read?(path: string): Promise<Uint8Array | string> | Uint8Array | string
   /** Most calls waiting for an answer at once; default 32, at most 1024. */
   concurrency?: number
+  /**
+   * `true` for a mounted reader: results show the search directory as a rooted
+   * virtual path (`/workspace/docs`). Default `false`, a plain reader: it keeps
+   * relative POSIX syntax (`docs`, and `.` for its root). The reader is called,
+   * and the policy asked, with rooted paths either way.
+   */
+  mounted?: boolean
 }
 
 /** File contents, or `{ content, modifiedTime }`, or `null` (a key ending in `/` also makes a folder). */
@@ -233,7 +240,7 @@ export interface SearchOptions extends CallOptions {
   pattern: string
   /** Default 'content'. */
   target?: 'content' | 'files'
-  /** Content search only: which files, e.g. '*.py', '*.{ts,tsx}' (no '/': the file name; with '/': the relative path). */
+  /** Content search only: which files, e.g. '*.py', '*.{ts,tsx}' (no '/': the file name; with '/': the relative path); '.py' and '.{ts,tsx}' mean '*.py' and '*.{ts,tsx}'. */
   fileGlob?: string
   /** Default 'content'. */
   outputMode?: 'content' | 'files' | 'count'

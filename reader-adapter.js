@@ -111,8 +111,13 @@ function adaptReader(reader, invalid) {
     code: 'ENOREAD',
     message: `the reader has no read(path), which is needed for '${path}' (contents, and ignore files unless gitignore: false)`,
   })
+  if (reader.mounted !== undefined && typeof reader.mounted !== 'boolean') {
+    throw invalid(`\`reader.mounted\` must be a boolean when present; got ${describe(reader.mounted)}`)
+  }
   return {
     concurrency,
+    // Mounted: the search directory shows as a rooted path; plain: relative POSIX.
+    mounted: reader.mounted === true,
     list: (dir) => settle(() => reader.list(dir), (entries) => columns(entries, dir)),
     stat: (path) => settle(() => reader.stat(path), (stat) => statReply(stat, path)),
     read: (path) =>

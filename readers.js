@@ -353,6 +353,8 @@ function bind({ FindFilesError }) {
     }
 
     return {
+      // Its search directories show as rooted virtual paths (`/workspace/docs`).
+      mounted: true,
       async list(dir) {
         return inMount('list', dir, async ({ mount, rest, children }) => {
           if (!mount) return [...children].map((name) => ({ name, type: 'dir' }))

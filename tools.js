@@ -25,8 +25,9 @@ const FIND_DESCRIPTION = [
 const SEARCH_DESCRIPTION = [
   'Search inside files with a regular expression, like ripgrep, or find files by name (`target: "files"`).',
   'Skips .git, node_modules, dist, build, target, vendor, .venv, __pycache__ and similar folders, gitignored and binary files,',
-  'unless `noIgnore` is true. Output: `file:line: text` lines (outputMode "content"), the matching files newest first ("files"),',
-  'or `file: count` lines ("count"), at most `maxResults`, with a note when the list was cut.',
+  'unless `noIgnore` is true. Output: the search directory, then `file:line: text` lines (outputMode "content"), the matching',
+  'files newest first ("files"), or `file: count` lines ("count"), with every file path relative to the search directory;',
+  'at most `maxResults`, with a note when the list was cut, and when nothing matched, a note naming skipped folders that hold matches.',
   'To list files by path pattern, size or date, use find.',
 ].join(' ')
 
@@ -35,7 +36,7 @@ const sizeSchema = (which) => ({
     { type: 'integer', minimum: 0 },
     { type: 'string' },
   ],
-  description: `${which} size, inclusive: bytes as a number, or a string such as '10KB', '1.5MB', '2GB' (1024-based).`,
+  description: `${which} file size, inclusive (directories are never removed by it): bytes as a number, or a string such as '10KB', '1.5MB', '2GB' (1024-based).`,
 })
 
 const FIND_PARAMETERS = {
@@ -96,7 +97,7 @@ const FIND_PARAMETERS = {
     },
     modifiedSince: {
       type: 'string',
-      description: "Only entries modified at or after this: an ISO date or date-time ('2024-05-01', '2024-05-01T12:00:00Z') or an age ('30m', '24h', '7d').",
+      description: "Only entries modified strictly after this: an ISO date or date-time ('2024-05-01', '2024-05-01T12:00:00Z') or an age ('30m', '24h', '7d').",
     },
     minSize: sizeSchema('Minimum'),
     maxSize: sizeSchema('Maximum'),
@@ -142,7 +143,7 @@ const SEARCH_PARAMETERS = {
     },
     fileGlob: {
       type: 'string',
-      description: "Content search only: which files to search, e.g. '*.py', '*.{ts,tsx}', 'src/**/*.rs'.",
+      description: "Content search only: which files to search, e.g. '*.py', '*.{ts,tsx}', 'src/**/*.rs'; '.py' and '.{ts,tsx}' mean '*.py' and '*.{ts,tsx}'.",
     },
     outputMode: {
       type: 'string',
@@ -252,13 +253,7 @@ const HOST_FIXED = ['cwd', 'roots', 'reader', 'policy', 'approve', 'signal', 'ti
  */
 function toolArgs(name, args, makeError = defaultError) {
   const definition = toolDefinitions[name]
-  if (typeof args === 'string') {
-    try {
-      args = args.trim() === '' ? {} : JSON.parse(args)
-    } catch (cause) {
-      throw makeError('invalid-argument', `${name}: the arguments are not valid JSON (${cause.message})`)
-    }
-  }
+  if (typeof args === 'string') args = jsonArgs(name, args, makeError)
   if (args === null || typeof args !== 'object' || Array.isArray(args)) {
     throw makeError('invalid-argument', `${name} takes an object of arguments, such as { "pattern": "**/*.ts" }`)
   }
@@ -274,6 +269,20 @@ function toolArgs(name, args, makeError = defaultError) {
     )
   }
   return { ...args }
+}
+
+// JSON object text starts with `{` then a quote or `}`; a brace glob such as
+// `{src,lib}/**` does not.
+const JSON_OBJECT_START = /^\s*\{\s*["}]/
+
+/** A tool call's arguments as JSON text. */
+function jsonArgs(name, text, makeError) {
+  if (text.trim() === '') return {}
+  try {
+    return JSON.parse(text)
+  } catch (cause) {
+    throw makeError('invalid-argument', `${name}: the arguments are not valid JSON (${cause.message})`)
+  }
 }
 
 function defaultError(code, message) {
@@ -326,6 +335,17 @@ function bind(core) {
       return merged
     }
 
+    // Codemode scripts call `tools.find('**/*.ts')` or `tools.find('*.ts', { path })`,
+    // as the plain functions take them: a string that is not JSON object text
+    // is the pattern (a brace glob such as '{src,lib}/**' is a pattern too).
+    const withPattern = (name, args, more) => {
+      if (typeof args === 'string' && more === undefined) return JSON_OBJECT_START.test(args) ? args : { pattern: args }
+      if (more === undefined) return args
+      if (typeof args !== 'string' || more === null || typeof more !== 'object' || Array.isArray(more)) {
+        throw new FindFilesError('invalid-argument', `${name} takes one object of arguments, or (pattern, { ...options })`)
+      }
+      return { ...toolArgs(name, more, argError), pattern: args }
+    }
     const runFind = (args, signal) => find(withHost(toolArgs('find', args, argError), findHost, signal))
     const runSearch = (args, signal) => searchFiles(withHost(toolArgs('search_files', args, argError), call, signal))
 
@@ -335,9 +355,12 @@ function bind(core) {
       /** The folders every search must stay inside (`null` when unconfined). */
       roots: roots ? [...roots] : null,
 
-      /** `find` with the workspace's cwd and roots: a plain-JSON FindResult. */
-      async find(args) {
-        return plain(await runFind(args))
+      /**
+       * `find` with the workspace's cwd and roots: a plain-JSON FindResult.
+       * Takes `{ pattern, ... }`, its JSON text, or `(pattern, { ...options })`.
+       */
+      async find(args, more) {
+        return plain(await runFind(withPattern('find', args, more)))
       },
 
       /** Absolute paths of the files matching `pattern` (`{ pattern, path? }`, or the pattern string), in path order. */
@@ -354,9 +377,12 @@ function bind(core) {
         return plain(await findFilesWith(withHost({ pattern: args.pattern, path: args.path }, call)))
       },
 
-      /** `searchFiles` with the workspace's cwd and roots: a plain-JSON SearchResult. */
-      async searchFiles(args) {
-        return plain(await runSearch(args))
+      /**
+       * `searchFiles` with the workspace's cwd and roots: a plain-JSON SearchResult.
+       * Takes `{ pattern, ... }`, its JSON text, or `(pattern, { ...options })`.
+       */
+      async searchFiles(args, more) {
+        return plain(await runSearch(withPattern('search_files', args, more)))
       },
 
       /**

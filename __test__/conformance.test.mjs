@@ -128,7 +128,9 @@ function place(name, base, readerOptions) {
 
 const LOCAL = place('local', tmp)
 const PLACES = [
-  place('memoryReader', '/', { reader: memoryReader(memoryTree()), cwd: '/' }),
+  // Marked mounted, so its search directory shows rooted as the local one
+  // does; the plain display (`docs`, `.`) is tested in seeds.test.mjs.
+  place('memoryReader', '/', { reader: { ...memoryReader(memoryTree()), mounted: true }, cwd: '/' }),
   place('mountReader', '/workspace', { reader: mountReader({ '/workspace': tmp }), cwd: '/workspace' }),
 ]
 
@@ -199,11 +201,12 @@ const FIND = [
   ['exclude', { pattern: '**/*', exclude: ['src/lib', '*.md'], ...ALL }, lacks('src/lib/deep.ts', 'docs/guide.md')],
   ['exclude with **', { pattern: '**/*', type: 'any', exclude: ['**/components'], ...ALL }, lacks('src/components')],
   ['modifiedSince an ISO date', { pattern: '**/*', type: 'any', modifiedSince: new Date((T + 295) * 1000).toISOString(), ...ALL }, has('docs/guide.md', 'data')],
-  ['modifiedSince epoch ms is inclusive', { pattern: '**/*', modifiedSince: (T + 500) * 1000, ...ALL }, has('data/small.json')],
+  ['modifiedSince epoch ms is strictly after', { pattern: '**/*', modifiedSince: (T + 500) * 1000, ...ALL }, lacks('data/small.json')],
+  ['modifiedSince just before an mtime keeps that entry', { pattern: '**/*', modifiedSince: (T + 500) * 1000 - 1, ...ALL }, has('data/small.json')],
   ['modifiedSince a Date', { pattern: '**', type: 'dir', modifiedSince: new Date((T + 200) * 1000), ...ALL }, has('src')],
   ['minSize', { pattern: '**/*', minSize: '1KB', ...ALL }, (r) => assert.deepEqual(paths(r).sort(), ['big.bin', 'data/large.json'])],
   ['maxSize', { pattern: '**/*', maxSize: 10, ...ALL }, has('data/small.json')],
-  ['maxSize: folders count as 0', { pattern: '**/*', type: 'any', maxSize: 3, ...ALL }, has('src', 'empty-dir', 'link-to-src')],
+  ['size filters never remove folders', { pattern: '**/*', type: 'any', minSize: '1MB', ...ALL }, has('src', 'empty-dir')],
   ['minSize and maxSize', { pattern: '**/*', type: 'any', minSize: 11, maxSize: '1KB', sortBy: 'size', ...ALL }, has('data/medium.json')],
   ['caseSensitive misses README.md', { pattern: '**/readme.md', caseSensitive: true }, empty],
   ['case-insensitive by default', { pattern: '**/readme.md' }, has('README.md')],

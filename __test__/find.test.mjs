@@ -427,7 +427,7 @@ describe('filters', () => {
     assert.deepEqual(sortedPaths(await find('**/*', { cwd: dir, maxDepth: Infinity })), ['a.txt', 'd/b.txt', 'd/e/c.txt', 'd/e/f/g.txt'])
   })
 
-  test('modifiedSince: ISO date (UTC midnight), ISO date-time, epoch ms, Date — all inclusive', async (t) => {
+  test('modifiedSince: ISO date (UTC midnight), ISO date-time, epoch ms, Date — all strictly after', async (t) => {
     const midnight = Date.UTC(2024, 0, 1) / 1000
     const dir = tmpTree(t, {
       'before.txt': { mtime: midnight - 1 },
@@ -435,13 +435,13 @@ describe('filters', () => {
       'after.txt': { mtime: midnight + 3600 },
     })
     const since = async (value) => sortedPaths(await find('*', { cwd: dir, modifiedSince: value }))
-    const atOrAfter = ['after.txt', 'exact.txt']
-    assert.deepEqual(await since('2024-01-01'), atOrAfter)
-    assert.deepEqual(await since('2024-01-01T00:00:00Z'), atOrAfter)
-    assert.deepEqual(await since('2024-01-01T02:00:00+02:00'), atOrAfter)
-    assert.deepEqual(await since(midnight * 1000), atOrAfter)
-    assert.deepEqual(await since(new Date(midnight * 1000)), atOrAfter)
-    assert.deepEqual(await since(midnight * 1000 + 1), ['after.txt'])
+    const after = ['after.txt']
+    assert.deepEqual(await since('2024-01-01'), after)
+    assert.deepEqual(await since('2024-01-01T00:00:00Z'), after)
+    assert.deepEqual(await since('2024-01-01T02:00:00+02:00'), after)
+    assert.deepEqual(await since(midnight * 1000), after)
+    assert.deepEqual(await since(new Date(midnight * 1000)), after)
+    assert.deepEqual(await since(midnight * 1000 - 1), ['after.txt', 'exact.txt'])
     assert.deepEqual(await since('2024-01-01T00:30:00Z'), ['after.txt'])
     assert.deepEqual(await since(new Date((midnight + 7200) * 1000)), [])
     assert.deepEqual(await since(0), ['after.txt', 'before.txt', 'exact.txt'])
@@ -482,15 +482,17 @@ describe('filters', () => {
     assert.deepEqual(differ, [])
   })
 
-  test("modifiedSince: fs.statSync(file).mtimeMs includes that file (inclusive)", async (t) => {
+  test("modifiedSince: fs.statSync(file).mtimeMs leaves that file out (strictly after); a bound just below keeps it", async (t) => {
     const dir = subMsTree(t)
-    const missed = []
+    const wrong = []
     for (let i = 0; i < 50; i++) {
       const { mtimeMs } = fs.statSync(path.join(dir, `f${i}`))
-      const r = await find(`f${i}`, { cwd: dir, modifiedSince: mtimeMs })
-      if (r.entries.length !== 1) missed.push(`f${i} (fs.stat mtimeMs ${mtimeMs})`)
+      const at = await find(`f${i}`, { cwd: dir, modifiedSince: mtimeMs })
+      if (at.entries.length !== 0) wrong.push(`f${i} kept at its own mtimeMs ${mtimeMs}`)
+      const below = await find(`f${i}`, { cwd: dir, modifiedSince: mtimeMs - 0.001 })
+      if (below.entries.length !== 1) wrong.push(`f${i} left out just below ${mtimeMs}`)
     }
-    assert.deepEqual(missed, [])
+    assert.deepEqual(wrong, [])
   })
 
   test('minSize / maxSize: numbers or 1024-based strings, inclusive', async (t) => {
@@ -508,9 +510,10 @@ describe('filters', () => {
     assert.deepEqual(await sized({ minSize: '2kb', maxSize: '2KiB' }), ['k2'])
   })
 
-  test('size filters treat folders as 0 bytes', async (t) => {
+  test('size filters never remove folders', async (t) => {
     const dir = tmpTree(t, { 'd/f': 10, 'e/': null })
-    assert.deepEqual(sortedPaths(await find('*', { cwd: dir, type: 'dir', minSize: 1 })), [])
+    assert.deepEqual(sortedPaths(await find('*', { cwd: dir, type: 'dir', minSize: 1 })), ['d', 'e'])
     assert.deepEqual(sortedPaths(await find('*', { cwd: dir, type: 'dir', maxSize: 0 })), ['d', 'e'])
+    assert.deepEqual(sortedPaths(await find('**', { cwd: dir, type: 'any', minSize: 11 })), ['d', 'e'])
   })
 })

@@ -98,7 +98,7 @@ describe('agent-find mcp', () => {
       assert.equal(textOf(result), formatSearchResult(await searchFiles({ ...args, cwd: root })), JSON.stringify(args))
     }
     const content = await server.client.callTool({ name: 'search_files', arguments: { pattern: 'TODO' } })
-    assert.equal(textOf(content), 'README.md:2: TODO(ana): docs\nsrc/app.ts:1: export const app = 1 // TODO(bo)')
+    assert.equal(textOf(content), `Search directory: ${root}\nREADME.md:2: TODO(ana): docs\nsrc/app.ts:1: export const app = 1 // TODO(bo)`)
   })
 
   test('the other root is searchable by its absolute path', async () => {

@@ -128,8 +128,8 @@ describe('reader: failures', () => {
   test('the search path: not-found, not-a-dir, permission-denied, fs-error', async () => {
     const folders = { '/': ['src', 'f.txt'], '/src': [] }
     const files = { '/f.txt': 'x' }
-    await rejectsWith(find({ pattern: '*', reader: tinyReader(folders, files), path: 'nope' }), 'not-found', /`\/nope`/)
-    await rejectsWith(find({ pattern: '*', reader: tinyReader(folders, files), path: 'f.txt' }), 'not-a-dir', /`\/f.txt`/)
+    await rejectsWith(find({ pattern: '*', reader: tinyReader(folders, files), path: 'nope' }), 'not-found', /`nope`/)
+    await rejectsWith(find({ pattern: '*', reader: tinyReader(folders, files), path: 'f.txt' }), 'not-a-dir', /`f.txt`/)
     const denied = tinyReader(folders, files, { stat: async () => { throw errorWith('EACCES') } })
     await rejectsWith(find({ pattern: '*', reader: denied }), 'permission-denied')
     const listDenied = tinyReader(folders, files, { list: async () => { throw errorWith('EACCES') } })
@@ -197,14 +197,16 @@ describe('reader: paths, policy, results', () => {
   const folders = { '/': ['work', 'other'], '/work': ['src', 'b.ts'], '/work/src': ['a.ts'], '/other': ['c.ts'] }
   const files = { '/work/b.ts': 'bb', '/work/src/a.ts': 'TODO: a', '/other/c.ts': 'c' }
 
-  test('cwd defaults to / and a relative cwd starts there; results show the reader\'s paths', async () => {
+  test('cwd defaults to / and a relative cwd starts there; a plain reader shows relative paths', async () => {
     const reader = tinyReader(folders, files)
     const all = await find({ pattern: '**/*.ts', reader, sortBy: 'name' })
-    assert.equal(all.path, '/')
+    assert.equal(all.path, '.')
     assert.deepEqual(all.entries.map((e) => e.path), ['other/c.ts', 'work/b.ts', 'work/src/a.ts'])
     const work = await find({ pattern: '**/*.ts', reader, cwd: 'work', path: 'src' })
-    assert.equal(work.path, '/work/src')
-    assert.ok(formatFindResult(work).startsWith('Search directory: /work/src\n'))
+    assert.equal(work.path, 'work/src')
+    assert.ok(formatFindResult(work).startsWith('Search directory: work/src\n'))
+    const mounted = await find({ pattern: '**/*.ts', reader: { ...reader, mounted: true }, cwd: 'work', path: 'src' })
+    assert.equal(mounted.path, '/work/src')
     assert.deepEqual(await findFiles('**/*.ts', 'work', { reader }), ['/work/b.ts', '/work/src/a.ts'])
     assert.deepEqual(await findFiles('*.ts', { reader, cwd: '/other' }), ['/other/c.ts'])
   })

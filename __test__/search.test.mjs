@@ -37,7 +37,7 @@ test('content mode: file, 1-based line and the line text, in path order', async 
   assert.equal(r.truncated, false)
   assert.equal(r.path, dir)
   assert.equal(r.notice, undefined)
-  assert.equal(formatSearchResult(r), 'src/app.py:2:     # TODO: fix\nsrc/lib.ts:1: let y = 2 // TODO ts\nsrc/ui.tsx:1: export const x = "TODO in tsx"')
+  assert.equal(formatSearchResult(r), `Search directory: ${dir}\nsrc/app.py:2:     # TODO: fix\nsrc/lib.ts:1: let y = 2 // TODO ts\nsrc/ui.tsx:1: export const x = "TODO in tsx"`)
 })
 
 test('ignoreCase and fileGlob with braces', async (t) => {
@@ -60,7 +60,7 @@ test('files mode lists matching files newest first; count mode counts lines per 
   const files = await searchFiles({ pattern: 'TODO', path: dir, outputMode: 'files' })
   assert.deepEqual(files.files, ['src/ui.tsx', 'src/lib.ts', 'src/app.py'])
   assert.equal(files.matchCount, 3)
-  assert.equal(formatSearchResult(files), 'src/ui.tsx\nsrc/lib.ts\nsrc/app.py')
+  assert.equal(formatSearchResult(files), `Search directory: ${dir}\nsrc/ui.tsx\nsrc/lib.ts\nsrc/app.py`)
   const counts = await searchFiles({ pattern: 'todo', ignoreCase: true, path: dir, outputMode: 'count' })
   assert.deepEqual(counts.counts, [
     { file: 'src/app.py', count: 2 },
@@ -68,7 +68,7 @@ test('files mode lists matching files newest first; count mode counts lines per 
     { file: 'src/ui.tsx', count: 1 },
   ])
   assert.equal(counts.matchCount, 4)
-  assert.equal(formatSearchResult(counts), 'src/app.py: 2\nsrc/lib.ts: 1\nsrc/ui.tsx: 1')
+  assert.equal(formatSearchResult(counts), `Search directory: ${dir}\nsrc/app.py: 2\nsrc/lib.ts: 1\nsrc/ui.tsx: 1`)
 })
 
 test('skipped folders and gitignored files are searched only with noIgnore', async (t) => {
@@ -76,10 +76,10 @@ test('skipped folders and gitignored files are searched only with noIgnore', asy
   const dep = await searchFiles({ pattern: 'dependency', path: dir })
   assert.equal(dep.matchCount, 0)
   assert.deepEqual(dep.matches, [])
-  assert.match(dep.notice, /node_modules\//)
-  assert.match(dep.notice, /web\/dist\//)
+  assert.match(dep.notice, /matches in places that were skipped: node_modules\/ \(always skipped\)/)
+  assert.match(dep.notice, /Also skipped: web\/dist\//)
   assert.match(dep.notice, /`noIgnore: true`/)
-  assert.equal(formatSearchResult(dep), `No matches found.\n${dep.notice}`)
+  assert.equal(formatSearchResult(dep), `Search directory: ${dir}\nNo matches found.\n${dep.notice}`)
   const found = await searchFiles({ pattern: 'dependency', path: dir, noIgnore: true })
   assert.deepEqual(found.matches, [{ file: 'node_modules/dep/index.js', line: 1, match: 'TODO inside a dependency' }])
   assert.equal(found.notice, undefined)
@@ -96,7 +96,7 @@ test('no notice when nothing was skipped', async (t) => {
   const r = await searchFiles({ pattern: 'absent', path: dir })
   assert.equal(r.matchCount, 0)
   assert.equal(r.notice, undefined)
-  assert.equal(formatSearchResult(r), 'No matches found.')
+  assert.equal(formatSearchResult(r), `Search directory: ${dir}\nNo matches found.`)
 })
 
 test('binary files are skipped', async (t) => {

@@ -24,7 +24,7 @@ Options:
   --regex                   pattern is a regex tested against each file name
   --match-base              glob is tested against the file name, not the path
   --case-sensitive          match case (default: case-insensitive)
-  --modified-since WHEN     ISO date, epoch ms, or an age such as 30m, 24h, 7d
+  --modified-since WHEN     modified strictly after: ISO date, epoch ms, or an age (30m, 24h, 7d)
   --min-size SIZE           bytes, or 10KB, 1.5MB, 2GB (inclusive)
   --max-size SIZE
   --no-hidden               leave out dotfiles and dot-folders

@@ -25,12 +25,21 @@ impl CancelFlag {
 pub struct Cancel {
     flag: CancelFlag,
     deadline: Option<(Instant, u64)>,
+    /// Set by the search itself once it has learned enough (see `stopping`).
+    enough: Option<CancelFlag>,
 }
 
 impl Cancel {
     pub fn new(flag: CancelFlag, timeout_ms: Option<u64>) -> Self {
         let deadline = timeout_ms.map(|ms| (Instant::now() + Duration::from_millis(ms), ms));
-        Cancel { flag, deadline }
+        Cancel { flag, deadline, enough: None }
+    }
+
+    /// The same, also stopped by `enough`: for a walk that may end as soon as
+    /// its selector has what it wants. It then ends with `aborted`, which the
+    /// caller tells apart by `enough.is_set()`.
+    pub fn stopping(&self, enough: CancelFlag) -> Cancel {
+        Cancel { enough: Some(enough), ..self.clone() }
     }
 
     pub fn never() -> Self {
@@ -44,7 +53,7 @@ impl Cancel {
 
     /// `Err(aborted)` once the flag is set or the deadline has passed.
     pub fn check(&self) -> Result<()> {
-        if self.flag.is_set() {
+        if self.flag.is_set() || self.enough.as_ref().is_some_and(CancelFlag::is_set) {
             return Err(FindError::aborted());
         }
         match self.deadline {
@@ -71,5 +80,10 @@ mod tests {
         assert_eq!(err.code, ErrorCode::Aborted);
         assert!(err.message.contains("timeoutMs"));
         assert!(Cancel::never().check().is_ok());
+        let enough = CancelFlag::default();
+        let stopping = Cancel::never().stopping(enough.clone());
+        assert!(stopping.check().is_ok());
+        enough.cancel();
+        assert!(stopping.check().is_err() && !stopping.is_aborted_by_caller());
     }
 }

@@ -63,7 +63,7 @@ pub fn admit(
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
         Err(_) => Meta { size: 0, mtime_ms: 0.0 },
     };
-    filters.accepts_meta(&meta).then_some(Some(meta))
+    filters.accepts_meta(kind, &meta).then_some(Some(meta))
 }
 
 /// `admit` as a selector that makes each accepted entry a `Found`.

@@ -105,7 +105,7 @@ pub fn explain_no_match(config: &FindConfig, root: &Root, cancel: &Cancel) -> Re
         let name = place.rsplit('/').next().unwrap_or(place);
         let reason = if !config.rules.hidden && name.starts_with('.') {
             Skip::Hidden
-        } else if excludes.is_excluded(Path::new(place)) {
+        } else if excludes.is_excluded(Path::new(place), place_is_dir) {
             Skip::Excluded
         } else {
             Skip::Gitignored

@@ -22,24 +22,27 @@ pub struct JsStorage {
     stat: Arc<Call<Stat>>,
     read: Arc<Call<Vec<u8>>>,
     concurrency: usize,
+    mounted: bool,
 }
 
 /// The most calls in flight a reader may ask for.
 pub const MAX_CONCURRENCY: u32 = 1024;
 
 impl JsStorage {
-    /// From the adapted reader `{ list, stat, read, concurrency }` (see `index.js`).
+    /// From the adapted reader `{ list, stat, read, concurrency, mounted }` (see `reader-adapter.js`).
     pub fn from_js(reader: &Object) -> Result<JsStorage> {
         fn call<T: FromAnswer + 'static>(reader: &Object, name: &str) -> Result<Arc<Call<T>>> {
             let f: Function<String, Promise<Answer<T>>> = reader.get_named_property(name)?;
             Ok(Arc::new(f.build_threadsafe_function().callee_handled::<false>().weak::<true>().build()?))
         }
         let concurrency: u32 = reader.get_named_property("concurrency")?;
+        let mounted: bool = reader.get_named_property("mounted")?;
         Ok(JsStorage {
             list: call(reader, "list")?,
             stat: call(reader, "stat")?,
             read: call(reader, "read")?,
             concurrency: concurrency.clamp(1, MAX_CONCURRENCY) as usize,
+            mounted,
         })
     }
 }
@@ -72,6 +75,10 @@ impl Storage for JsStorage {
 
     fn concurrency(&self) -> usize {
         self.concurrency
+    }
+
+    fn mounted(&self) -> bool {
+        self.mounted
     }
 }
 

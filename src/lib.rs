@@ -478,8 +478,8 @@ impl Plan {
     #[napi(getter)]
     pub fn path(&self) -> Option<String> {
         Some(match self.job.as_ref().ok()? {
-            Job::Find(c, _) => c.scope.display(),
-            Job::Search(c) => c.scope.display(),
+            Job::Find(c, _) => c.scope.logical(),
+            Job::Search(c) => c.scope.logical(),
         })
     }
 

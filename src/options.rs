@@ -150,6 +150,7 @@ pub fn parse(fields: &[(String, Value)], purpose: Purpose) -> Result<FindConfig>
         case_sensitive,
         max_depth,
         skip_dirs: &[".git"],
+        record_ignored: false,
     };
     // Compile `exclude` now, so a bad glob fails before any file is touched.
     Excludes::new(&rules)?;

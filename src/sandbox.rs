@@ -153,8 +153,29 @@ impl Scope {
         }
     }
 
+    /// The search directory as results and messages show it: the logical
+    /// path, except in a plain (not mounted) storage, where it keeps relative
+    /// POSIX syntax: `docs`, and `.` for the storage's root.
     pub fn display(&self) -> String {
+        match &self.source {
+            Source::Storage(storage) if !storage.mounted() => relative_to_storage_root(&self.logical_path),
+            _ => self.logical(),
+        }
+    }
+
+    /// The logical path in its namespace, rooted: what the policy is asked
+    /// about and what a storage is called with.
+    pub fn logical(&self) -> String {
         self.logical_path.to_string_lossy().into_owned()
+    }
+}
+
+/// A storage path (`/docs/a`) relative to the storage's root (`docs/a`).
+fn relative_to_storage_root(path: &Path) -> String {
+    let text = path.to_string_lossy();
+    match text.trim_start_matches('/') {
+        "" => ".".to_string(),
+        relative => relative.to_string(),
     }
 }
 

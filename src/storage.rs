@@ -39,6 +39,10 @@ pub trait Storage: Send + Sync {
     fn read(&self, path: &str) -> Reply<Vec<u8>>;
     /// How many calls may be waiting for an answer at once.
     fn concurrency(&self) -> usize;
+    /// A mounted storage shows its search directories as the rooted paths of
+    /// its namespace (`/workspace/docs`); a plain one, relative to its root
+    /// in POSIX syntax (`docs`, `.`).
+    fn mounted(&self) -> bool;
 }
 
 /// A shared storage.
@@ -253,6 +257,10 @@ pub mod memory {
 
         fn concurrency(&self) -> usize {
             self.concurrency
+        }
+
+        fn mounted(&self) -> bool {
+            true
         }
     }
 }

@@ -65,9 +65,10 @@ pub fn pattern(data: &[u8]) -> String {
             case_sensitive,
             max_depth: None,
             skip_dirs: &[],
+            record_ignored: false,
         };
         if let Ok(ex) = Excludes::new(&rules) {
-            hits += usize::from(ex.is_excluded(raw));
+            hits += usize::from(ex.is_excluded(raw, false));
         }
     }
     format!("{mode:?} ok {} hits", hits.min(2))

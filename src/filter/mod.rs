@@ -39,11 +39,13 @@ impl Filters {
         self.min_size.is_some() || self.max_size.is_some() || self.modified_since.is_some()
     }
 
-    /// Size bounds are inclusive; directories count as 0 bytes.
-    pub fn accepts_meta(&self, meta: &Meta) -> bool {
-        self.min_size.is_none_or(|min| meta.size >= min)
-            && self.max_size.is_none_or(|max| meta.size <= max)
-            && self.modified_since.is_none_or(|since| meta.mtime_ms >= since)
+    /// Size bounds are inclusive and never remove a directory (the size of
+    /// a folder entry says nothing about what it holds); `modifiedSince`
+    /// keeps entries modified strictly after the instant.
+    pub fn accepts_meta(&self, kind: EntryKind, meta: &Meta) -> bool {
+        let sized = kind == EntryKind::Dir
+            || (self.min_size.is_none_or(|min| meta.size >= min) && self.max_size.is_none_or(|max| meta.size <= max));
+        sized && self.modified_since.is_none_or(|since| meta.mtime_ms > since)
     }
 }
 
@@ -70,17 +72,28 @@ mod tests {
         let f = Filters { min_size: Some(10), max_size: Some(20), ..filters() };
         assert!(f.needs_meta());
         let at = |size| Meta { size, mtime_ms: 0.0 };
-        assert!(!f.accepts_meta(&at(9)));
-        assert!(f.accepts_meta(&at(10)));
-        assert!(f.accepts_meta(&at(20)));
-        assert!(!f.accepts_meta(&at(21)));
+        assert!(!f.accepts_meta(EntryKind::File, &at(9)));
+        assert!(f.accepts_meta(EntryKind::File, &at(10)));
+        assert!(f.accepts_meta(EntryKind::File, &at(20)));
+        assert!(!f.accepts_meta(EntryKind::File, &at(21)));
+        assert!(!f.accepts_meta(EntryKind::Symlink, &at(21)));
     }
 
     #[test]
-    fn modified_since_is_inclusive() {
+    fn size_bounds_never_remove_directories() {
+        let f = Filters { min_size: Some(1024), max_size: Some(2048), ..filters() };
+        assert!(f.accepts_meta(EntryKind::Dir, &Meta { size: 0, mtime_ms: 0.0 }));
+        assert!(f.accepts_meta(EntryKind::Dir, &Meta { size: 4096, mtime_ms: 0.0 }));
+        let recent = Filters { modified_since: Some(1000.0), ..f };
+        assert!(!recent.accepts_meta(EntryKind::Dir, &Meta { size: 0, mtime_ms: 10.0 }), "time still applies");
+    }
+
+    #[test]
+    fn modified_since_is_strictly_after() {
         let f = Filters { modified_since: Some(1000.0), ..filters() };
-        assert!(f.accepts_meta(&Meta { size: 0, mtime_ms: 1000.0 }));
-        assert!(!f.accepts_meta(&Meta { size: 0, mtime_ms: 999.5 }));
+        assert!(f.accepts_meta(EntryKind::File, &Meta { size: 0, mtime_ms: 1000.5 }));
+        assert!(!f.accepts_meta(EntryKind::File, &Meta { size: 0, mtime_ms: 1000.0 }));
+        assert!(!f.accepts_meta(EntryKind::File, &Meta { size: 0, mtime_ms: 999.5 }));
         assert!(!filters().needs_meta());
     }
 }

@@ -177,6 +177,7 @@ impl Index {
             case_sensitive: true,
             max_depth: None,
             skip_dirs: &[".git"],
+            record_ignored: false,
         };
         let walked = walk(&root, &everything, &Cancel::never(), || {
             |rel: &Path, kind, entry: &Entry| {

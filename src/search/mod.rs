@@ -3,6 +3,7 @@
 //! build folders skipped unless asked, and results ready for a model.
 
 pub mod content;
+mod elsewhere;
 pub mod options;
 pub mod render;
 
@@ -12,7 +13,7 @@ use crate::error::Result;
 use crate::pattern::NameMatcher;
 use crate::sandbox::Scope;
 use crate::storage::{block_on, in_flight, reader_failed, StorageRef};
-use crate::walk::{posix_string, walk, Entry, Root, Tree, WalkRules};
+use crate::walk::{posix_string, walk, Entry, Root, Tree, WalkRules, Walked};
 use content::{new_searcher, scan_bytes, scan_file, FileScan, LineHit, Scan};
 use grep_regex::RegexMatcher;
 use std::path::Path;
@@ -114,43 +115,8 @@ pub fn run(config: &SearchConfig, cancel: &Cancel) -> Result<SearchOutcome> {
         Target::Files { .. } => true,
         Target::Content { mode, .. } => *mode == OutputMode::Files,
     };
-    let scan = match &config.target {
-        Target::Content { mode: OutputMode::Files, .. } => Scan::Any,
-        _ => Scan::Count,
-    };
-    let walked = walk(&root, &config.rules, cancel, || {
-        let mut searcher = new_searcher(scan);
-        move |relative: &Path, kind, entry: &Entry| {
-            if kind != EntryKind::File {
-                return None;
-            }
-            let count = match &config.target {
-                Target::Files { name } => u64::from(name.is_match(relative)),
-                Target::Content { regex, file_glob, .. } => {
-                    if file_glob.as_ref().is_some_and(|g| !g.is_match(relative)) {
-                        return None;
-                    }
-                    match entry.open() {
-                        Some(file) => scan_file(&mut searcher, regex, file, scan)?.count,
-                        None => UNREAD,
-                    }
-                }
-            };
-            if count == 0 {
-                return None;
-            }
-            let mtime_ms = if newest_first { entry.stat().ok()?.meta.mtime_ms } else { 0.0 };
-            Some(Hit { path: posix_string(relative), relative: relative.to_path_buf(), count, mtime_ms })
-        }
-    })?;
+    let walked = gather(config, &root, &config.rules, cancel, &|_| true, &|_| {})?;
     let mut hits = walked.found;
-    if let Target::Content { regex, .. } = &config.target {
-        match &root.tree {
-            Tree::Storage(storage) => hits = scan_stored(storage, &root, regex, hits, scan, cancel)?,
-            Tree::Index(..) => hits = scan_indexed(&root, regex, hits, scan, cancel)?,
-            Tree::Local(_) => {}
-        }
-    }
     if newest_first {
         hits.sort_unstable_by(|a, b| b.mtime_ms.total_cmp(&a.mtime_ms).then_with(|| a.path.cmp(&b.path)));
     } else {
@@ -174,8 +140,72 @@ pub fn run(config: &SearchConfig, cancel: &Cancel) -> Result<SearchOutcome> {
             (SearchItems::Matches(matches), total, total > max as u64)
         }
     };
-    let notice = (match_count == 0 && !walked.skipped.is_empty()).then(|| skipped_notice(&walked.skipped));
+    let notice = match match_count {
+        0 => elsewhere::notice(config, &root, &walked.skipped, walked.ignored, cancel)?,
+        _ => None,
+    };
     Ok(SearchOutcome { path: config.scope.display(), items, match_count, truncated, notice })
+}
+
+/// Walks `root` under `rules` and keeps the files that match: by name, or
+/// by content with their matching lines counted. Only files `wanted`
+/// admits are tested; `on_match` hears of each match as it is found.
+fn gather(
+    config: &SearchConfig,
+    root: &Root,
+    rules: &WalkRules,
+    cancel: &Cancel,
+    wanted: &(dyn Fn(&Path) -> bool + Sync),
+    on_match: &(dyn Fn(&Path) + Sync),
+) -> Result<Walked<Hit>> {
+    let newest_first = match &config.target {
+        Target::Files { .. } => true,
+        Target::Content { mode, .. } => *mode == OutputMode::Files,
+    };
+    let scan = match &config.target {
+        Target::Content { mode: OutputMode::Files, .. } => Scan::Any,
+        _ => Scan::Count,
+    };
+    let mut walked = walk(root, rules, cancel, || {
+        let mut searcher = new_searcher(scan);
+        move |relative: &Path, kind, entry: &Entry| {
+            if kind != EntryKind::File || !wanted(relative) {
+                return None;
+            }
+            let count = match &config.target {
+                Target::Files { name } => u64::from(name.is_match(relative)),
+                Target::Content { regex, file_glob, .. } => {
+                    if file_glob.as_ref().is_some_and(|g| !g.is_match(relative)) {
+                        return None;
+                    }
+                    match entry.open() {
+                        Some(file) => scan_file(&mut searcher, regex, file, scan)?.count,
+                        None => UNREAD,
+                    }
+                }
+            };
+            if count == 0 {
+                return None;
+            }
+            if count != UNREAD {
+                on_match(relative);
+            }
+            let mtime_ms = if newest_first { entry.stat().ok()?.meta.mtime_ms } else { 0.0 };
+            Some(Hit { path: posix_string(relative), relative: relative.to_path_buf(), count, mtime_ms })
+        }
+    })?;
+    if let Target::Content { regex, .. } = &config.target {
+        let hits = std::mem::take(&mut walked.found);
+        walked.found = match &root.tree {
+            Tree::Storage(storage) => scan_stored(storage, root, regex, hits, scan, cancel)?,
+            Tree::Index(..) => scan_indexed(root, regex, hits, scan, cancel)?,
+            Tree::Local(_) => hits,
+        };
+        if !matches!(root.tree, Tree::Local(_)) {
+            walked.found.iter().for_each(|hit| on_match(&hit.relative));
+        }
+    }
+    Ok(walked)
 }
 
 /// The first `max` matching lines in path order: the walk only counted, so
@@ -273,22 +303,6 @@ fn stored_path(root: &Root, hit: &Hit) -> String {
     crate::storage::join(&root.path.to_string_lossy(), &hit.path)
 }
 
-/// How many skipped folders the notice names.
-const NAMED_SKIPPED: usize = 10;
-
-fn skipped_notice(skipped: &[String]) -> String {
-    let named: Vec<String> = skipped.iter().take(NAMED_SKIPPED).map(|s| format!("{s}/")).collect();
-    let more = if skipped.len() > NAMED_SKIPPED {
-        format!(" and {} more", skipped.len() - NAMED_SKIPPED)
-    } else {
-        String::new()
-    };
-    format!(
-        "Nothing matched, but these folders were skipped: {}{more}. Set `noIgnore: true` to search them (and gitignored files).",
-        named.join(", ")
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -326,14 +340,5 @@ mod tests {
         let err = search_in(&s, &[("pattern", "TODO")]).unwrap_err();
         assert_eq!(err.code, ErrorCode::FsError);
         assert!(err.message.contains("`/src/b.rs`") && err.message.contains("EIO"), "{}", err.message);
-    }
-
-    #[test]
-    fn notice_names_skipped_folders() {
-        let n = skipped_notice(&["node_modules".into(), "web/dist".into()]);
-        assert!(n.contains("node_modules/, web/dist/"), "{n}");
-        assert!(n.contains("`noIgnore: true`"));
-        let many: Vec<String> = (0..12).map(|i| format!("p{i}/node_modules")).collect();
-        assert!(skipped_notice(&many).contains("and 2 more"));
     }
 }

@@ -33,6 +33,15 @@ fn name_glob(glob: &str, case_sensitive: bool) -> Result<NameMatcher> {
     NameMatcher::new(glob, mode, case_sensitive)
 }
 
+/// A `fileGlob` that is only an extension (`.py`, `.{ts,tsx}`: a leading dot
+/// and no `*`, `?`, `[` or `/`) means every file with it: `*.py`.
+fn file_glob_pattern(glob: &str) -> std::borrow::Cow<'_, str> {
+    match glob.starts_with('.') && glob.len() > 1 && !glob.contains(['*', '?', '[', '/']) {
+        true => format!("*{glob}").into(),
+        false => glob.into(),
+    }
+}
+
 /// A bare word (no `*` or `?`) is a contains-match: `ai-news` → `*ai-news*`,
 /// with the word's other glob characters taken literally.
 fn name_pattern(pattern: &str) -> String {
@@ -95,7 +104,7 @@ pub fn parse(fields: &[(String, Value)]) -> Result<SearchConfig> {
             Some("") => {
                 return Err(FindError::invalid_argument("`fileGlob` is empty; omit it or pass a glob such as '*.py'"))
             }
-            Some(glob) => Some(name_glob(glob, false)?),
+            Some(glob) => Some(name_glob(&file_glob_pattern(glob), false)?),
             None => None,
         };
         Target::Content { regex, file_glob, mode }
@@ -122,6 +131,8 @@ pub fn parse(fields: &[(String, Value)]) -> Result<SearchConfig> {
         max_depth: None,
         // `.git/` stays skipped even then, as in `find`: its objects are never what a search wants.
         skip_dirs: if no_ignore { &[".git"] } else { SKIPPED_DIRS },
+        // A search that finds nothing looks in what was ignored (see `elsewhere`).
+        record_ignored: !no_ignore,
     };
     Ok(SearchConfig { target, rules, max_results, scope, timeout_ms })
 }
@@ -149,6 +160,19 @@ mod tests {
         assert!(m.is_match(Path::new("reports/ai-news-report.md")));
         assert!(!m.is_match(Path::new("ai-new.md")));
         assert!(name_glob(&name_pattern("a[1]"), true).unwrap().is_match(Path::new("x/a[1].txt")));
+    }
+
+    #[test]
+    fn an_extension_alone_is_a_file_glob_for_it() {
+        assert_eq!(file_glob_pattern(".py"), "*.py");
+        assert_eq!(file_glob_pattern(".{ts,tsx}"), "*.{ts,tsx}");
+        assert_eq!(file_glob_pattern("*.py"), "*.py");
+        assert_eq!(file_glob_pattern("./src/*.rs"), "./src/*.rs");
+        assert_eq!(file_glob_pattern("."), ".");
+        let m = name_glob(&file_glob_pattern(".{ts,tsx}"), false).unwrap();
+        assert!(
+            m.is_match(Path::new("src/App.TSX")) && m.is_match(Path::new("a.ts")) && !m.is_match(Path::new("a.js"))
+        );
     }
 
     #[test]

@@ -1,10 +1,12 @@
-//! The text a model reads for a search (`formatSearchResult`): `file:line: text`
-//! lines, a path a line, or `file: N` lines, then the truncation line and the
-//! notice; capped at `MAX_BYTES` like `find` output.
+//! The text a model reads for a search (`formatSearchResult`): the search
+//! directory first (as `find`'s text has it, so relative paths can be
+//! joined), then `file:line: text` lines, a path a line, or `file: N` lines,
+//! then the truncation line and the notice; capped at `MAX_BYTES` like
+//! `find` output.
 
 use super::{SearchItems, SearchOutcome, MAX_RESULTS};
 use crate::options::DEFAULT_MAX_BYTES;
-use crate::render::bytes_notice;
+use crate::render::{bytes_notice, header};
 
 pub const MAX_BYTES: usize = DEFAULT_MAX_BYTES;
 pub const NO_MATCH: &str = "No matches found.";
@@ -32,6 +34,7 @@ fn truncation_line(result: &SearchOutcome, shown: usize) -> String {
 }
 
 pub fn render(result: &SearchOutcome) -> String {
+    let head = header(&result.path);
     let lines = item_lines(&result.items);
     let mut trailer: Vec<String> = Vec::new();
     if result.truncated {
@@ -41,11 +44,11 @@ pub fn render(result: &SearchOutcome) -> String {
     let mut body: Vec<&str> =
         if lines.is_empty() { vec![NO_MATCH] } else { lines.iter().map(String::as_str).collect() };
     let size = |body: &[&str], trailer: &[String]| {
-        body.iter().map(|l| l.len() + 1).chain(trailer.iter().map(|l| l.len() + 1)).sum::<usize>().saturating_sub(1)
+        head.len() + body.iter().map(|l| l.len() + 1).chain(trailer.iter().map(|l| l.len() + 1)).sum::<usize>()
     };
     if size(&body, &trailer) > MAX_BYTES {
         let cut_notice = bytes_notice(MAX_BYTES);
-        let reserve = cut_notice.len() + 1 + result.notice.as_ref().map_or(0, |n| n.len() + 1);
+        let reserve = head.len() + cut_notice.len() + 1 + result.notice.as_ref().map_or(0, |n| n.len() + 1);
         let mut used = 0;
         let keep = body.iter().take_while(|l| {
             used += l.len() + 1;
@@ -54,7 +57,7 @@ pub fn render(result: &SearchOutcome) -> String {
         body = keep.copied().collect();
         trailer = std::iter::once(cut_notice).chain(result.notice.clone()).collect();
     }
-    body.iter().map(|l| l.to_string()).chain(trailer).collect::<Vec<_>>().join("\n")
+    std::iter::once(head).chain(body.iter().map(|l| l.to_string())).chain(trailer).collect::<Vec<_>>().join("\n")
 }
 
 #[cfg(test)]
@@ -73,11 +76,13 @@ mod tests {
             1,
             false,
         );
-        assert_eq!(render(&m), "a.py:3: x = 1");
-        assert_eq!(render(&outcome(SearchItems::Files(vec!["a".into(), "b/c".into()]), 2, false)), "a\nb/c");
-        assert_eq!(render(&outcome(SearchItems::Counts(vec![("a".into(), 4)]), 4, false)), "a: 4");
+        assert_eq!(render(&m), "Search directory: /w\na.py:3: x = 1");
+        let files = render(&outcome(SearchItems::Files(vec!["a".into(), "b/c".into()]), 2, false));
+        assert_eq!(files, "Search directory: /w\na\nb/c");
+        let counts = render(&outcome(SearchItems::Counts(vec![("a".into(), 4)]), 4, false));
+        assert_eq!(counts, "Search directory: /w\na: 4");
         let none = SearchOutcome { notice: Some("Skipped.".into()), ..outcome(SearchItems::Files(vec![]), 0, false) };
-        assert_eq!(render(&none), "No matches found.\nSkipped.");
+        assert_eq!(render(&none), "Search directory: /w\nNo matches found.\nSkipped.");
     }
 
     #[test]

@@ -36,16 +36,22 @@ pub struct WalkRules {
     pub max_depth: Option<usize>,
     /// Folder names never entered, at any depth (`.git` is also skipped as a file).
     pub skip_dirs: &'static [&'static str],
+    /// Keep the entries that ignore files hid (`Walked::ignored`), so a
+    /// search that found nothing can look there.
+    pub record_ignored: bool,
 }
 
 /// What a walk returns: the selected entries, in no defined order, the
 /// folders it did not enter because of `skip_dirs` (relative, `.git` left
-/// out), and the folders where it passed over a `.git` (relative).
+/// out), the folders where it passed over a `.git` (relative), and with
+/// `record_ignored`, the entries ignore files hid (relative, whether a
+/// folder; a hidden folder's own entries are not listed).
 #[derive(Debug)]
 pub struct Walked<T> {
     pub found: Vec<T>,
     pub skipped: Vec<String>,
     pub git_holders: Vec<PathBuf>,
+    pub ignored: Vec<(String, bool)>,
 }
 
 impl WalkRules {
@@ -61,24 +67,45 @@ impl WalkRules {
 }
 
 /// The compiled `exclude` globs. Each is matched the way a `.gitignore` line
-/// is: without `/` against every name at any depth, with `/` against the path
-/// from the root; an excluded folder is not entered.
+/// is: without `/` against every name at any depth; with a leading or inner
+/// `/`, against the path from the search root (`/*.md` is the top level
+/// only); with a trailing `/`, against folders only. An excluded folder is
+/// not entered.
 #[derive(Debug, Clone, Default)]
-pub struct Excludes(Vec<NameMatcher>);
+pub struct Excludes(Vec<Exclude>);
+
+#[derive(Debug, Clone)]
+struct Exclude {
+    matcher: NameMatcher,
+    dirs_only: bool,
+}
 
 impl Excludes {
     pub fn new(rules: &WalkRules) -> Result<Excludes> {
         let compile = |glob: &String| {
             let trimmed = glob.strip_prefix("./").unwrap_or(glob);
-            if trimmed.is_empty() {
-                return Err(FindError::invalid_argument(
-                    "`exclude` holds an empty glob; remove it or write a glob such as 'dist' or '*.log'",
-                ));
+            let dirs_only = trimmed.len() > 1 && trimmed.ends_with('/');
+            let body = trimmed.strip_suffix('/').filter(|_| dirs_only).unwrap_or(trimmed);
+            let anchored = body.starts_with('/');
+            let body = body.trim_start_matches('/');
+            if body.is_empty() {
+                return Err(FindError::invalid_argument(format!(
+                    "`exclude` holds {}; remove it or write a glob such as 'dist' or '*.log'",
+                    if trimmed.is_empty() {
+                        "an empty glob".to_string()
+                    } else {
+                        format!("'{trimmed}', which names no entry")
+                    }
+                )));
             }
-            let mode =
-                if normalize_glob(trimmed).contains('/') { PatternMode::PathGlob } else { PatternMode::BaseGlob };
-            NameMatcher::new(trimmed, mode, rules.case_sensitive)
-                .map_err(|e| FindError::new(e.code, format!("in `exclude`: {}", e.message)))
+            let mode = if anchored || normalize_glob(body).contains('/') {
+                PatternMode::PathGlob
+            } else {
+                PatternMode::BaseGlob
+            };
+            let matcher = NameMatcher::new(body, mode, rules.case_sensitive)
+                .map_err(|e| FindError::new(e.code, format!("in `exclude`: {}", e.message)))?;
+            Ok(Exclude { matcher, dirs_only })
         };
         rules.exclude.iter().map(compile).collect::<Result<_>>().map(Excludes)
     }
@@ -87,8 +114,8 @@ impl Excludes {
         self.0.is_empty()
     }
 
-    pub fn is_excluded(&self, relative: &Path) -> bool {
-        self.0.iter().any(|m| m.is_match(relative))
+    pub fn is_excluded(&self, relative: &Path, is_dir: bool) -> bool {
+        self.0.iter().any(|e| (is_dir || !e.dirs_only) && e.matcher.is_match(relative))
     }
 }
 
@@ -168,6 +195,8 @@ struct Gate<'a> {
     skipped: Mutex<Vec<String>>,
     /// Folders holding a `.git` that was passed over.
     git_holders: Mutex<Vec<PathBuf>>,
+    /// With `record_ignored`: what ignore files hid.
+    ignored: Mutex<Vec<(String, bool)>>,
 }
 
 impl Gate<'_> {
@@ -178,6 +207,9 @@ impl Gate<'_> {
             return false;
         }
         if ignore.is_some_and(|rules| rules.is_ignored(rel, is_dir)) {
+            if self.rules.record_ignored {
+                self.ignored.lock().unwrap_or_else(|p| p.into_inner()).push((posix_string(rel), is_dir));
+            }
             return false;
         }
         if self.rules.skip_dirs.iter().any(|skip| name == *skip) && (is_dir || name == ".git") {
@@ -189,7 +221,7 @@ impl Gate<'_> {
             }
             return false;
         }
-        self.excludes.is_empty() || !self.excludes.is_excluded(rel)
+        self.excludes.is_empty() || !self.excludes.is_excluded(rel, is_dir)
     }
 
     /// Whether children at `depth` (the root's are at 1) are listed in turn.
@@ -213,6 +245,7 @@ where
         excludes: Excludes::new(rules)?,
         skipped: Mutex::new(Vec::new()),
         git_holders: Mutex::new(Vec::new()),
+        ignored: Mutex::new(Vec::new()),
     };
     let found = match &root.tree {
         Tree::Local(dir) => local::walk(dir, &root.path, &gate, cancel, new_selector)?,
@@ -223,7 +256,8 @@ where
     let mut skipped = gate.skipped.into_inner().unwrap_or_else(|p| p.into_inner());
     skipped.sort_unstable();
     let git_holders = gate.git_holders.into_inner().unwrap_or_else(|p| p.into_inner());
-    Ok(Walked { found, skipped, git_holders })
+    let ignored = gate.ignored.into_inner().unwrap_or_else(|p| p.into_inner());
+    Ok(Walked { found, skipped, git_holders, ignored })
 }
 
 /// A relative path as results show it: `/` separators, lossy UTF-8.
@@ -281,6 +315,7 @@ mod tests {
             case_sensitive: false,
             max_depth: None,
             skip_dirs: &[".git"],
+            record_ignored: false,
         }
     }
 
