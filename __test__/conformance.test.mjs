@@ -1,4 +1,4 @@
-// Reader conformance (issue 7): one spec tree, written to a temp dir and held
+// Reader conformance: one spec tree, written to a temp dir and held
 // by a memoryReader (and the temp dir mounted by a mountReader), answers the
 // same suite of find, findFiles and searchFiles calls identically: the same
 // FindResult / SearchResult / paths once the search directory is mapped, the

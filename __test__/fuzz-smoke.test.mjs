@@ -1,4 +1,4 @@
-// Issue 6: a short smoke run of each fuzz target in `npm test` (the long runs
+// A short smoke run of each fuzz target in `npm test` (the long runs
 // stay outside CI: see fuzz/README.md). The stable runner mutates the saved
 // corpus for a few seconds per target; a panic fails the test and is saved
 // under fuzz/artifacts/<target>/.

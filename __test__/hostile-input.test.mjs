@@ -1,4 +1,4 @@
-// Hostile input (issue 6): every option given every wrong type from JS, huge
+// Hostile input: every option given every wrong type from JS, huge
 // numbers, a 1 MB pattern, 10,000 '**/', malformed results handed to the
 // formatters. Each call settles with a FindFilesError of the right code or a
 // documented clamp/default; never a crash, a hang, a synchronous throw, or a

@@ -1,4 +1,4 @@
-// Hostile trees (issue 6): symlink loops and links out of the tree, a chain of
+// Hostile trees: symlink loops and links out of the tree, a chain of
 // 5,000 folders, 200,000 files in one folder, every kind of file name
 // (including names that are not valid UTF-8), a tree that changes during the
 // walk, unreadable folders and ignore files, and ignore files that are huge,

@@ -1,4 +1,4 @@
-// Load (issue 6): 1,000 calls aborted at random moments, 200 calls at once on
+// Load: 1,000 calls aborted at random moments, 200 calls at once on
 // a 100,000-file tree, and a `limit: 10` walk of a 200,000-file tree (1M with
 // AF_BIG=1) whose memory stays flat. Reports the worst event-loop gap, RSS
 // before/after and thread counts (as test diagnostics).

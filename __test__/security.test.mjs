@@ -1,4 +1,4 @@
-// Security (issue 6): `roots` cannot be escaped by '..', absolute paths,
+// Security: `roots` cannot be escaped by '..', absolute paths,
 // symlinks (in the path or inside the tree), NUL bytes, Windows-style paths or
 // patterns such as '../**' and '/etc/**'; a policy that throws or answers
 // garbage denies, with the contract's message.

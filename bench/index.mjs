@@ -1,4 +1,4 @@
-// The live index (issue 8): how much faster `index.find` answers than a
+// The live index: how much faster `index.find` answers than a
 // fresh `find` on the same tree, what a change costs the next query, and
 // what the index holds in memory per entry. On the generated trees of
 // trees.mjs; each index is opened in this process, medians of several runs,

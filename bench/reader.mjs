@@ -1,4 +1,4 @@
-// Storage readers (issue 7): what a StorageReader written in JS costs per
+// Storage readers: what a StorageReader written in JS costs per
 // listed folder against the local walk, on the generated trees of trees.mjs.
 // `find({ pattern: '**/*.nothing', cwd })` (all defaults, so ignore files are
 // read and the empty answer's hint walk runs) is timed locally, through

@@ -1,4 +1,4 @@
-//! Property tests (issue 6): the glob matcher (`agent_find::pattern`) agrees
+//! Property tests: the glob matcher (`agent_find::pattern`) agrees
 //! with a small reference matcher written from the contract, on random
 //! patterns and on paths made to match them (and near misses).
 //!

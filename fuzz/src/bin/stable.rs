@@ -117,11 +117,14 @@ fn main() {
     let save = args.iter().any(|a| a == "--save");
 
     let here = Path::new(env!("CARGO_MANIFEST_DIR"));
+    // `seeds/` is the small corpus kept in git; `corpus/` what local runs grew (not in git).
     let corpus_dir = here.join("corpus").join(name);
     let artifacts = here.join("artifacts").join(name);
-    let mut corpus: Vec<Vec<u8>> = std::fs::read_dir(&corpus_dir)
-        .map(|d| d.filter_map(|e| std::fs::read(e.ok()?.path()).ok()).collect())
-        .unwrap_or_default();
+    let read_all = |dir: &Path| -> Vec<Vec<u8>> {
+        std::fs::read_dir(dir).map(|d| d.filter_map(|e| std::fs::read(e.ok()?.path()).ok()).collect()).unwrap_or_default()
+    };
+    let mut corpus = read_all(&here.join("seeds").join(name));
+    corpus.extend(read_all(&corpus_dir));
     let seeded = corpus.len();
     if corpus.is_empty() {
         corpus.push(Vec::new());
