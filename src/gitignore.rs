@@ -9,10 +9,11 @@
 //! `exclude` stop at the nearest enclosing repository root (a nested
 //! repository does not inherit its parent's rules).
 //!
-//! What the `ignore` crate alone would lose is kept: a file whose globs
-//! outgrow the regex size limit is compiled in parts (the last matching line
-//! still wins), and a line that is not valid UTF-8 still matches the file
-//! whose name has those bytes.
+//! What the `ignore` crate alone would lose is kept: a UTF-8 byte order mark
+//! starting a file is skipped (as git does), a file whose globs outgrow the
+//! regex size limit is compiled in parts (the last matching line still
+//! wins), and a line that is not valid UTF-8 still matches the file whose
+//! name has those bytes.
 
 use crate::dir::Dir;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
@@ -77,8 +78,10 @@ enum Place {
 struct Lines(Vec<Gitignore>);
 
 impl Lines {
+    /// Compiles a file's lines (after a UTF-8 byte order mark, which git skips).
     fn parse(bytes: Option<Vec<u8>>) -> Lines {
         let Some(bytes) = bytes else { return Lines::default() };
+        let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
         let lines: Vec<Cow<'_, str>> =
             bytes.split(|&b| b == b'\n').map(|line| text_of(line.strip_suffix(b"\r").unwrap_or(line))).collect();
         Lines(compile(&lines))
@@ -384,6 +387,24 @@ mod tests {
         assert!(rules.is_ignored(Path::new(OsStr::from_bytes(b"bad-\xff.txt")), false));
         assert!(!rules.is_ignored(Path::new(OsStr::from_bytes(b"bad-\xfe.txt")), false));
         assert!(rules.is_ignored(Path::new("a.tmp"), false));
+        fs::remove_dir_all(root).unwrap();
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_skipped() {
+        let root = tree(
+            "bom",
+            &[
+                (".git/info/exclude", b"\xEF\xBB\xBF*.log\n"),
+                (".gitignore", b"\xEF\xBB\xBF*.tmp\n"),
+                (".ignore", b"\xEF\xBB\xBFout/\n"),
+            ],
+        );
+        let rules = Rules::default().enter(&Dir::open(&root).unwrap(), 0);
+        assert!(rules.is_ignored(Path::new("a.log"), false));
+        assert!(rules.is_ignored(Path::new("a.tmp"), false));
+        assert!(rules.is_ignored(Path::new("out"), true));
+        assert!(!rules.is_ignored(Path::new("a.txt"), false));
         fs::remove_dir_all(root).unwrap();
     }
 }
