@@ -10,6 +10,7 @@ pub mod entry;
 pub mod error;
 pub mod filter;
 pub mod find;
+pub mod gitconfig;
 pub mod gitdir;
 pub mod gitignore;
 pub mod hint;
