@@ -8,9 +8,10 @@
 //! folder is listed again and compared with the index (`reconcile`), so
 //! renames, mass deletes and edits of ignore files all come down to the same
 //! step. A folder holding `.git` reads its repository's `info/exclude` and
-//! `config` again each time it is listed again (on any event inside its
-//! `.git`). The user's git config and global excludes file are read once,
-//! at open (`GitEnv`).
+//! `config` again each time it is listed again: on any event inside its
+//! `.git`, and for a submodule on an event in its git dir under the
+//! superproject's `.git/modules/` (`submodule_folders`). The user's git
+//! config and global excludes file are read once, at open (`GitEnv`).
 //! A new folder is watched by the watcher only once its creation has
 //! been reported, so what was put in it before that raises no event: each
 //! new folder is listed again once events go quiet (`second_look`). When the
@@ -409,6 +410,7 @@ impl Index {
                         if let Some(folder) = self.changed_folder(path) {
                             dirty.insert(folder);
                         }
+                        dirty.extend(self.submodule_folders(path));
                     }
                 }
                 // A folder the OS would not watch (its limit): counted, as
@@ -475,6 +477,21 @@ impl Index {
             None => parts.len().saturating_sub(1),
         };
         Some(parts[..cut].join(&b'/'))
+    }
+
+    /// For an event inside a submodule's git dir (`<folder>/.git/modules/<name>/...`),
+    /// the folders the submodule may be checked out in (`<folder>/<name>`, the
+    /// name being a path that may hold `/`): listed again, those that exist
+    /// read their repository's `info/exclude` and config anew.
+    fn submodule_folders(&self, path: &Path) -> Vec<Vec<u8>> {
+        let Ok(rel) = path.strip_prefix(&self.real_path) else { return Vec::new() };
+        let parts: Vec<&[u8]> =
+            rel.as_os_str().as_encoded_bytes().split(|&b| b == b'/').filter(|p| !p.is_empty()).collect();
+        let Some(git) = parts.windows(2).position(|w| w == [&b".git"[..], &b"modules"[..]]) else {
+            return Vec::new();
+        };
+        let (holder, name) = (&parts[..git], &parts[git + 2..]);
+        (1..name.len()).map(|n| [holder, &name[..n]].concat().join(&b'/')).collect()
     }
 
     /// Lists the folder `id` again and makes its children in the index match:
@@ -587,6 +604,12 @@ mod tests {
         assert_eq!(folder("top.txt").as_deref(), Some(""));
         assert_eq!(folder(".git/info/exclude").as_deref(), Some(""));
         assert_eq!(folder("sub/.git/HEAD").as_deref(), Some("sub"));
+        let modules = |p: &str| -> Vec<String> {
+            index.submodule_folders(&dir.join(p)).into_iter().map(|f| String::from_utf8(f).unwrap()).collect()
+        };
+        assert_eq!(modules("sub/.git/modules/lib/info/exclude"), ["sub/lib", "sub/lib/info"]);
+        assert_eq!(modules(".git/modules/a/b/config"), ["a", "a/b"]);
+        assert!(modules(".git/info/exclude").is_empty() && modules("src/deep/a.ts").is_empty());
         assert_eq!(index.changed_folder(Path::new("/elsewhere/x")), None);
         index.close();
         fs::remove_dir_all(dir).unwrap();
