@@ -219,10 +219,10 @@ async fn repo_files(storage: &StorageRef, holder: &str, kind: EntryKind) -> std:
 /// `.` and `..` resolved; `None` when it is absolute, not UTF-8, or climbs
 /// above `/`.
 fn within(base: &str, rel: &Path) -> Option<String> {
-    let rel = rel.to_str()?;
-    if rel.starts_with('/') {
+    if rel.has_root() || rel.is_absolute() {
         return None;
     }
+    let rel = rel.to_str()?;
     let mut parts: Vec<&str> = base.split('/').filter(|p| !p.is_empty()).collect();
     for part in rel.split('/') {
         match part {
