@@ -7,7 +7,10 @@
 //! followed out of the tree, and depth is not limited by `PATH_MAX`. Ignore
 //! files are opened the same way and only read when they are regular files,
 //! so a FIFO or a link to `/dev/zero` named `.gitignore` cannot hang the walk
-//! or fill memory. Off Unix the same interface works on paths.
+//! or fill memory. Repository metadata (a `.git` file, `info/exclude`, git's
+//! config files) is read with `read_following`: through symlinks and out of
+//! the tree, as git does, but with the same care (regular files only, size
+//! capped, no blocking open). Off Unix the same interface works on paths.
 
 use crate::entry::{EntryKind, Meta};
 use std::ffi::OsStr;
@@ -72,16 +75,51 @@ impl Dir {
     /// there is none, it is anything but a regular file (a symlink, FIFO or
     /// device), it cannot be read, or it is larger than git reads.
     pub fn read_ignore_file(&self, name: &OsStr) -> Option<Vec<u8>> {
-        use std::io::Read;
-        let file = self.open_file(name).ok()?;
-        let md = file.metadata().ok()?;
-        if !md.is_file() || md.len() > MAX_IGNORE_FILE_BYTES {
+        read_capped(self.open_file(name).ok()?, MAX_IGNORE_FILE_BYTES)
+    }
+
+    /// The contents of the regular file at `path` (relative to this folder,
+    /// `..` and all, or absolute), following symlinks: for repository
+    /// metadata (`.git` files, `info/exclude`, `config`), which git reads
+    /// through links and which may lie outside the tree. `None` when it is
+    /// missing, not a regular file (nothing else is even opened, and a FIFO
+    /// swapped in meanwhile does not block), unreadable, or over `cap` bytes.
+    pub fn read_following(&self, path: &Path, cap: u64) -> Option<Vec<u8>> {
+        if self.kind_following(path)? != EntryKind::File {
             return None;
         }
-        let mut bytes = Vec::with_capacity(md.len() as usize);
-        file.take(MAX_IGNORE_FILE_BYTES).read_to_end(&mut bytes).ok()?;
-        Some(bytes)
+        read_capped(self.open_following(path).ok()?, cap)
     }
+}
+
+/// `Dir::read_following` for a path from the current folder.
+#[cfg(unix)]
+pub fn read_file_following(path: &Path, cap: u64) -> Option<Vec<u8>> {
+    if unix::kind_following_at(libc::AT_FDCWD, path)? != EntryKind::File {
+        return None;
+    }
+    read_capped(unix::open_following_at(libc::AT_FDCWD, path).ok()?, cap)
+}
+
+/// `Dir::read_following` for a path from the current folder.
+#[cfg(not(unix))]
+pub fn read_file_following(path: &Path, cap: u64) -> Option<Vec<u8>> {
+    if !std::fs::metadata(path).ok()?.is_file() {
+        return None;
+    }
+    read_capped(std::fs::File::open(path).ok()?, cap)
+}
+
+/// The contents of `file` when it is a regular file of at most `cap` bytes.
+fn read_capped(file: std::fs::File, cap: u64) -> Option<Vec<u8>> {
+    use std::io::Read;
+    let md = file.metadata().ok()?;
+    if !md.is_file() || md.len() > cap {
+        return None;
+    }
+    let mut bytes = Vec::with_capacity(md.len() as usize);
+    file.take(cap).read_to_end(&mut bytes).ok()?;
+    Some(bytes)
 }
 
 #[cfg(unix)]
@@ -113,6 +151,32 @@ mod unix {
             // SAFETY: a descriptor the kernel just returned, owned by nobody else.
             Ok(unsafe { OwnedFd::from_raw_fd(fd) })
         }
+    }
+
+    /// `fstatat` of `name` from the folder `fd` (or `AT_FDCWD`).
+    fn stat_at(fd: libc::c_int, name: &CStr, flags: libc::c_int) -> io::Result<Stat> {
+        let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
+        // SAFETY: a valid descriptor (or AT_FDCWD), a NUL-terminated name and room for the answer.
+        let rc = unsafe { libc::fstatat(fd, name.as_ptr(), st.as_mut_ptr(), flags) };
+        if rc != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: fstatat succeeded, so it filled `st`.
+        Ok(stat_of(unsafe { &st.assume_init() }))
+    }
+
+    /// `Dir::kind_following` from the folder `fd` (or `AT_FDCWD`).
+    pub(super) fn kind_following_at(fd: libc::c_int, path: &Path) -> Option<EntryKind> {
+        stat_at(fd, &c_name(path.as_os_str()).ok()?, 0).ok()?.kind
+    }
+
+    /// `Dir::open_following` from the folder `fd` (or `AT_FDCWD`).
+    pub(super) fn open_following_at(fd: libc::c_int, path: &Path) -> io::Result<std::fs::File> {
+        let path = c_name(path.as_os_str())?;
+        let flags = libc::O_RDONLY | libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC;
+        // SAFETY: a valid descriptor (or AT_FDCWD) and a NUL-terminated path; the result is checked.
+        let fd = unsafe { libc::openat(fd, path.as_ptr(), flags) };
+        check(fd).map(std::fs::File::from)
     }
 
     fn stat_of(st: &libc::stat) -> Stat {
@@ -161,16 +225,20 @@ mod unix {
         }
 
         fn stat_c(&self, name: &CStr) -> io::Result<Stat> {
-            let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
-            // SAFETY: a valid descriptor, a NUL-terminated name and room for the answer.
-            let rc = unsafe {
-                libc::fstatat(self.fd.as_raw_fd(), name.as_ptr(), st.as_mut_ptr(), libc::AT_SYMLINK_NOFOLLOW)
-            };
-            if rc != 0 {
-                return Err(io::Error::last_os_error());
-            }
-            // SAFETY: fstatat succeeded, so it filled `st`.
-            Ok(stat_of(unsafe { &st.assume_init() }))
+            stat_at(self.fd.as_raw_fd(), name, libc::AT_SYMLINK_NOFOLLOW)
+        }
+
+        /// What `path` (from this folder, or absolute) leads to, following
+        /// symlinks: a folder, a regular file, or `None` (missing, or another kind).
+        pub fn kind_following(&self, path: &Path) -> Option<EntryKind> {
+            kind_following_at(self.fd.as_raw_fd(), path)
+        }
+
+        /// Opens `path` (from this folder, or absolute) for reading,
+        /// following symlinks, without blocking on a FIFO (`O_NONBLOCK`) or
+        /// taking a terminal (`O_NOCTTY`): callers check what it is.
+        pub fn open_following(&self, path: &Path) -> io::Result<std::fs::File> {
+            open_following_at(self.fd.as_raw_fd(), path)
         }
 
         /// Calls `each` with every child's name and type (`None` for types the
@@ -346,6 +414,15 @@ mod portable {
             std::fs::symlink_metadata(self.path.join(name)).map(|md| stat_of(&md))
         }
 
+        pub fn kind_following(&self, path: &Path) -> Option<EntryKind> {
+            let md = std::fs::metadata(self.path.join(path)).ok()?;
+            EntryKind::from_file_type(md.file_type()).filter(|k| *k != EntryKind::Symlink)
+        }
+
+        pub fn open_following(&self, path: &Path) -> io::Result<std::fs::File> {
+            std::fs::File::open(self.path.join(path))
+        }
+
         pub fn for_each(&self, mut each: impl FnMut(&OsStr, Option<EntryKind>)) -> io::Result<()> {
             for entry in std::fs::read_dir(&self.path)? {
                 let entry = entry?;
@@ -420,6 +497,28 @@ mod tests {
         let dir = Dir::open(&root).unwrap();
         assert!(dir.read_ignore_file(OsStr::new(".ignore")).is_none());
         assert_eq!(dir.stat(OsStr::new(".ignore")).unwrap().kind, None);
+        fs::remove_dir_all(root).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn repository_metadata_is_read_through_links_with_care() {
+        let root = scratch("following");
+        fs::write(root.join("config"), "[core]\n").unwrap();
+        std::os::unix::fs::symlink("sub/a.txt", root.join("link")).unwrap();
+        let fifo = std::ffi::CString::new(root.join("fifo").into_os_string().into_encoded_bytes()).unwrap();
+        // SAFETY: a NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
+        let sub = Dir::open(&root.join("sub")).unwrap();
+        assert_eq!(sub.read_following(Path::new("../link"), 100).as_deref(), Some(&b"hello"[..]));
+        assert_eq!(sub.read_following(&root.join("config"), 100).as_deref(), Some(&b"[core]\n"[..]));
+        assert_eq!(sub.read_following(Path::new("../link"), 4), None, "over the cap");
+        assert_eq!(sub.read_following(Path::new("../fifo"), 100), None, "a FIFO, without blocking");
+        assert_eq!(sub.read_following(Path::new(".."), 100), None, "a folder");
+        assert_eq!(sub.read_following(Path::new("../nope"), 100), None);
+        assert_eq!(sub.kind_following(Path::new("../link")), Some(EntryKind::File));
+        assert_eq!(read_file_following(&root.join("link"), 100).as_deref(), Some(&b"hello"[..]));
+        assert_eq!(read_file_following(&root.join("fifo"), 100), None);
         fs::remove_dir_all(root).unwrap();
     }
 }

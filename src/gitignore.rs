@@ -1,26 +1,45 @@
-//! Ignore files as git reads them: `.gitignore` and `.ignore` in every folder,
-//! `.git/info/exclude` of each repository, read through the walk's directory
-//! handles (see `dir`) and matched with the `ignore` crate's `Gitignore`.
+//! Ignore files as git reads them: `.gitignore` and `.ignore` in every
+//! folder, and for each repository (a folder holding `.git`) its
+//! `info/exclude` and the user's global excludes file (`core.excludesFile`,
+//! by default `~/.config/git/ignore`). Folder files are read through the
+//! walk's directory handles (see `dir`); a repository's files are found as
+//! git finds them (see `gitdir`: `.git` a folder, a file naming the git dir
+//! as linked worktrees and submodules have, or a symlink to either) and read
+//! from its common dir; the user's config files are read once per search or
+//! index (`GitEnv`, see `gitconfig`). All are matched with the `ignore`
+//! crate's `Gitignore`.
 //!
 //! Rules form a chain, one node per folder that adds something, deepest
 //! first. As in ripgrep: a `.ignore` match beats a `.gitignore` match, which
-//! beats `.git/info/exclude`; within each, the deepest folder with a matching
-//! line decides, and in a file the last matching line. `.gitignore` and
-//! `exclude` stop at the nearest enclosing repository root (a nested
-//! repository does not inherit its parent's rules).
+//! beats `info/exclude`, which beats the global excludes file (git's order
+//! for the last three); within each, the deepest folder with a matching line
+//! decides, and in a file the last matching line. `.gitignore`, `exclude`
+//! and the global file stop at the nearest enclosing repository root (a
+//! nested repository does not inherit its parent's rules, but has its own
+//! `exclude` and global file); the global file's lines are anchored at the
+//! repository's top, like its top `.gitignore`.
 //!
-//! What the `ignore` crate alone would lose is kept: a file whose globs
-//! outgrow the regex size limit is compiled in parts (the last matching line
-//! still wins), and a line that is not valid UTF-8 still matches the file
-//! whose name has those bytes.
+//! A repository whose config says `core.ignoreCase = true` has its
+//! `.gitignore`, `.ignore`, `exclude` and global lines matched without regard
+//! to case; each nested repository by its own setting. So a file's lines are
+//! kept as text and compiled on first use for the case their repository asks
+//! (`Patterns`), once.
+//!
+//! What the `ignore` crate alone would lose is kept: a UTF-8 byte order mark
+//! starting a file is skipped (as git does), a file whose globs outgrow the
+//! regex size limit is compiled in parts (the last matching line still
+//! wins), and a line that is not valid UTF-8 still matches the file whose
+//! name has those bytes.
 
-use crate::dir::Dir;
+use crate::dir::{Dir, MAX_IGNORE_FILE_BYTES};
+use crate::gitconfig::{self, User, MAX_CONFIG_BYTES};
+use crate::gitdir;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use ignore::Match;
 use std::borrow::Cow;
 use std::ffi::{OsStr, OsString};
-use std::path::Path;
-use std::sync::Arc;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// The rules in force in one folder of the walk.
 #[derive(Debug, Clone, Default)]
@@ -31,34 +50,73 @@ struct Node {
     parent: Option<Arc<Node>>,
     at: Place,
     rules: Arc<FolderRules>,
+    /// The enclosing repository (the nearest at or above this folder) says
+    /// `core.ignoreCase`.
+    ignore_case: bool,
 }
 
 /// One folder's ignore files, compiled: what a walk adds on entering it.
 /// Shared, so a live index compiles each folder's files once.
 #[derive(Debug)]
 pub struct FolderRules {
-    ignore: Lines,
-    gitignore: Lines,
-    exclude: Lines,
+    ignore: Option<Patterns>,
+    gitignore: Option<Patterns>,
     /// The folder holds `.git`: rules from above it are not its own.
-    has_git: bool,
+    repo: Option<RepoRules>,
+}
+
+/// What a repository adds at its top folder.
+#[derive(Debug)]
+struct RepoRules {
+    exclude: Option<Patterns>,
+    global: Option<Arc<Patterns>>,
+    ignore_case: bool,
 }
 
 impl FolderRules {
     /// Compiles the files; `None` when they add nothing.
     pub fn compile(files: IgnoreFiles) -> Option<Arc<FolderRules>> {
-        let has_git = files.has_git;
-        let ignore = Lines::parse(files.ignore);
-        let gitignore = Lines::parse(files.gitignore);
-        let exclude = if has_git { Lines::parse(files.exclude) } else { Lines::default() };
-        if !has_git && ignore.is_empty() && gitignore.is_empty() {
+        let ignore = files.ignore.and_then(Patterns::new);
+        let gitignore = files.gitignore.and_then(Patterns::new);
+        let repo = files.repo.map(|repo| RepoRules {
+            exclude: repo.exclude.and_then(Patterns::new),
+            global: repo.global,
+            ignore_case: repo.ignore_case,
+        });
+        if repo.is_none() && ignore.is_none() && gitignore.is_none() {
             return None;
         }
-        Some(Arc::new(FolderRules { ignore, gitignore, exclude, has_git }))
+        Some(Arc::new(FolderRules { ignore, gitignore, repo }))
     }
 
     pub fn has_git(&self) -> bool {
-        self.has_git
+        self.repo.is_some()
+    }
+}
+
+/// One ignore file's lines, compiled on first use for the case asked (its
+/// repository's `core.ignoreCase`), each way at most once.
+#[derive(Debug)]
+pub struct Patterns {
+    text: Box<[u8]>,
+    exact: OnceLock<Lines>,
+    folded: OnceLock<Lines>,
+}
+
+impl Patterns {
+    /// `None` when no line of `text` can hold a rule (blank, comments only).
+    pub fn new(text: Vec<u8>) -> Option<Patterns> {
+        let holds_rules = text.split(|&b| b == b'\n').any(|line| {
+            let line = line.trim_ascii_end();
+            !line.is_empty() && line[0] != b'#'
+        });
+        holds_rules.then(|| Patterns { text: text.into(), exact: OnceLock::new(), folded: OnceLock::new() })
+    }
+
+    /// The last matching line's verdict.
+    fn matched(&self, path: &Path, is_dir: bool, ignore_case: bool) -> Option<bool> {
+        let cell = if ignore_case { &self.folded } else { &self.exact };
+        cell.get_or_init(|| Lines::parse(&self.text, ignore_case)).matched(path, is_dir)
     }
 }
 
@@ -77,15 +135,12 @@ enum Place {
 struct Lines(Vec<Gitignore>);
 
 impl Lines {
-    fn parse(bytes: Option<Vec<u8>>) -> Lines {
-        let Some(bytes) = bytes else { return Lines::default() };
+    /// Compiles a file's text (after a UTF-8 byte order mark, which git skips).
+    fn parse(text: &[u8], ignore_case: bool) -> Lines {
+        let text = text.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(text);
         let lines: Vec<Cow<'_, str>> =
-            bytes.split(|&b| b == b'\n').map(|line| text_of(line.strip_suffix(b"\r").unwrap_or(line))).collect();
-        Lines(compile(&lines))
-    }
-
-    fn is_empty(&self) -> bool {
-        self.0.is_empty()
+            text.split(|&b| b == b'\n').map(|line| text_of(line.strip_suffix(b"\r").unwrap_or(line))).collect();
+        Lines(compile(&lines, ignore_case))
     }
 
     /// The last matching line's verdict.
@@ -100,8 +155,10 @@ impl Lines {
 
 /// Compiles lines into one `Gitignore`, or, past the regex size limit, into
 /// halves (recursively). A single line too large to compile never matches.
-fn compile(lines: &[Cow<'_, str>]) -> Vec<Gitignore> {
+fn compile(lines: &[Cow<'_, str>], ignore_case: bool) -> Vec<Gitignore> {
     let mut builder = GitignoreBuilder::new(".");
+    // Before any line is added: it applies to lines added after it.
+    let _ = builder.case_insensitive(ignore_case);
     for line in lines {
         // A line that is not a valid glob never matches, as in git.
         let _ = builder.add_line(None, line);
@@ -111,8 +168,8 @@ fn compile(lines: &[Cow<'_, str>]) -> Vec<Gitignore> {
         Ok(g) => vec![g],
         Err(_) if lines.len() > 1 => {
             let (first, second) = lines.split_at(lines.len() / 2);
-            let mut parts = compile(first);
-            parts.extend(compile(second));
+            let mut parts = compile(first, ignore_case);
+            parts.extend(compile(second, ignore_case));
             parts
         }
         Err(_) => Vec::new(),
@@ -165,52 +222,122 @@ fn tail(path: &Path, start: usize) -> &Path {
 pub struct IgnoreFiles {
     pub ignore: Option<Vec<u8>>,
     pub gitignore: Option<Vec<u8>>,
-    /// `.git/info/exclude`, when the folder is a repository root.
+    /// Set when the folder holds `.git` (of any kind): its repository's part.
+    pub repo: Option<RepoFiles>,
+}
+
+/// What a repository adds at its top folder, however it was read.
+#[derive(Debug, Default)]
+pub struct RepoFiles {
+    /// `info/exclude` in its common dir.
     pub exclude: Option<Vec<u8>>,
-    /// The folder holds `.git` (a folder, or a file as git's worktrees use).
-    pub has_git: bool,
+    /// The global excludes file in force for it.
+    pub global: Option<Arc<Patterns>>,
+    /// `core.ignoreCase` as its config (and the user's) leaves it.
+    pub ignore_case: bool,
 }
 
 pub const GITIGNORE: &str = ".gitignore";
 pub const IGNORE: &str = ".ignore";
-/// Below a repository root's `.git` folder.
+/// Below a repository's common dir.
 pub const EXCLUDE: &str = "info/exclude";
+/// A repository's own config file, below its common dir.
+pub const CONFIG: &str = "config";
 
 impl IgnoreFiles {
     /// Reads them through an open folder.
-    pub fn read(dir: &Dir) -> IgnoreFiles {
-        IgnoreFiles::read_knowing_git(dir, dir.stat(OsStr::new(".git")).is_ok_and(|st| st.kind.is_some()))
+    pub fn read(dir: &Dir, git: &GitEnv) -> IgnoreFiles {
+        let has_git = dir.stat(OsStr::new(gitdir::DOT_GIT)).is_ok_and(|st| st.kind.is_some());
+        IgnoreFiles::read_knowing_git(dir, has_git, git)
     }
 
     /// `read`, when the caller already knows whether the folder holds `.git`.
-    pub fn read_knowing_git(dir: &Dir, has_git: bool) -> IgnoreFiles {
-        let exclude = has_git
-            .then(|| {
-                let info = dir.open_dir(OsStr::new(".git")).ok()?.open_dir(OsStr::new("info")).ok()?;
-                info.read_ignore_file(OsStr::new("exclude"))
-            })
-            .flatten();
+    pub fn read_knowing_git(dir: &Dir, has_git: bool, git: &GitEnv) -> IgnoreFiles {
         IgnoreFiles {
             ignore: dir.read_ignore_file(OsStr::new(IGNORE)),
             gitignore: dir.read_ignore_file(OsStr::new(GITIGNORE)),
-            exclude,
-            has_git,
+            repo: has_git.then(|| RepoFiles::read(dir, git)),
         }
+    }
+}
+
+impl RepoFiles {
+    /// Reads the repository files of the folder `holder`, which holds `.git`.
+    pub fn read(holder: &Dir, git: &GitEnv) -> RepoFiles {
+        let common = gitdir::common_dir(holder);
+        let in_common = |name: &str, cap: u64| holder.read_following(&common.as_ref()?.join(name), cap);
+        let exclude = in_common(EXCLUDE, MAX_IGNORE_FILE_BYTES);
+        let config = in_common(CONFIG, MAX_CONFIG_BYTES);
+        let settings = git.user().for_repository(config.as_deref());
+        let global = settings.excludes_file.and_then(|path| git.excludes_file(holder, &path));
+        RepoFiles { exclude, global, ignore_case: settings.ignore_case }
+    }
+}
+
+/// What ignore rules take from outside the tree: the user's git config
+/// files and the global excludes files they name, each read (and compiled)
+/// at most once for the searches or index holding this, and only once a
+/// repository is met.
+#[derive(Debug)]
+pub struct GitEnv {
+    /// Where to look (`None`: no user settings at all).
+    env: Option<gitconfig::Env>,
+    user: OnceLock<User>,
+    /// Excludes files read so far, by absolute path.
+    excludes: Mutex<Vec<(PathBuf, Option<Arc<Patterns>>)>>,
+}
+
+impl GitEnv {
+    /// The settings of this process's user (`HOME`, `XDG_CONFIG_HOME`, `GIT_CONFIG_*`).
+    pub fn from_process() -> Arc<GitEnv> {
+        GitEnv::with(Some(gitconfig::Env::from_process()))
+    }
+
+    /// No user settings: only what each repository holds (no global excludes file).
+    pub fn none() -> Arc<GitEnv> {
+        GitEnv::with(None)
+    }
+
+    fn with(env: Option<gitconfig::Env>) -> Arc<GitEnv> {
+        Arc::new(GitEnv { env, user: OnceLock::new(), excludes: Mutex::new(Vec::new()) })
+    }
+
+    fn user(&self) -> &User {
+        self.user.get_or_init(|| self.env.as_ref().map_or_else(User::none, User::load))
+    }
+
+    /// The excludes file at `path` (absolute, or relative to the folder
+    /// `holder` at a repository's top), `None` when it cannot be read as a
+    /// regular file, as git passes over a missing one.
+    fn excludes_file(&self, holder: &Dir, path: &Path) -> Option<Arc<Patterns>> {
+        let read = || holder.read_following(path, MAX_IGNORE_FILE_BYTES).and_then(Patterns::new).map(Arc::new);
+        if !path.is_absolute() {
+            return read();
+        }
+        let mut cache = self.excludes.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((_, patterns)) = cache.iter().find(|(p, _)| p == path) {
+            return patterns.clone();
+        }
+        let patterns = read();
+        cache.push((path.to_path_buf(), patterns.clone()));
+        patterns
     }
 }
 
 impl Rules {
     /// The rules of the folders above the search root that apply to it: from
     /// the root of the repository holding it (if any) down to its parent.
-    pub fn above(root: &Path) -> Rules {
-        Rules::above_folders(root).into_iter().fold(Rules::default(), |rules, (folder, compiled)| {
+    pub fn above(root: &Path, git: &GitEnv) -> Rules {
+        Rules::above_folders(root, git).into_iter().fold(Rules::default(), |rules, (folder, compiled)| {
             rules.above_root_compiled(root, &folder, compiled.as_ref())
         })
     }
 
     /// The folders `above` takes rules from, outermost first, with their rules.
-    pub fn above_folders(root: &Path) -> Vec<(std::path::PathBuf, Option<Arc<FolderRules>>)> {
-        let Some(repository) = root.ancestors().find(|d| d.join(".git").exists()) else {
+    pub fn above_folders(root: &Path, git: &GitEnv) -> Vec<(PathBuf, Option<Arc<FolderRules>>)> {
+        // `.git` of any kind, as the walk counts it (a symlink too, even dangling).
+        let holds_git = |d: &Path| std::fs::symlink_metadata(d.join(gitdir::DOT_GIT)).is_ok();
+        let Some(repository) = root.ancestors().find(|d| holds_git(d)) else {
             return Vec::new();
         };
         let chain: Vec<&Path> = root.ancestors().skip(1).take_while(|d| d.starts_with(repository)).collect();
@@ -219,7 +346,7 @@ impl Rules {
             .rev()
             .filter_map(|folder| {
                 let dir = Dir::open(folder).ok()?;
-                Some((folder.to_path_buf(), FolderRules::compile(IgnoreFiles::read(&dir))))
+                Some((folder.to_path_buf(), FolderRules::compile(IgnoreFiles::read(&dir, git))))
             })
             .collect()
     }
@@ -232,24 +359,22 @@ impl Rules {
 
     /// The rules inside `dir`, a folder of the walk whose entries' relative
     /// paths start with `prefix_len` bytes (its own path and a separator).
-    pub fn enter(&self, dir: &Dir, prefix_len: usize) -> Rules {
-        self.enter_with(IgnoreFiles::read(dir), prefix_len)
+    pub fn enter(&self, dir: &Dir, prefix_len: usize, git: &GitEnv) -> Rules {
+        self.enter_with(IgnoreFiles::read(dir, git), prefix_len)
     }
 
     /// `enter` with the folder's ignore files read by the caller.
     pub fn enter_with(&self, files: IgnoreFiles, prefix_len: usize) -> Rules {
-        self.push(files, Place::Walked(prefix_len))
-    }
-
-    fn push(&self, files: IgnoreFiles, at: Place) -> Rules {
-        self.push_compiled(FolderRules::compile(files).as_ref(), at)
+        self.push_compiled(FolderRules::compile(files).as_ref(), Place::Walked(prefix_len))
     }
 
     fn push_compiled(&self, rules: Option<&Arc<FolderRules>>, at: Place) -> Rules {
-        match rules {
-            Some(rules) => Rules(Some(Arc::new(Node { parent: self.0.clone(), at, rules: Arc::clone(rules) }))),
-            None => self.clone(),
-        }
+        let Some(rules) = rules else { return self.clone() };
+        let ignore_case = match &rules.repo {
+            Some(repo) => repo.ignore_case,
+            None => self.0.as_ref().is_some_and(|node| node.ignore_case),
+        };
+        Rules(Some(Arc::new(Node { parent: self.0.clone(), at, rules: Arc::clone(rules), ignore_case })))
     }
 
     /// `enter_with` for rules already compiled.
@@ -267,7 +392,7 @@ impl Rules {
     pub fn is_ignored(&self, relative: &Path, is_dir: bool) -> bool {
         let Some(mut node) = self.0.as_deref() else { return false };
         let text = path_text(relative);
-        let (mut by_ignore, mut by_gitignore, mut by_exclude) = (None, None, None);
+        let (mut by_ignore, mut by_gitignore, mut by_exclude, mut by_global) = (None, None, None, None);
         let mut saw_git = false;
         loop {
             let joined;
@@ -278,24 +403,28 @@ impl Rules {
                     joined.as_path()
                 }
             };
+            let matched = |patterns: Option<&Patterns>| patterns?.matched(path, is_dir, node.ignore_case);
+            let rules = &node.rules;
             if by_ignore.is_none() {
-                by_ignore = node.rules.ignore.matched(path, is_dir);
+                by_ignore = matched(rules.ignore.as_ref());
             }
             if !saw_git {
                 if by_gitignore.is_none() {
-                    by_gitignore = node.rules.gitignore.matched(path, is_dir);
+                    by_gitignore = matched(rules.gitignore.as_ref());
                 }
-                if by_exclude.is_none() {
-                    by_exclude = node.rules.exclude.matched(path, is_dir);
+                if let Some(repo) = &rules.repo {
+                    // The nearest repository only: `saw_git` is set just below.
+                    by_exclude = matched(repo.exclude.as_ref());
+                    by_global = matched(repo.global.as_deref());
+                    saw_git = true;
                 }
             }
-            saw_git |= node.rules.has_git;
             match node.parent.as_deref() {
                 Some(parent) => node = parent,
                 None => break,
             }
         }
-        by_ignore.or(by_gitignore).or(by_exclude).unwrap_or(false)
+        by_ignore.or(by_gitignore).or(by_exclude).or(by_global).unwrap_or(false)
     }
 }
 
@@ -327,12 +456,12 @@ mod tests {
                 ("sub/.ignore", b"secret.log\n"),
             ],
         );
-        let top = Rules::default().enter(&Dir::open(&root).unwrap(), 0);
+        let top = Rules::default().enter(&Dir::open(&root).unwrap(), 0, &GitEnv::none());
         assert!(top.is_ignored(Path::new("a.log"), false));
         assert!(!top.is_ignored(Path::new("keep.log"), false));
         assert!(top.is_ignored(Path::new("build"), true));
         assert!(!top.is_ignored(Path::new("build"), false), "`build/` matches folders only");
-        let sub = top.enter(&Dir::open(&root.join("sub")).unwrap(), "sub/".len());
+        let sub = top.enter(&Dir::open(&root.join("sub")).unwrap(), "sub/".len(), &GitEnv::none());
         assert!(!sub.is_ignored(Path::new("sub/a.log"), false), "the deeper .gitignore re-includes");
         assert!(sub.is_ignored(Path::new("sub/secret.log"), false), ".ignore beats .gitignore");
         fs::remove_dir_all(root).unwrap();
@@ -341,8 +470,8 @@ mod tests {
     #[test]
     fn a_nested_repository_keeps_its_own_rules() {
         let root = tree("nested", &[(".gitignore", b"*.tmp\n"), ("inner/.git/info/exclude", b"*.bak\n")]);
-        let top = Rules::default().enter(&Dir::open(&root).unwrap(), 0);
-        let inner = top.enter(&Dir::open(&root.join("inner")).unwrap(), "inner/".len());
+        let top = Rules::default().enter(&Dir::open(&root).unwrap(), 0, &GitEnv::none());
+        let inner = top.enter(&Dir::open(&root.join("inner")).unwrap(), "inner/".len(), &GitEnv::none());
         assert!(!inner.is_ignored(Path::new("inner/a.tmp"), false));
         assert!(inner.is_ignored(Path::new("inner/a.bak"), false));
         assert!(top.is_ignored(Path::new("a.tmp"), false));
@@ -352,7 +481,11 @@ mod tests {
     #[test]
     fn rules_above_the_root_apply_up_to_the_repository() {
         let root = tree("above", &[(".git/HEAD", b""), (".gitignore", b"src/gen/\n*.o\n"), ("src/gen/x", b"")]);
-        let rules = Rules::above(&root.join("src")).enter(&Dir::open(&root.join("src")).unwrap(), 0);
+        let rules = Rules::above(&root.join("src"), &GitEnv::none()).enter(
+            &Dir::open(&root.join("src")).unwrap(),
+            0,
+            &GitEnv::none(),
+        );
         assert!(rules.is_ignored(Path::new("gen"), true), "anchored at the repository root");
         assert!(rules.is_ignored(Path::new("deep/a.o"), false));
         assert!(!rules.is_ignored(Path::new("a.c"), false));
@@ -367,7 +500,7 @@ mod tests {
         }
         text.push_str("!keep.log\n");
         let root = tree("huge", &[(".gitignore", text.as_bytes())]);
-        let rules = Rules::default().enter(&Dir::open(&root).unwrap(), 0);
+        let rules = Rules::default().enter(&Dir::open(&root).unwrap(), 0, &GitEnv::none());
         assert!(rules.is_ignored(Path::new("x.log"), false));
         assert!(rules.is_ignored(Path::new("a-b123-c"), false));
         assert!(!rules.is_ignored(Path::new("keep.log"), false));
@@ -380,10 +513,151 @@ mod tests {
     fn lines_that_are_not_utf8_match_their_bytes() {
         use std::os::unix::ffi::OsStrExt;
         let root = tree("bytes", &[(".gitignore", b"bad-\xff.txt\n*.tmp\n")]);
-        let rules = Rules::default().enter(&Dir::open(&root).unwrap(), 0);
+        let rules = Rules::default().enter(&Dir::open(&root).unwrap(), 0, &GitEnv::none());
         assert!(rules.is_ignored(Path::new(OsStr::from_bytes(b"bad-\xff.txt")), false));
         assert!(!rules.is_ignored(Path::new(OsStr::from_bytes(b"bad-\xfe.txt")), false));
         assert!(rules.is_ignored(Path::new("a.tmp"), false));
+        fs::remove_dir_all(root).unwrap();
+    }
+
+    /// The rules inside `rel` below `root`, entered from `root` down with `git`.
+    fn inside(root: &Path, rel: &str, git: &GitEnv) -> Rules {
+        let mut rules = Rules::default().enter(&Dir::open(root).unwrap(), 0, git);
+        let mut at = String::new();
+        for part in rel.split('/').filter(|p| !p.is_empty()) {
+            at = if at.is_empty() { part.to_string() } else { format!("{at}/{part}") };
+            rules = rules.enter(&Dir::open(&root.join(&at)).unwrap(), at.len() + 1, git);
+        }
+        rules
+    }
+
+    /// A user whose home is `home`, with no system config.
+    fn user_at(home: &Path) -> Arc<GitEnv> {
+        GitEnv::with(Some(gitconfig::Env { home: Some(home.to_path_buf()), no_system: true, ..Default::default() }))
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_skipped() {
+        let root = tree(
+            "bom",
+            &[
+                (".git/info/exclude", b"\xEF\xBB\xBF*.log\n"),
+                (".gitignore", b"\xEF\xBB\xBF*.tmp\n"),
+                (".ignore", b"\xEF\xBB\xBFout/\n"),
+            ],
+        );
+        let rules = inside(&root, "", &GitEnv::none());
+        assert!(rules.is_ignored(Path::new("a.log"), false));
+        assert!(rules.is_ignored(Path::new("a.tmp"), false));
+        assert!(rules.is_ignored(Path::new("out"), true));
+        assert!(!rules.is_ignored(Path::new("a.txt"), false));
+        fs::remove_dir_all(root).unwrap();
+    }
+
+    #[test]
+    fn exclude_is_read_from_the_common_dir_of_a_git_file() {
+        let root = tree(
+            "common",
+            &[
+                ("main/.git/info/exclude", b"secret\n"),
+                ("main/.git/worktrees/wt/commondir", b"../..\n"),
+                ("main/.git/modules/lib/info/exclude", b"local-*\n"),
+                ("main/lib/.git", b"gitdir: ../.git/modules/lib\n"),
+                ("wt/.gitignore", b"*.tmp\n"),
+            ],
+        );
+        let real = root.canonicalize().unwrap();
+        fs::write(root.join("wt/.git"), format!("gitdir: {}\n", real.join("main/.git/worktrees/wt").display()))
+            .unwrap();
+        let wt = inside(&root.join("wt"), "", &GitEnv::none());
+        assert!(wt.is_ignored(Path::new("secret"), false), "the main repository's info/exclude");
+        assert!(wt.is_ignored(Path::new("a.tmp"), false));
+        let main = inside(&root.join("main"), "lib", &GitEnv::none());
+        assert!(main.is_ignored(Path::new("lib/local-notes"), false), "the submodule's own info/exclude");
+        assert!(!main.is_ignored(Path::new("lib/secret"), false), "not its superproject's");
+        // From inside the submodule, and from a folder below the worktree.
+        let lib = Rules::above(&real.join("main/lib"), &GitEnv::none());
+        assert!(inside(&root.join("main/lib"), "", &GitEnv::none()).is_ignored(Path::new("local-x"), false));
+        assert!(!lib.is_ignored(Path::new("local-x"), false), "the submodule's top is the search root itself");
+        fs::create_dir_all(root.join("wt/deep")).unwrap();
+        assert!(Rules::above(&real.join("wt/deep"), &GitEnv::none()).is_ignored(Path::new("secret"), false));
+        fs::remove_dir_all(root).unwrap();
+    }
+
+    #[test]
+    fn the_global_file_comes_last_and_is_anchored_at_each_repository() {
+        let root = tree(
+            "global",
+            &[
+                ("home/.config/git/ignore", b"\xEF\xBB\xBF*.tmp\n/top.txt\n*.bak\n"),
+                ("repo/.git/info/exclude", b"!x.tmp\n"),
+                ("repo/.gitignore", b"!kept.tmp\n"),
+                ("repo/sub/a", b""),
+                ("repo/inner/.git/HEAD", b""),
+                ("plain/a", b""),
+            ],
+        );
+        let git = user_at(&root.join("home"));
+        let repo = inside(&root.join("repo"), "", &git);
+        assert!(repo.is_ignored(Path::new("a.tmp"), false));
+        assert!(repo.is_ignored(Path::new("top.txt"), false));
+        assert!(!repo.is_ignored(Path::new("sub/top.txt"), false), "anchored at the repository's top");
+        assert!(!repo.is_ignored(Path::new("kept.tmp"), false), ".gitignore beats it");
+        assert!(!repo.is_ignored(Path::new("x.tmp"), false), "info/exclude beats it");
+        let inner = inside(&root.join("repo"), "inner", &git);
+        assert!(inner.is_ignored(Path::new("inner/top.txt"), false), "a nested repository has it too");
+        assert!(inner.is_ignored(Path::new("inner/kept.tmp"), false), "but not its parent's .gitignore");
+        let sub = Rules::above(&root.join("repo/sub"), &git);
+        assert!(sub.is_ignored(Path::new("a.tmp"), false) && !sub.is_ignored(Path::new("top.txt"), false));
+        assert!(!inside(&root.join("plain"), "", &git).is_ignored(Path::new("a.tmp"), false), "outside a repository");
+        assert!(!inside(&root.join("repo"), "", &GitEnv::none()).is_ignored(Path::new("a.tmp"), false));
+        // core.excludesFile: from the user's config, then the repository's (relative to its top).
+        fs::write(root.join("home/.gitconfig"), "[core]\n\texcludesFile = ~/mine\n").unwrap();
+        fs::write(root.join("home/mine"), "*.mine\n").unwrap();
+        let repo = inside(&root.join("repo"), "", &user_at(&root.join("home")));
+        assert!(repo.is_ignored(Path::new("a.mine"), false) && !repo.is_ignored(Path::new("a.tmp"), false));
+        fs::write(root.join("repo/.git/config"), "[core]\n\texcludesfile = own-excludes\n").unwrap();
+        fs::write(root.join("repo/own-excludes"), "*.own\n").unwrap();
+        let repo = inside(&root.join("repo"), "", &user_at(&root.join("home")));
+        assert!(repo.is_ignored(Path::new("a.own"), false) && !repo.is_ignored(Path::new("a.mine"), false));
+        fs::remove_dir_all(root).unwrap();
+    }
+
+    #[test]
+    fn ignore_case_follows_each_repository_config() {
+        let root = tree(
+            "case",
+            &[
+                ("home/.config/git/ignore", b"*.Swp\n"),
+                ("repo/.git/config", b"[core]\n\tignoreCase = true\n"),
+                ("repo/.git/info/exclude", b"SECRET\n"),
+                ("repo/.gitignore", "*.LOG\nÉté\n".as_bytes()),
+                ("repo/.ignore", b"Notes.md\n"),
+                ("repo/sub/.gitignore", b"Build/\n"),
+                ("repo/inner/.git/config", b"[core]\n\tignorecase = false\n"),
+                ("repo/inner/.gitignore", b"*.LOG\n"),
+            ],
+        );
+        let git = user_at(&root.join("home"));
+        let repo = inside(&root.join("repo"), "sub", &git);
+        for (path, is_dir) in
+            [("a.log", false), ("secret", false), ("notes.MD", false), ("sub/build", true), ("b.swp", false)]
+        {
+            assert!(repo.is_ignored(Path::new(path), is_dir), "{path}");
+        }
+        assert!(
+            repo.is_ignored(Path::new("ÉTé"), false) && !repo.is_ignored(Path::new("été"), false),
+            "ASCII folds only"
+        );
+        let inner = inside(&root.join("repo"), "inner", &git);
+        assert!(!inner.is_ignored(Path::new("inner/a.log"), false), "the nested repository's own setting");
+        assert!(inner.is_ignored(Path::new("inner/a.LOG"), false));
+        assert!(inner.is_ignored(Path::new("inner/notes.md"), false), "the parent's .ignore, by the parent's setting");
+        // The user's setting applies where the repository's config says nothing.
+        fs::write(root.join("repo/.git/config"), "").unwrap();
+        assert!(!inside(&root.join("repo"), "", &git).is_ignored(Path::new("a.log"), false));
+        fs::write(root.join("home/.gitconfig"), "[core]\n\tignorecase\n").unwrap();
+        assert!(inside(&root.join("repo"), "", &user_at(&root.join("home"))).is_ignored(Path::new("a.log"), false));
         fs::remove_dir_all(root).unwrap();
     }
 }

@@ -10,6 +10,8 @@ pub mod entry;
 pub mod error;
 pub mod filter;
 pub mod find;
+pub mod gitconfig;
+pub mod gitdir;
 pub mod gitignore;
 pub mod hint;
 pub mod index;

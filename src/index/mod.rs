@@ -7,7 +7,12 @@
 //! after that raises an event. An event only says which folder changed: that
 //! folder is listed again and compared with the index (`reconcile`), so
 //! renames, mass deletes and edits of ignore files all come down to the same
-//! step. A new folder is watched by the watcher only once its creation has
+//! step. A folder holding `.git` reads its repository's `info/exclude` and
+//! `config` again each time it is listed again: on any event inside its
+//! `.git`, and for a submodule on an event in its git dir under the
+//! superproject's `.git/modules/` (`submodule_folders`). The user's git
+//! config and global excludes file are read once, at open (`GitEnv`).
+//! A new folder is watched by the watcher only once its creation has
 //! been reported, so what was put in it before that raises no event: each
 //! new folder is listed again once events go quiet (`second_look`). When the
 //! OS drops events (inotify's queue overflows), the whole tree is compared
@@ -19,7 +24,7 @@ use crate::cancel::Cancel;
 use crate::dir::Dir;
 use crate::entry::{EntryKind, Meta};
 use crate::error::{clip, ErrorCode, FindError, Result};
-use crate::gitignore::{FolderRules, IgnoreFiles, Rules, GITIGNORE, IGNORE};
+use crate::gitignore::{FolderRules, GitEnv, IgnoreFiles, Rules, GITIGNORE, IGNORE};
 use crate::shared::Shared;
 use crate::walk::indexed::{Visible, VisibleKey};
 use crate::walk::{walk, Entry, Root, WalkRules};
@@ -48,6 +53,8 @@ pub struct Index {
     real_path: PathBuf,
     dir: Arc<Dir>,
     tree: RwLock<Tree>,
+    /// The user's git settings and global excludes file, as read at open.
+    git: Arc<GitEnv>,
     /// The ignore rules of the folders above the root (up to its repository).
     above: Vec<(PathBuf, Option<Arc<FolderRules>>)>,
     status: Status,
@@ -130,10 +137,12 @@ impl Index {
             )
         })?;
         let watcher = Mutex::new(watcher);
+        let git = GitEnv::from_process();
         let index = Arc::new(Index {
             logical_path,
             real_path: root.path.clone(),
-            above: Rules::above_folders(&root.path),
+            above: Rules::above_folders(&root.path, &git),
+            git,
             dir,
             tree: RwLock::new(Tree::new(Meta { size: 0, mtime_ms: 0.0 })),
             status: Status::default(),
@@ -216,7 +225,7 @@ impl Index {
             let Some(&id) = folders.get(&rel) else { continue };
             if let Ok(held) = self.dir.folder_beneath(Path::new(os(&rel))) {
                 let dir = held.as_ref().unwrap_or(&self.dir);
-                tree.node_mut(id).rules = folder_rules(dir, &tree, id, git_holders.contains(&rel));
+                tree.node_mut(id).rules = folder_rules(dir, &tree, id, git_holders.contains(&rel), &self.git);
             }
         }
         Ok(tree)
@@ -333,14 +342,16 @@ impl Drop for Index {
 }
 
 /// A folder's compiled ignore files, read when it holds any (or `.git`,
-/// which the caller saw while listing it).
-fn folder_rules(dir: &Dir, tree: &Tree, id: Id, has_git: bool) -> Option<Arc<FolderRules>> {
+/// which the caller saw while listing it: then its repository's
+/// `info/exclude` and config are read again, the user's settings being
+/// those read at open).
+fn folder_rules(dir: &Dir, tree: &Tree, id: Id, has_git: bool, git: &GitEnv) -> Option<Arc<FolderRules>> {
     let node = tree.node(id);
     let named = |name: &str| node.children.iter().any(|&c| tree.name(c) == name.as_bytes());
     if !has_git && !named(GITIGNORE) && !named(IGNORE) {
         return None;
     }
-    FolderRules::compile(IgnoreFiles::read_knowing_git(dir, has_git))
+    FolderRules::compile(IgnoreFiles::read_knowing_git(dir, has_git, git))
 }
 
 /// The keeper thread: applies batches of events until told to stop, and
@@ -400,6 +411,7 @@ impl Index {
                         if let Some(folder) = self.changed_folder(path) {
                             dirty.insert(folder);
                         }
+                        dirty.extend(self.submodule_folders(path));
                     }
                 }
                 // A folder the OS would not watch (its limit): counted, as
@@ -468,6 +480,21 @@ impl Index {
         Some(parts[..cut].join(&b'/'))
     }
 
+    /// For an event inside a submodule's git dir (`<folder>/.git/modules/<name>/...`),
+    /// the folders the submodule may be checked out in (`<folder>/<name>`, the
+    /// name being a path that may hold `/`): listed again, those that exist
+    /// read their repository's `info/exclude` and config anew.
+    fn submodule_folders(&self, path: &Path) -> Vec<Vec<u8>> {
+        let Ok(rel) = path.strip_prefix(&self.real_path) else { return Vec::new() };
+        let parts: Vec<&[u8]> =
+            rel.as_os_str().as_encoded_bytes().split(|&b| b == b'/').filter(|p| !p.is_empty()).collect();
+        let Some(git) = parts.windows(2).position(|w| w == [&b".git"[..], &b"modules"[..]]) else {
+            return Vec::new();
+        };
+        let (holder, name) = (&parts[..git], &parts[git + 2..]);
+        (1..name.len()).map(|n| [holder, &name[..n]].concat().join(&b'/')).collect()
+    }
+
     /// Lists the folder `id` again and makes its children in the index match:
     /// gone ones removed (with what they held), new ones added (new folders
     /// pushed on `new_folders`), metadata and the folder's ignore rules renewed.
@@ -517,7 +544,7 @@ impl Index {
         if let Ok(st) = dir.stat(OsStr::new(".")) {
             tree.node_mut(id).meta = st.meta;
         }
-        tree.node_mut(id).rules = folder_rules(dir, tree, id, has_git);
+        tree.node_mut(id).rules = folder_rules(dir, tree, id, has_git, &self.git);
     }
 }
 
@@ -578,6 +605,12 @@ mod tests {
         assert_eq!(folder("top.txt").as_deref(), Some(""));
         assert_eq!(folder(".git/info/exclude").as_deref(), Some(""));
         assert_eq!(folder("sub/.git/HEAD").as_deref(), Some("sub"));
+        let modules = |p: &str| -> Vec<String> {
+            index.submodule_folders(&dir.join(p)).into_iter().map(|f| String::from_utf8(f).unwrap()).collect()
+        };
+        assert_eq!(modules("sub/.git/modules/lib/info/exclude"), ["sub/lib", "sub/lib/info"]);
+        assert_eq!(modules(".git/modules/a/b/config"), ["a", "a/b"]);
+        assert!(modules(".git/info/exclude").is_empty() && modules("src/deep/a.ts").is_empty());
         assert_eq!(index.changed_folder(Path::new("/elsewhere/x")), None);
         index.close();
         fs::remove_dir_all(dir).unwrap();

@@ -3,14 +3,20 @@
 //! slow remote store is not walked one folder at a time. One thread drives
 //! it: the answers are awaited together, and each listing, once it arrives,
 //! is judged entry by entry here. A folder's ignore files are read through
-//! the storage before its entries are judged.
+//! the storage before its entries are judged; a folder holding `.git` also
+//! has its repository's `info/exclude` and `config` read through it, found
+//! in the storage's own namespace (see `repo_files`: a `.git` folder, or a
+//! `.git` file with a relative `gitdir:`). The user's git config and global
+//! excludes file live on the local disk, not in the storage: not used here.
 
 use super::{cannot_list, At, Entry, Gate, CANCEL_EVERY};
 use crate::cancel::Cancel;
 use crate::dir::MAX_IGNORE_FILE_BYTES;
 use crate::entry::EntryKind;
 use crate::error::{clip, ErrorCode, FindError, Result};
-use crate::gitignore::{IgnoreFiles, Rules, EXCLUDE, GITIGNORE, IGNORE};
+use crate::gitconfig::{User, MAX_CONFIG_BYTES};
+use crate::gitdir::{common_of, parse_gitfile, DOT_GIT, MAX_GITFILE_BYTES};
+use crate::gitignore::{IgnoreFiles, RepoFiles, Rules, CONFIG, EXCLUDE, GITIGNORE, IGNORE};
 use crate::storage::{block_on, in_flight, is_skipped, join, reader_failed, Listed, StorageRef};
 use std::ffi::OsStr;
 use std::io;
@@ -142,7 +148,7 @@ async fn list_folder(storage: &StorageRef, path: String, with_ignores: bool) -> 
     let kind_of = |name: &str| entries.iter().find(|e| e.name == name).map(|e| e.kind);
     let ignore_files = match with_ignores {
         true => {
-            let (ignore, gitignore, git) = (kind_of(IGNORE), kind_of(GITIGNORE), kind_of(".git"));
+            let (ignore, gitignore, git) = (kind_of(IGNORE), kind_of(GITIGNORE), kind_of(DOT_GIT));
             ignore_files(storage, &path, ignore, gitignore, git).await?
         }
         false => IgnoreFiles::default(),
@@ -171,19 +177,76 @@ async fn ignore_files(
     Ok(IgnoreFiles {
         ignore: file(ignore, IGNORE).await?,
         gitignore: file(gitignore, GITIGNORE).await?,
-        exclude: match git {
-            Some(EntryKind::Dir) => read_ignore_file(storage, join(path, &format!(".git/{EXCLUDE}"))).await?,
-            _ => None,
+        repo: match git {
+            Some(kind) => Some(repo_files(storage, path, kind).await?),
+            None => None,
         },
-        has_git: git.is_some(),
     })
+}
+
+/// What the repository whose top is the folder at `holder` adds, its `.git`
+/// being of `kind`. In a reader's namespace: `.git` a folder, or a file
+/// whose `gitdir:` (and the git dir's `commondir`) is relative, resolved
+/// through the reader's paths; an absolute one names a path on some host's
+/// disk, not in the namespace, and a symlink is never followed (as readers
+/// never follow one): then only the boundary counts. The repository's
+/// `config` gives `core.ignoreCase`; the user's config files and global
+/// excludes file, on the local disk, are not used.
+async fn repo_files(storage: &StorageRef, holder: &str, kind: EntryKind) -> std::result::Result<RepoFiles, Failed> {
+    let common = match kind {
+        EntryKind::Dir => Some(join(holder, DOT_GIT)),
+        EntryKind::File => match read_capped(storage, join(holder, DOT_GIT), MAX_GITFILE_BYTES).await? {
+            Some(text) => match parse_gitfile(&text).and_then(|git_dir| within(holder, &git_dir)) {
+                Some(git_dir) => {
+                    let commondir = read_capped(storage, join(&git_dir, "commondir"), MAX_GITFILE_BYTES).await?;
+                    let common = common_of(Path::new(""), commondir.as_deref());
+                    within(&git_dir, &common)
+                }
+                None => None,
+            },
+            None => None,
+        },
+        EntryKind::Symlink => None,
+    };
+    let Some(common) = common else { return Ok(RepoFiles::default()) };
+    let exclude = read_ignore_file(storage, join(&common, EXCLUDE)).await?;
+    let config = read_capped(storage, join(&common, CONFIG), MAX_CONFIG_BYTES).await?;
+    let ignore_case = User::none().for_repository(config.as_deref()).ignore_case;
+    Ok(RepoFiles { exclude, global: None, ignore_case })
+}
+
+/// The relative path `rel` from the folder `base` of a reader's namespace,
+/// `.` and `..` resolved; `None` when it is absolute, not UTF-8, or climbs
+/// above `/`.
+fn within(base: &str, rel: &Path) -> Option<String> {
+    if rel.has_root() || rel.is_absolute() {
+        return None;
+    }
+    let rel = rel.to_str()?;
+    let mut parts: Vec<&str> = base.split('/').filter(|p| !p.is_empty()).collect();
+    for part in rel.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            name => parts.push(name),
+        }
+    }
+    Some(format!("/{}", parts.join("/")))
 }
 
 /// An ignore file's contents; `None` when it is missing, not a file, not
 /// readable, or larger than git reads.
 async fn read_ignore_file(storage: &StorageRef, path: String) -> std::result::Result<Option<Vec<u8>>, Failed> {
+    read_capped(storage, path, MAX_IGNORE_FILE_BYTES).await
+}
+
+/// A file's contents; `None` when it is missing, not a file, not readable,
+/// or larger than `cap`.
+async fn read_capped(storage: &StorageRef, path: String, cap: u64) -> std::result::Result<Option<Vec<u8>>, Failed> {
     match storage.read(&path).await {
-        Ok(bytes) if bytes.len() as u64 > MAX_IGNORE_FILE_BYTES => Ok(None),
+        Ok(bytes) if bytes.len() as u64 > cap => Ok(None),
         Ok(bytes) => Ok(Some(bytes)),
         Err(e) if is_skipped(&e) || e.kind() == io::ErrorKind::IsADirectory => Ok(None),
         Err(e) => Err(Failed::Other(path, e)),
@@ -195,13 +258,18 @@ async fn read_ignore_file(storage: &StorageRef, path: String) -> std::result::Re
 async fn rules_above(storage: &StorageRef, root: &str, cancel: &Cancel) -> Result<Rules> {
     let folders: Vec<&Path> = Path::new(root).ancestors().collect();
     let start = |i: usize| {
-        let (storage, git) = (storage.clone(), join(&folders[i].to_string_lossy(), ".git"));
+        let (storage, git) = (storage.clone(), join(&folders[i].to_string_lossy(), DOT_GIT));
         async move { (i, storage.stat(&git).await, git) }
     };
-    let mut repository: Option<usize> = None;
+    // The nearest folder holding `.git`, and what its `.git` is.
+    let mut repository: Option<(usize, Option<EntryKind>)> = None;
     in_flight(storage.concurrency(), (0..folders.len()).collect(), cancel, start, |answer, _| {
         match answer {
-            (i, Ok(_), _) => repository = Some(repository.map_or(i, |r| r.min(i))),
+            (i, Ok(st), _) => {
+                if repository.is_none_or(|(r, _)| i < r) {
+                    repository = Some((i, st.kind));
+                }
+            }
             (_, Err(e), _) if is_skipped(&e) => {}
             (_, Err(e), git) => return Err(reader_failed(&git, &e)),
         }
@@ -209,16 +277,17 @@ async fn rules_above(storage: &StorageRef, root: &str, cancel: &Cancel) -> Resul
     })
     .await?;
     let mut rules = Rules::default();
-    let Some(repository) = repository else { return Ok(rules) };
+    let Some((repository, git_kind)) = repository else { return Ok(rules) };
     for (i, folder) in folders.iter().enumerate().skip(1).take(repository).rev() {
         let text = folder.to_string_lossy();
-        let git = (i == repository).then_some(EntryKind::Dir);
+        // The repository's `.git`; one of no kind a walk lists (a FIFO) only marks the boundary.
+        let git = (i == repository).then_some(git_kind.unwrap_or(EntryKind::Symlink));
         let files = ignore_files(storage, &text, Some(EntryKind::File), Some(EntryKind::File), git).await;
         let files = files.map_err(|failed| match failed {
             Failed::List(e) => reader_failed(&text, &e),
             Failed::Other(path, e) => reader_failed(&path, &e),
         })?;
-        rules = rules.above_root(Path::new(root), folder, IgnoreFiles { has_git: i == repository, ..files });
+        rules = rules.above_root(Path::new(root), folder, files);
     }
     Ok(rules)
 }
@@ -271,6 +340,45 @@ mod tests {
         assert_eq!(paths(&root_of(&s, "/repo/sub"), &rules()).unwrap(), [".gitignore", "keep.log"]);
         let all = paths(&root_of(&s, "/repo"), &WalkRules { gitignore: false, ..rules() }).unwrap();
         assert!(all.contains(&"sub/build/x".to_string()) && !all.iter().any(|p| p.starts_with(".git/")));
+    }
+
+    #[test]
+    fn repository_files_are_found_in_the_namespace() {
+        let s = MemoryStorage::new(&[
+            // A superproject whose config asks for case-insensitive rules; a BOM on its .gitignore.
+            ("/app/.git/config", "[core]\n\tignorecase = true\n"),
+            ("/app/.gitignore", "\u{feff}*.LOG\n"),
+            ("/app/a.log", ""),
+            // A submodule: a relative gitdir, resolved in the namespace; its own config says nothing.
+            ("/app/.git/modules/lib/info/exclude", "local-*\n"),
+            ("/app/lib/.git", "gitdir: ../.git/modules/lib\n"),
+            ("/app/lib/local-notes", ""),
+            ("/app/lib/api.js", ""),
+            ("/app/lib/.gitignore", "*.TMP\n"),
+            ("/app/lib/b.tmp", ""),
+            // A worktree whose gitdir is relative, with a commondir.
+            ("/app/.git/worktrees/wt/commondir", "../..\n"),
+            ("/app/.git/info/exclude", "secret\n"),
+            ("/wt/.git", "gitdir: ../app/.git/worktrees/wt\n"),
+            ("/wt/secret", ""),
+            ("/wt/.gitignore", "*.log\n"),
+            ("/wt/c.LOG", ""),
+            // An absolute gitdir names a host path: a boundary only.
+            ("/abs/.git", "gitdir: /app/.git\n"),
+            ("/abs/secret", ""),
+        ]);
+        let found = paths(&root_of(&s, "/app"), &rules()).unwrap();
+        assert_eq!(found, [".gitignore", "lib/", "lib/.gitignore", "lib/api.js", "lib/b.tmp"]);
+        assert_eq!(paths(&root_of(&s, "/app/lib"), &rules()).unwrap(), [".gitignore", "api.js", "b.tmp"]);
+        assert_eq!(
+            paths(&root_of(&s, "/wt"), &rules()).unwrap(),
+            [".gitignore"],
+            "the common dir's exclude and config"
+        );
+        assert_eq!(paths(&root_of(&s, "/abs"), &rules()).unwrap(), ["secret"]);
+        assert_eq!(super::within("/a/b", Path::new("../c/./d")).as_deref(), Some("/a/c/d"));
+        assert_eq!(super::within("/a", Path::new("../../x")), None);
+        assert_eq!(super::within("/a", Path::new("/x")), None);
     }
 
     #[test]

@@ -2,14 +2,16 @@
 //! parent (see `dir`), so nothing is reached through a symlink, even one
 //! swapped in mid-walk. Threads share a stack of folders to list, each
 //! keeping one child for itself (depth first); each thread has its own
-//! selector and hands its results over in batches, one lock per batch.
+//! selector and hands its results over in batches, one lock per batch. The
+//! user's git settings (`GitEnv`) are shared by the threads, read once per
+//! walk when the first repository is met.
 
 use super::{cannot_list, thread_count, At, Entry, Gate, CANCEL_EVERY};
 use crate::cancel::Cancel;
 use crate::dir::{is_gone, Dir};
 use crate::entry::EntryKind;
 use crate::error::{FindError, Result};
-use crate::gitignore::Rules;
+use crate::gitignore::{GitEnv, Rules};
 use std::ffi::{OsStr, OsString};
 use std::io::ErrorKind;
 use std::path::Path;
@@ -30,9 +32,12 @@ where
 {
     // Ignore files apply from the root of the repository holding the search
     // directory down; outside any repository, only those at and below it.
-    let ignore = gate.rules.gitignore.then(|| Rules::above(root));
+    // The user's git settings are read once, when a repository needs them.
+    let git = GitEnv::from_process();
+    let ignore = gate.rules.gitignore.then(|| Rules::above(root, &git));
     let first = Work { source: Source::Open(Arc::clone(dir)), rel: OsString::new(), depth: 0, ignore };
     let shared = Shared {
+        git: &git,
         queue: Mutex::new(Queue { pending: vec![first], busy: 0, stop: false }),
         wake: Condvar::new(),
         found: Mutex::new(Vec::new()),
@@ -89,6 +94,7 @@ struct Shared<'a, T> {
     found: Mutex<Vec<T>>,
     failure: Mutex<Option<FindError>>,
     root: &'a Path,
+    git: &'a GitEnv,
     gate: &'a Gate<'a>,
     cancel: &'a Cancel,
 }
@@ -181,7 +187,7 @@ impl<T: Send> Shared<'_, T> {
         };
         let base = work.rel;
         let prefix = if base.is_empty() { 0 } else { base.len() + 1 };
-        let ignore = work.ignore.map(|rules| rules.enter(&dir, prefix));
+        let ignore = work.ignore.map(|rules| rules.enter(&dir, prefix, self.git));
         let child_depth = work.depth + 1;
         let descend = self.gate.descends_at(child_depth);
         let mut path = RelPath::new(&base);

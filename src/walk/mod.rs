@@ -27,7 +27,8 @@ use std::sync::{Arc, Mutex};
 pub struct WalkRules {
     /// Include dotfiles and dot-folders.
     pub hidden: bool,
-    /// Apply `.gitignore` (nested, negations), `.ignore` and `.git/info/exclude`.
+    /// Apply `.gitignore` (nested, negations), `.ignore`, each repository's
+    /// `info/exclude` and the global excludes file (see `gitignore`).
     pub gitignore: bool,
     /// Extra globs to leave out, gitignore-style (see `Excludes`).
     pub exclude: Vec<String>,
