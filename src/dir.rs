@@ -17,8 +17,7 @@ use std::ffi::OsStr;
 use std::io;
 use std::path::Path;
 
-/// git skips pattern files larger than this (dir.c, `PATTERN_MAX_FILE_SIZE`).
-pub const MAX_IGNORE_FILE_BYTES: u64 = 100 << 20;
+pub use crate::limits::MAX_IGNORE_FILE_BYTES;
 
 /// A child's type and metadata, read without following a symlink.
 #[derive(Debug, Clone, Copy)]

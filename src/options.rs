@@ -12,11 +12,7 @@ use crate::sandbox::Scope;
 use crate::sort::SortBy;
 use crate::walk::{Excludes, WalkRules};
 
-pub const DEFAULT_LIMIT: usize = 1000;
-pub const DEFAULT_MAX_LIMIT: usize = 1000;
-pub const DEFAULT_MAX_BYTES: usize = 51200;
-/// Below this, the header and the truncation notice alone may not fit.
-pub const MIN_MAX_BYTES: usize = 256;
+pub use crate::limits::{DEFAULT_LIMIT, DEFAULT_MAX_BYTES, DEFAULT_MAX_LIMIT, MIN_MAX_BYTES};
 
 /// Option names a caller may pass; the JS wrapper removes `signal`, `policy`
 /// and `approve` (and turns a `Date` into epoch ms) before this sees them.

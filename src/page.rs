@@ -26,8 +26,7 @@ pub struct Page {
     pub omitted: Vec<OmittedDir>,
 }
 
-/// How many of the most crowded folders `omitted` names.
-pub const OMITTED_DIRS: usize = 5;
+pub use crate::limits::OMITTED_DIRS;
 
 /// `kept` is the sorted first `limit` matches; `left_out` counts the rest by folder.
 pub fn paginate(search_path: &str, mut kept: Vec<Found>, left_out: DirCounts, matched: usize, caps: Caps) -> Page {

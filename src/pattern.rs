@@ -18,8 +18,7 @@ use regex::bytes::{Regex, RegexBuilder};
 use std::ffi::OsStr;
 use std::path::Path;
 
-/// The longest pattern (glob or regex) accepted.
-pub const MAX_PATTERN_BYTES: usize = 16 * 1024;
+pub use crate::limits::MAX_PATTERN_BYTES;
 
 /// The compiled-size limit of a glob's Unicode twin (Unicode classes are
 /// larger than byte classes; globset's own limit is 10 MiB).

@@ -48,7 +48,7 @@ pub fn bytes_notice(max_bytes: usize) -> String {
 /// The notice for a result that says it was cut but carries no notice
 /// (one built by hand): the contract's text with its default caps.
 pub fn default_notice(by: crate::result::Truncation, matched: usize, shown: usize) -> Option<String> {
-    use crate::options::{DEFAULT_MAX_BYTES, DEFAULT_MAX_LIMIT};
+    use crate::limits::{DEFAULT_MAX_BYTES, DEFAULT_MAX_LIMIT};
     use crate::result::Truncation;
     Some(match by {
         Truncation::Limit => limit_notice(matched, shown, Some(DEFAULT_MAX_LIMIT)),

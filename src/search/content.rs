@@ -6,8 +6,7 @@ use grep_regex::RegexMatcher;
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkError, SinkFinish, SinkMatch};
 use std::fs::File;
 
-/// Longer matching lines are cut to this many characters and marked.
-pub const MAX_LINE_CHARS: usize = 500;
+pub use crate::limits::MAX_LINE_CHARS;
 pub const CUT_MARK: &str = " …[line cut]";
 
 /// One matching line.

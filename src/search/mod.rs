@@ -37,8 +37,7 @@ pub const SKIPPED_DIRS: &[&str] = &[
     ".idea",
 ];
 
-pub const DEFAULT_MAX_RESULTS: usize = 50;
-pub const MAX_RESULTS: usize = 500;
+pub use crate::limits::{DEFAULT_MAX_RESULTS, MAX_RESULTS};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OutputMode {

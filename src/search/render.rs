@@ -5,7 +5,7 @@
 //! `find` output.
 
 use super::{SearchItems, SearchOutcome, MAX_RESULTS};
-use crate::options::DEFAULT_MAX_BYTES;
+use crate::limits::DEFAULT_MAX_BYTES;
 use crate::render::{bytes_notice, header};
 
 pub const MAX_BYTES: usize = DEFAULT_MAX_BYTES;

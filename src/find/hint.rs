@@ -3,11 +3,11 @@
 //! or matches that exist only in places a rule skipped (gitignored, hidden,
 //! excluded), named with the option that brings them back.
 
+use super::{select, FindConfig};
 use crate::cancel::Cancel;
 use crate::entry::EntryKind;
 use crate::error::Result;
 use crate::filter::TypeFilter;
-use crate::find::{select, FindConfig};
 use crate::pattern::PatternMode;
 use crate::walk::{posix_string, walk, Entry, Excludes, Root};
 use std::collections::{HashMap, HashSet};

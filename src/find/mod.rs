@@ -1,13 +1,14 @@
 //! One `find` call from validated options to the answer: sandbox, walk,
 //! filter, sort, cap, explain.
 
+mod hint;
+
 use crate::cancel::Cancel;
 use crate::collect::{parent_dir, path_text, Best, Gathered};
 use crate::dir::Dir;
 use crate::entry::{raw_bytes, EntryKind, Found, Meta};
 use crate::error::{ErrorCode, Result};
 use crate::filter::Filters;
-use crate::hint;
 use crate::page::{paginate, Caps};
 use crate::pattern::NameMatcher;
 use crate::result::FindOutcome;
