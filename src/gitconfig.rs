@@ -234,7 +234,7 @@ pub fn parse_bool(value: Option<&[u8]>) -> Option<bool> {
 /// syntax error ends the list there.
 pub fn core_entries(text: &[u8]) -> Vec<(String, Option<Vec<u8>>)> {
     let text = text.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(text);
-    let mut source = Source { text, at: 0, eof: false };
+    let mut source = ConfigText { text, at: 0, eof: false };
     let mut entries = Vec::new();
     let mut in_core = false;
     let mut comment = false;
@@ -277,13 +277,13 @@ fn is_key_char(c: u8) -> bool {
 
 /// A config file's text read as git's `get_next_char` does: `\r\n` is one
 /// `\n`, and the end reads as `\n` with `eof` set.
-struct Source<'a> {
+struct ConfigText<'a> {
     text: &'a [u8],
     at: usize,
     eof: bool,
 }
 
-impl Source<'_> {
+impl ConfigText<'_> {
     fn next(&mut self) -> u8 {
         let Some(&c) = self.text.get(self.at) else {
             self.eof = true;

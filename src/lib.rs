@@ -25,6 +25,7 @@ pub mod sandbox;
 pub mod search;
 pub mod shared;
 pub mod sort;
+pub mod source;
 pub mod storage;
 pub mod walk;
 
@@ -37,8 +38,8 @@ use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use options::Purpose;
 use result::{FindOutcome, OmittedDir, Truncation};
-use sandbox::Source;
 use search::{LineMatch, SearchConfig, SearchItems, SearchOutcome};
+use source::Source;
 use std::sync::Arc;
 
 #[napi(object, js_name = "FindEntry", object_to_js = false)]
@@ -453,13 +454,13 @@ impl Plan {
                 options::parse(&fields, purpose).map(|mut c| {
                     // The text shows no size or date: read them only where a filter or the order needs them.
                     c.want_meta &= !matches!(answer, Answer::Text);
-                    c.scope.source = source.clone();
+                    c.source = source.clone();
                     Job::Find(Arc::new(c), answer)
                 })
             };
             match purpose.as_str() {
                 "search" => search::options::parse(&fields).map(|mut c| {
-                    c.scope.source = source.clone();
+                    c.source = source.clone();
                     Job::Search(Arc::new(c))
                 }),
                 "findFiles" => find(Purpose::FindFiles, Answer::Paths),

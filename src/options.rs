@@ -10,6 +10,7 @@ use crate::page::Caps;
 use crate::pattern::{NameMatcher, PatternMode};
 use crate::sandbox::Scope;
 use crate::sort::SortBy;
+use crate::source::Source;
 use crate::walk::{Excludes, WalkRules};
 
 pub use crate::limits::{DEFAULT_LIMIT, DEFAULT_MAX_BYTES, DEFAULT_MAX_LIMIT, MIN_MAX_BYTES};
@@ -152,6 +153,7 @@ pub fn parse(fields: &[(String, Value)], purpose: Purpose) -> Result<FindConfig>
     Excludes::new(&rules)?;
 
     Ok(FindConfig {
+        source: Source::Disk,
         pattern,
         matcher,
         case_sensitive,

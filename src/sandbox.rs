@@ -1,15 +1,11 @@
-//! Where a search may run: turning `cwd` + `path` into the logical absolute
-//! path the policy sees, confining it to `roots` (through `..` and through
-//! symlinks), and opening the search directory with the contract's errors,
-//! on the local disk or in a host's storage.
+//! Where a search may run, as path logic: turning `cwd` + `path` into the
+//! logical absolute path the policy sees, confining it to `roots` (through
+//! `..` and through symlinks), and the errors for a search path that cannot
+//! be searched. Opening it in its backend is `source`'s.
 
 use crate::args::{Reader, Value};
-use crate::cancel::Cancel;
-use crate::entry::EntryKind;
+use crate::dir::Dir;
 use crate::error::{clip, ErrorCode, FindError, Result};
-use crate::index::IndexRef;
-use crate::storage::{block_on, in_flight, StorageRef};
-use crate::walk::{Root, Tree};
 use std::io::ErrorKind;
 use std::path::{Component, Path, PathBuf};
 
@@ -20,20 +16,6 @@ pub struct Scope {
     /// Absolute and normalized: what the policy is asked about and results show.
     pub logical_path: PathBuf,
     pub roots: Option<Vec<PathBuf>>,
-    /// Where the paths live.
-    pub source: Source,
-}
-
-/// What a search walks.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub enum Source {
-    /// The local disk.
-    #[default]
-    Disk,
-    /// A host's storage (a JS reader).
-    Storage(StorageRef),
-    /// A live index of a local folder (see `index`).
-    Index(IndexRef),
 }
 
 impl Scope {
@@ -50,132 +32,13 @@ impl Scope {
             Some(roots) => Some(resolve_roots(cwd, &roots)?),
             None => None,
         };
-        Ok(Scope { logical_path, roots, source: Source::Disk })
-    }
-
-    /// Confines the path to the roots, then opens it: the directory to walk.
-    /// The roots are checked twice: before opening (as the caller wrote the
-    /// path, for the clearest error) and on the real path of the handle that
-    /// was opened, so a symlink flipped in between cannot lead outside.
-    pub fn open(&self) -> Result<Root> {
-        match &self.source {
-            Source::Disk => {}
-            Source::Storage(storage) => return self.open_in(storage),
-            Source::Index(index) => return self.open_in_index(index),
-        }
-        if let Some(roots) = &self.roots {
-            check_roots(&self.logical_path, roots)?;
-        }
-        let root = open_search_dir(&self.logical_path)?;
-        match &self.roots {
-            Some(roots) if !inside_really(&root.path, roots) => Err(outside_roots(&self.logical_path, roots, true)),
-            _ => Ok(root),
-        }
-    }
-
-    /// `open` in a storage. The walk never follows a symlink there, and the
-    /// storage cannot say where one leads: a search path that is a symlink is
-    /// refused, and with `roots`, so is one that passes through a symlink
-    /// below its root (the storage's `list` might follow it out).
-    fn open_in(&self, storage: &StorageRef) -> Result<Root> {
-        let mut checked: Vec<PathBuf> = vec![self.logical_path.clone()];
-        if let Some(roots) = &self.roots {
-            let Some(root) =
-                roots.iter().filter(|r| self.logical_path.starts_with(r)).max_by_key(|r| r.as_os_str().len())
-            else {
-                return Err(outside_roots(&self.logical_path, roots, false));
-            };
-            let below_root = self.logical_path.ancestors().skip(1).take_while(|a| a != root);
-            checked.extend(below_root.map(Path::to_path_buf));
-        }
-        let shown = clip(&self.display(), 300).into_owned();
-        let start = |i: usize| {
-            let (storage, path) = (storage.clone(), checked[i].to_string_lossy().into_owned());
-            async move { (i, storage.stat(&path).await) }
-        };
-        let (mut answers, never) = (Vec::new(), Cancel::never());
-        let asking = in_flight(storage.concurrency(), (0..checked.len()).collect(), &never, start, |answer, _| {
-            answers.push(answer);
-            Ok(())
-        });
-        block_on(asking).map_err(|e| search_path_error(&shown, &e, Asked::Reader))??;
-        answers.sort_by_key(|(i, _)| *i);
-        let kinds = answers
-            .into_iter()
-            .map(|(_, stat)| stat.map(|s| s.kind).map_err(|e| search_path_error(&shown, &e, Asked::Reader)))
-            .collect::<Result<Vec<_>>>()?;
-        // A way out of the roots comes first, whatever the path itself is.
-        let through_link = kinds.iter().skip(1).any(|k| *k == Some(EntryKind::Symlink));
-        match (kinds[0], &self.roots) {
-            (_, Some(roots)) if through_link => return Err(outside_roots(&self.logical_path, roots, true)),
-            (Some(EntryKind::Symlink), Some(roots)) => return Err(outside_roots(&self.logical_path, roots, true)),
-            (Some(EntryKind::Symlink), None) => {
-                return Err(FindError::new(
-                    ErrorCode::NotADir,
-                    format!("search path `{shown}` is a symlink in the reader, and the walk follows no symlink; pass the folder it leads to"),
-                ))
-            }
-            (Some(EntryKind::File), _) => return Err(not_a_dir(&shown)),
-            _ => {}
-        }
-        Ok(Root { tree: Tree::Storage(storage.clone()), path: self.logical_path.clone() })
-    }
-
-    /// `open` in a live index: the path must lie in the indexed folder (as
-    /// written: the index holds no symlink it would follow).
-    fn open_in_index(&self, index: &IndexRef) -> Result<Root> {
-        if !self.logical_path.starts_with(&index.logical_path) {
-            return Err(FindError::new(
-                ErrorCode::OutsideRoot,
-                format!(
-                    "`{}` is outside the index's folder `{}`; pass a `path` inside it (or search without the index)",
-                    clip(&self.display(), 300),
-                    clip(&index.logical_path.to_string_lossy(), 300)
-                ),
-            ));
-        }
-        if let Some(roots) = &self.roots {
-            if !roots.iter().any(|r| self.logical_path.starts_with(r)) {
-                return Err(outside_roots(&self.logical_path, roots, false));
-            }
-        }
-        let rel = self.logical_path.strip_prefix(&index.logical_path).unwrap_or(Path::new(""));
-        let rel = rel.as_os_str().as_encoded_bytes().to_vec();
-        let shown = clip(&self.display(), 300).into_owned();
-        let tree = index.read()?;
-        match tree.find(&rel).map(|id| tree.node(id).kind) {
-            None => Err(FindError::new(
-                ErrorCode::NotFound,
-                format!("search path `{shown}` does not exist; check `path` (it is relative to `cwd`)"),
-            )),
-            Some(EntryKind::Dir) => Ok(Root { tree: Tree::Index(index.clone(), rel), path: self.logical_path.clone() }),
-            Some(_) => Err(not_a_dir(&shown)),
-        }
-    }
-
-    /// The search directory as results and messages show it: the logical
-    /// path, except in a plain (not mounted) storage, where it keeps relative
-    /// POSIX syntax: `docs`, and `.` for the storage's root.
-    pub fn display(&self) -> String {
-        match &self.source {
-            Source::Storage(storage) if !storage.mounted() => relative_to_storage_root(&self.logical_path),
-            _ => self.logical(),
-        }
+        Ok(Scope { logical_path, roots })
     }
 
     /// The logical path in its namespace, rooted: what the policy is asked
     /// about and what a storage is called with.
     pub fn logical(&self) -> String {
         self.logical_path.to_string_lossy().into_owned()
-    }
-}
-
-/// A storage path (`/docs/a`) relative to the storage's root (`docs/a`).
-fn relative_to_storage_root(path: &Path) -> String {
-    let text = path.to_string_lossy();
-    match text.trim_start_matches('/') {
-        "" => ".".to_string(),
-        relative => relative.to_string(),
     }
 }
 
@@ -275,11 +138,11 @@ pub fn check_roots(logical: &Path, roots: &[PathBuf]) -> Result<()> {
     Err(outside_roots(logical, roots, inside_lexically))
 }
 
-fn inside_really(real: &Path, roots: &[PathBuf]) -> bool {
+pub fn inside_really(real: &Path, roots: &[PathBuf]) -> bool {
     roots.iter().any(|r| real.starts_with(real_path(r)))
 }
 
-fn outside_roots(logical: &Path, roots: &[PathBuf], inside_lexically: bool) -> FindError {
+pub fn outside_roots(logical: &Path, roots: &[PathBuf], inside_lexically: bool) -> FindError {
     const SHOWN: usize = 3;
     let mut listed = roots
         .iter()
@@ -308,26 +171,28 @@ fn outside_roots(logical: &Path, roots: &[PathBuf], inside_lexically: bool) -> F
 }
 
 /// Opens the search path, which must be a readable directory (a symlinked
-/// root is walked once, as itself).
-pub fn open_search_dir(logical: &Path) -> Result<Root> {
+/// root is walked once, as itself): the open folder and its real path.
+pub fn open_search_dir(logical: &Path) -> Result<(Dir, PathBuf)> {
     let shown = clip(&logical.to_string_lossy(), 300).into_owned();
     let refused = |e: std::io::Error| search_path_error(&shown, &e, Asked::Os);
     let md = std::fs::metadata(logical).map_err(refused)?;
     if !md.is_dir() {
         return Err(not_a_dir(&shown));
     }
-    Root::open(logical).map_err(refused)
+    let dir = Dir::open(logical).map_err(refused)?;
+    let real = dir.real_path(logical).map_err(refused)?;
+    Ok((dir, real))
 }
 
 /// Who answered about the search path, for the messages.
 #[derive(Clone, Copy)]
-enum Asked {
+pub enum Asked {
     Os,
     Reader,
 }
 
 /// Why the search path cannot be opened, as the contract's error.
-fn search_path_error(shown: &str, e: &std::io::Error, asked: Asked) -> FindError {
+pub fn search_path_error(shown: &str, e: &std::io::Error, asked: Asked) -> FindError {
     let (place, refuser) = match asked {
         Asked::Os => ("", "the OS refused to open"),
         Asked::Reader => (" in the reader", "the reader refused"),
@@ -351,7 +216,7 @@ fn search_path_error(shown: &str, e: &std::io::Error, asked: Asked) -> FindError
     }
 }
 
-fn not_a_dir(shown: &str) -> FindError {
+pub fn not_a_dir(shown: &str) -> FindError {
     FindError::new(
         ErrorCode::NotADir,
         format!(

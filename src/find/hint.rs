@@ -9,7 +9,8 @@ use crate::entry::EntryKind;
 use crate::error::Result;
 use crate::filter::TypeFilter;
 use crate::pattern::PatternMode;
-use crate::walk::{posix_string, walk, Entry, Excludes, Root};
+use crate::source::{walk, Root};
+use crate::walk::{posix_string, Entry, Excludes};
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 

@@ -14,7 +14,8 @@ use crate::pattern::NameMatcher;
 use crate::result::FindOutcome;
 use crate::sandbox::Scope;
 use crate::sort::{sort_and_split, Order, SortBy};
-use crate::walk::{posix_string, walk, Entry, WalkRules};
+use crate::source::{walk, Source};
+use crate::walk::{posix_string, Entry, WalkRules};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -35,6 +36,8 @@ pub struct FindConfig {
     pub reverse: bool,
     pub caps: Caps,
     pub scope: Scope,
+    /// What is walked: the disk, a storage or an index.
+    pub source: Source,
     pub timeout_ms: Option<u64>,
     /// Fill `size`/`mtimeMs` of returned entries (false for `findFiles`).
     pub want_meta: bool,
@@ -81,7 +84,7 @@ pub fn select<'a>(
 
 pub fn run(config: &FindConfig, cancel: &Cancel) -> Result<FindOutcome> {
     cancel.check()?;
-    let root = config.scope.open()?;
+    let root = config.source.open(&config.scope)?;
     // A storage's listing carries the metadata: taking it costs nothing.
     let stat = config.filters.needs_meta()
         || config.sort.needs_meta()
@@ -113,7 +116,7 @@ pub fn run(config: &FindConfig, cancel: &Cancel) -> Result<FindOutcome> {
     if let (true, false, Some(dir)) = (config.want_meta, stat, root.local_dir()) {
         fill_meta(dir, &mut found);
     }
-    let path = config.scope.display();
+    let path = config.source.display(&config.scope);
     // The hint is extra work after a complete answer: when `timeoutMs` runs
     // out during it, the answer is returned without a hint; an abort by the
     // caller still rejects.

@@ -1,7 +1,7 @@
 //! A live index of one folder: built by one parallel walk, then kept exact
 //! by file-system events (the `notify` crate: inotify, FSEvents,
 //! ReadDirectoryChangesW), so repeated searches are answered from memory
-//! (see `walk::indexed`) with the same results as a fresh walk.
+//! (see `query`) with the same results as a fresh walk.
 //!
 //! The root is watched recursively before the first walk, so every change
 //! after that raises an event. An event only says which folder changed: that
@@ -18,6 +18,7 @@
 //! OS drops events (inotify's queue overflows), the whole tree is compared
 //! again, and `stats` says so.
 
+pub mod query;
 pub mod tree;
 
 use crate::cancel::Cancel;
@@ -26,9 +27,9 @@ use crate::entry::{EntryKind, Meta};
 use crate::error::{clip, ErrorCode, FindError, Result};
 use crate::gitignore::{FolderRules, GitEnv, IgnoreFiles, Rules, GITIGNORE, IGNORE};
 use crate::shared::Shared;
-use crate::walk::indexed::{Visible, VisibleKey};
-use crate::walk::{walk, Entry, Root, WalkRules};
+use crate::walk::{walk_dir, Entry, WalkRules};
 use notify::{RecursiveMode, Watcher};
+use query::{Visible, VisibleKey};
 use std::collections::{BTreeSet, HashMap};
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
@@ -122,9 +123,8 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 impl Index {
     /// Opens `root` (as `open_search_dir` would), walks it and starts watching.
     pub fn open(logical_path: PathBuf) -> Result<Arc<Index>> {
-        let root = crate::sandbox::open_search_dir(&logical_path)?;
-        let crate::walk::Tree::Local(dir) = &root.tree else { unreachable!("a local root") };
-        let dir = Arc::clone(dir);
+        let (dir, real_path) = crate::sandbox::open_search_dir(&logical_path)?;
+        let dir = Arc::new(dir);
         let (sender, events) = channel();
         let handler = move |event| {
             let _ = sender.send(event);
@@ -133,15 +133,15 @@ impl Index {
         let watcher = notify::RecommendedWatcher::new(handler, config).map_err(|e| {
             FindError::new(
                 ErrorCode::FsError,
-                format!("cannot watch `{}`: {e}", clip(&root.path.to_string_lossy(), 300)),
+                format!("cannot watch `{}`: {e}", clip(&real_path.to_string_lossy(), 300)),
             )
         })?;
         let watcher = Mutex::new(watcher);
         let git = GitEnv::from_process();
         let index = Arc::new(Index {
             logical_path,
-            real_path: root.path.clone(),
-            above: Rules::above_folders(&root.path, &git),
+            above: Rules::above_folders(&real_path, &git),
+            real_path,
             git,
             dir,
             tree: RwLock::new(Tree::new(Meta { size: 0, mtime_ms: 0.0 })),
@@ -178,7 +178,6 @@ impl Index {
     /// A parallel walk of the whole folder into a new tree: every entry
     /// (hidden and ignored ones too: a query may ask for them).
     fn build(&self) -> Result<Tree> {
-        let root = Root { tree: crate::walk::Tree::Local(Arc::clone(&self.dir)), path: self.real_path.clone() };
         let everything = WalkRules {
             hidden: true,
             gitignore: false,
@@ -188,7 +187,7 @@ impl Index {
             skip_dirs: &[".git"],
             record_ignored: false,
         };
-        let walked = walk(&root, &everything, &Cancel::never(), || {
+        let walked = walk_dir(&self.dir, &self.real_path, &everything, &Cancel::never(), || {
             |rel: &Path, kind, entry: &Entry| {
                 let meta = entry.stat().ok()?.meta;
                 Some((rel.as_os_str().as_encoded_bytes().to_vec(), kind, meta))

@@ -8,7 +8,8 @@
 use super::{gather, SearchConfig};
 use crate::cancel::{Cancel, CancelFlag};
 use crate::error::{ErrorCode, Result};
-use crate::walk::{Root, WalkRules};
+use crate::source::Root;
+use crate::walk::WalkRules;
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::sync::Mutex;

@@ -12,8 +12,9 @@ use crate::entry::EntryKind;
 use crate::error::Result;
 use crate::pattern::NameMatcher;
 use crate::sandbox::Scope;
+use crate::source::{walk, Backend, Root, Source};
 use crate::storage::{block_on, in_flight, reader_failed, StorageRef};
-use crate::walk::{posix_string, walk, Entry, Root, Tree, WalkRules, Walked};
+use crate::walk::{posix_string, Entry, WalkRules, Walked};
 use content::{new_searcher, scan_bytes, scan_file, FileScan, LineHit, Scan};
 use grep_regex::RegexMatcher;
 use std::path::Path;
@@ -64,6 +65,8 @@ pub struct SearchConfig {
     pub rules: WalkRules,
     pub max_results: usize,
     pub scope: Scope,
+    /// What is walked: the disk, a storage or an index.
+    pub source: Source,
     pub timeout_ms: Option<u64>,
 }
 
@@ -109,7 +112,7 @@ const UNREAD: u64 = u64::MAX;
 
 pub fn run(config: &SearchConfig, cancel: &Cancel) -> Result<SearchOutcome> {
     cancel.check()?;
-    let root = config.scope.open()?;
+    let root = config.source.open(&config.scope)?;
     let newest_first = match &config.target {
         Target::Files { .. } => true,
         Target::Content { mode, .. } => *mode == OutputMode::Files,
@@ -143,7 +146,7 @@ pub fn run(config: &SearchConfig, cancel: &Cancel) -> Result<SearchOutcome> {
         0 => elsewhere::notice(config, &root, &walked.skipped, walked.ignored, cancel)?,
         _ => None,
     };
-    Ok(SearchOutcome { path: config.scope.display(), items, match_count, truncated, notice })
+    Ok(SearchOutcome { path: config.source.display(&config.scope), items, match_count, truncated, notice })
 }
 
 /// Walks `root` under `rules` and keeps the files that match: by name, or
@@ -195,12 +198,12 @@ fn gather(
     })?;
     if let Target::Content { regex, .. } = &config.target {
         let hits = std::mem::take(&mut walked.found);
-        walked.found = match &root.tree {
-            Tree::Storage(storage) => scan_stored(storage, root, regex, hits, scan, cancel)?,
-            Tree::Index(..) => scan_indexed(root, regex, hits, scan, cancel)?,
-            Tree::Local(_) => hits,
+        walked.found = match &root.backend {
+            Backend::Storage(storage) => scan_stored(storage, root, regex, hits, scan, cancel)?,
+            Backend::Index(..) => scan_indexed(root, regex, hits, scan, cancel)?,
+            Backend::Disk(_) => hits,
         };
-        if !matches!(root.tree, Tree::Local(_)) {
+        if !matches!(root.backend, Backend::Disk(_)) {
             walked.found.iter().for_each(|hit| on_match(&hit.relative));
         }
     }
@@ -218,11 +221,11 @@ fn first_lines(root: &Root, regex: &RegexMatcher, hits: &[Hit], max: usize, canc
         }
         cancel.check()?;
         let scan = Scan::Lines(max - out.len());
-        let found = match &root.tree {
-            Tree::Local(_) | Tree::Index(..) => {
+        let found = match &root.backend {
+            Backend::Disk(_) | Backend::Index(..) => {
                 open_on_disk(root, &hit.relative).and_then(|file| scan_file(&mut searcher, regex, file, scan))
             }
-            Tree::Storage(storage) => {
+            Backend::Storage(storage) => {
                 let bytes = block_on(storage.read(&stored_path(root, hit))).ok().and_then(Result::ok);
                 bytes.and_then(|bytes| scan_bytes(&mut searcher, regex, &bytes, scan))
             }
@@ -235,10 +238,10 @@ fn first_lines(root: &Root, regex: &RegexMatcher, hits: &[Hit], max: usize, canc
 
 /// Opens a file the walk found on disk (a local tree, or a live index's folder).
 fn open_on_disk(root: &Root, relative: &Path) -> Option<std::io::Result<std::fs::File>> {
-    match &root.tree {
-        Tree::Local(dir) => Some(dir.open_beneath(relative)),
-        Tree::Index(index, rel) => Some(index.open_file(rel, relative)),
-        Tree::Storage(_) => None,
+    match &root.backend {
+        Backend::Disk(dir) => Some(dir.open_beneath(relative)),
+        Backend::Index(index, rel) => Some(index.open_file(rel, relative)),
+        Backend::Storage(_) => None,
     }
 }
 
@@ -314,7 +317,7 @@ mod tests {
         let mut fields = vec![("cwd".to_string(), Value::Text("/".into()))];
         fields.extend(pairs.iter().map(|(k, v)| (k.to_string(), Value::Text(v.to_string()))));
         let mut config = options::parse(&fields)?;
-        config.scope.source = crate::sandbox::Source::Storage(crate::shared::Shared(Arc::new(Arc::clone(storage))));
+        config.source = Source::Storage(crate::shared::Shared(Arc::new(Arc::clone(storage))));
         run(&config, &Cancel::never())
     }
 

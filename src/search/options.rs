@@ -5,6 +5,7 @@ use crate::args::{wrong, Reader, Value};
 use crate::error::{FindError, Result};
 use crate::pattern::{NameMatcher, PatternMode};
 use crate::sandbox::Scope;
+use crate::source::Source;
 use crate::walk::WalkRules;
 use grep_regex::RegexMatcherBuilder;
 
@@ -134,7 +135,7 @@ pub fn parse(fields: &[(String, Value)]) -> Result<SearchConfig> {
         // A search that finds nothing looks in what was ignored (see `elsewhere`).
         record_ignored: !no_ignore,
     };
-    Ok(SearchConfig { target, rules, max_results, scope, timeout_ms })
+    Ok(SearchConfig { target, rules, max_results, scope, source: Source::Disk, timeout_ms })
 }
 
 #[cfg(test)]

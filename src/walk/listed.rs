@@ -295,18 +295,19 @@ async fn rules_above(storage: &StorageRef, root: &str, cancel: &Cancel) -> Resul
 #[cfg(test)]
 mod tests {
     use super::super::tests::rules;
-    use super::super::{walk, Root, Tree, WalkRules};
+    use super::super::WalkRules;
     use crate::cancel::{Cancel, CancelFlag};
     use crate::entry::EntryKind;
     use crate::error::ErrorCode;
     use crate::shared::Shared;
+    use crate::source::{walk, Backend, Root};
     use crate::storage::memory::MemoryStorage;
     use std::path::{Path, PathBuf};
     use std::sync::atomic::Ordering;
     use std::sync::Arc;
 
     fn root_of(storage: &Arc<MemoryStorage>, path: &str) -> Root {
-        Root { tree: Tree::Storage(Shared(Arc::new(Arc::clone(storage)))), path: PathBuf::from(path) }
+        Root { backend: Backend::Storage(Shared(Arc::new(Arc::clone(storage)))), path: PathBuf::from(path) }
     }
 
     fn paths(root: &Root, rules: &WalkRules) -> crate::error::Result<Vec<String>> {

@@ -35,7 +35,7 @@ where
     // The user's git settings are read once, when a repository needs them.
     let git = GitEnv::from_process();
     let ignore = gate.rules.gitignore.then(|| Rules::above(root, &git));
-    let first = Work { source: Source::Open(Arc::clone(dir)), rel: OsString::new(), depth: 0, ignore };
+    let first = Work { source: FolderAt::Open(Arc::clone(dir)), rel: OsString::new(), depth: 0, ignore };
     let shared = Shared {
         git: &git,
         queue: Mutex::new(Queue { pending: vec![first], busy: 0, stop: false }),
@@ -63,7 +63,7 @@ const BATCH: usize = 512;
 
 /// A folder to list.
 struct Work {
-    source: Source,
+    source: FolderAt,
     /// Its path relative to the root (empty for the root).
     rel: OsString,
     /// 0 for the root.
@@ -72,7 +72,7 @@ struct Work {
     ignore: Option<Rules>,
 }
 
-enum Source {
+enum FolderAt {
     Open(Arc<Dir>),
     /// A child of an open folder, opened when its turn comes (so only folders
     /// with children still waiting hold a descriptor).
@@ -177,8 +177,8 @@ impl<T: Send> Shared<'_, T> {
     {
         self.cancel.check()?;
         let dir = match work.source {
-            Source::Open(dir) => dir,
-            Source::Child(parent, name) => match parent.open_dir(&name) {
+            FolderAt::Open(dir) => dir,
+            FolderAt::Child(parent, name) => match parent.open_dir(&name) {
                 Ok(dir) => Arc::new(dir),
                 // Vanished, replaced by a file or a symlink, or not ours to read: skipped.
                 Err(e) if is_gone(&e) || e.kind() == ErrorKind::PermissionDenied => return Ok(()),
@@ -214,7 +214,7 @@ impl<T: Send> Shared<'_, T> {
                 batch.push(found);
             }
             if is_dir && descend {
-                let source = Source::Child(Arc::clone(&dir), name.to_owned());
+                let source = FolderAt::Child(Arc::clone(&dir), name.to_owned());
                 children.push(Work {
                     source,
                     rel: rel.as_os_str().to_owned(),

@@ -1,12 +1,12 @@
 //! The directory walk: which entries a search sees. Ignore files (see
 //! `gitignore`), hidden entries, `exclude` globs, depth, always-skipped
-//! folders (`.git/`) and symlinks (listed, never followed) are decided here,
-//! the same way for both kinds of tree: the local disk, walked by threads
-//! over directory handles (`local`), and a host's storage, walked by many
-//! calls in flight at once (`listed`). A selector, given each entry that
-//! passes, decides which become results.
+//! folders (`.git/`) and symlinks (listed, never followed) are decided by one
+//! `Gate`, the same way for every engine: the local disk, walked by threads
+//! over directory handles (`local`), a host's storage, walked by many calls
+//! in flight at once (`listed`), and a live index's tree in memory
+//! (`index::query`). A selector, given each entry that passes, decides which
+//! become results. `source` picks the engine for an opened root.
 
-pub mod indexed;
 mod listed;
 mod local;
 
@@ -15,7 +15,6 @@ use crate::dir::{Dir, Stat};
 use crate::entry::EntryKind;
 use crate::error::{clip, ErrorCode, FindError, Result};
 use crate::gitignore::Rules;
-use crate::index::IndexRef;
 use crate::pattern::{normalize_glob, NameMatcher, PatternMode};
 use crate::storage::{Listed, StorageRef};
 use std::ffi::OsStr;
@@ -120,47 +119,17 @@ impl Excludes {
     }
 }
 
-/// The opened search directory: where its entries come from, and its path
-/// (real on disk; logical in a storage) for messages and the ignore rules
-/// above it.
-#[derive(Debug)]
-pub struct Root {
-    pub tree: Tree,
-    pub path: PathBuf,
-}
-
-/// Where a walk lists folders.
-#[derive(Debug, Clone)]
-pub enum Tree {
-    /// The local disk, by handle from this open folder.
-    Local(Arc<Dir>),
-    /// A host's storage (a JS reader), by path.
-    Storage(StorageRef),
-    /// A live index, from the folder at this path relative to its root.
-    Index(IndexRef, Vec<u8>),
-}
-
-impl Root {
-    /// Opens `path` on disk (following symlinks: the root itself may be a link).
-    pub fn open(path: &Path) -> std::io::Result<Root> {
-        let dir = Dir::open(path)?;
-        let path = dir.real_path(path)?;
-        Ok(Root { tree: Tree::Local(Arc::new(dir)), path })
-    }
-
-    /// The open folder, for a local tree.
-    pub fn local_dir(&self) -> Option<&Dir> {
-        match &self.tree {
-            Tree::Local(dir) => Some(dir),
-            Tree::Storage(_) | Tree::Index(..) => None,
-        }
-    }
-}
-
 /// One entry as a selector sees it: on disk, metadata and contents are read
 /// through its folder's handle, never by path; in a storage, the metadata
 /// came with the listing.
 pub struct Entry<'a>(At<'a>);
+
+impl<'a> Entry<'a> {
+    /// An entry whose kind and metadata are already known (a live index's).
+    pub fn known(kind: EntryKind, meta: crate::entry::Meta) -> Entry<'a> {
+        Entry(At::Known(kind, meta))
+    }
+}
 
 enum At<'a> {
     InDir { dir: &'a Dir, name: &'a OsStr },
@@ -188,8 +157,9 @@ impl Entry<'_> {
     }
 }
 
-/// The rules that decide, name by name, what the walk passes on.
-struct Gate<'a> {
+/// The rules that decide, name by name, what the walk passes on: the one
+/// folder-by-folder judgement every walk engine (disk, storage, index) asks.
+pub struct Gate<'a> {
     rules: &'a WalkRules,
     excludes: Excludes,
     /// Folders not entered because of `skip_dirs` (relative, `.git` left out).
@@ -203,7 +173,7 @@ struct Gate<'a> {
 impl Gate<'_> {
     /// Whether the child `name`, at `rel` from the root, is seen (and, for a
     /// folder, entered) under `ignore`, the ignore rules of its folder.
-    fn passes(&self, name: &OsStr, rel: &Path, is_dir: bool, ignore: Option<&Rules>) -> bool {
+    pub fn passes(&self, name: &OsStr, rel: &Path, is_dir: bool, ignore: Option<&Rules>) -> bool {
         if !self.rules.hidden && name.as_encoded_bytes().starts_with(b".") {
             return false;
         }
@@ -226,20 +196,31 @@ impl Gate<'_> {
     }
 
     /// Whether children at `depth` (the root's are at 1) are listed in turn.
-    fn descends_at(&self, depth: usize) -> bool {
+    pub fn descends_at(&self, depth: usize) -> bool {
         self.rules.max_depth.is_none_or(|max| depth <= max)
+    }
+
+    /// The rules it applies.
+    pub fn rules(&self) -> &WalkRules {
+        self.rules
+    }
+
+    /// Folders not entered because of `skip_dirs`, as an engine that kept
+    /// them from an earlier walk reports them.
+    pub fn add_skipped(&self, folders: impl IntoIterator<Item = String>) {
+        self.skipped.lock().unwrap_or_else(|p| p.into_inner()).extend(folders);
+    }
+
+    /// The skipped folders recorded so far, taken out.
+    pub fn take_skipped(&self) -> Vec<String> {
+        std::mem::take(&mut *self.skipped.lock().unwrap_or_else(|p| p.into_inner()))
     }
 }
 
-/// Walks the root. `new_selector` makes a selector for each thread of the
-/// walk (so each can own buffers); a selector gets each entry below the root
-/// with its relative path and kind, and returns what to keep.
-pub fn walk<T, M, S>(root: &Root, rules: &WalkRules, cancel: &Cancel, new_selector: M) -> Result<Walked<T>>
-where
-    T: Send,
-    M: Fn() -> S + Sync,
-    S: FnMut(&Path, EntryKind, &Entry) -> Option<T> + Send,
-{
+/// Runs one walk engine under `rules`: `engine` gets the gate that judges
+/// each name and returns what its selectors kept; the gate's records
+/// (skipped folders, `.git` holders, ignored entries) join them.
+pub fn gated<T>(rules: &WalkRules, cancel: &Cancel, engine: impl FnOnce(&Gate) -> Result<Vec<T>>) -> Result<Walked<T>> {
     cancel.check()?;
     let gate = Gate {
         rules,
@@ -248,17 +229,44 @@ where
         git_holders: Mutex::new(Vec::new()),
         ignored: Mutex::new(Vec::new()),
     };
-    let found = match &root.tree {
-        Tree::Local(dir) => local::walk(dir, &root.path, &gate, cancel, new_selector)?,
-        Tree::Storage(storage) => listed::walk(storage, &root.path, &gate, cancel, new_selector())?,
-        Tree::Index(index, rel) => indexed::walk(index, rel, &root.path, &gate, cancel, new_selector)?,
-    };
+    let found = engine(&gate)?;
     cancel.check()?;
     let mut skipped = gate.skipped.into_inner().unwrap_or_else(|p| p.into_inner());
     skipped.sort_unstable();
     let git_holders = gate.git_holders.into_inner().unwrap_or_else(|p| p.into_inner());
     let ignored = gate.ignored.into_inner().unwrap_or_else(|p| p.into_inner());
     Ok(Walked { found, skipped, git_holders, ignored })
+}
+
+/// Walks an open folder on disk (see `local`).
+pub fn walk_dir<T, M, S>(
+    dir: &Arc<Dir>,
+    root: &Path,
+    rules: &WalkRules,
+    cancel: &Cancel,
+    new_selector: M,
+) -> Result<Walked<T>>
+where
+    T: Send,
+    M: Fn() -> S + Sync,
+    S: FnMut(&Path, EntryKind, &Entry) -> Option<T> + Send,
+{
+    gated(rules, cancel, |gate| local::walk(dir, root, gate, cancel, new_selector))
+}
+
+/// Walks a host's storage from `root` (see `listed`).
+pub fn walk_storage<T, S>(
+    storage: &StorageRef,
+    root: &Path,
+    rules: &WalkRules,
+    cancel: &Cancel,
+    select: S,
+) -> Result<Walked<T>>
+where
+    T: Send,
+    S: FnMut(&Path, EntryKind, &Entry) -> Option<T> + Send,
+{
+    gated(rules, cancel, |gate| listed::walk(storage, root, gate, cancel, select))
 }
 
 /// A relative path as results show it: `/` separators, lossy UTF-8.
@@ -272,12 +280,12 @@ pub fn posix_string(relative: &Path) -> String {
 }
 
 /// Threads a walk (or an index search) runs on.
-fn thread_count() -> usize {
+pub fn thread_count() -> usize {
     std::thread::available_parallelism().map_or(2, |n| n.get()).min(12)
 }
 
 /// Entries between two looks at the cancel flag and the clock.
-const CANCEL_EVERY: u32 = 256;
+pub const CANCEL_EVERY: u32 = 256;
 
 /// The failure for a folder that cannot be listed: `permission-denied` for
 /// the root (as the contract has it), `fs-error` otherwise. `refuser` is
@@ -299,6 +307,7 @@ fn cannot_list(root: &Path, rel: &Path, err: &std::io::Error, refuser: &str) -> 
 mod tests {
     use super::*;
     use crate::entry::Found;
+    use crate::source::{walk, Root};
     use std::fs;
 
     fn tree(name: &str) -> std::path::PathBuf {
@@ -321,7 +330,7 @@ mod tests {
     }
 
     fn paths(root: &Path, rules: &WalkRules) -> Vec<String> {
-        let mut out: Vec<String> = walk(&Root::open(root).unwrap(), rules, &Cancel::never(), || {
+        let mut out: Vec<String> = walk(&Root::open_local(root).unwrap(), rules, &Cancel::never(), || {
             |rel: &Path, kind, _: &Entry| Some(Found::new(rel.to_string_lossy().into_owned(), kind, None))
         })
         .unwrap()
@@ -396,14 +405,10 @@ mod tests {
         }
         let flag = crate::cancel::CancelFlag::default();
         flag.cancel();
-        let err =
-            walk(
-                &Root::open(&root).unwrap(),
-                &rules(),
-                &Cancel::new(flag, None),
-                || |_: &Path, _, _: &Entry| None::<()>,
-            )
-            .unwrap_err();
+        let err = walk(&Root::open_local(&root).unwrap(), &rules(), &Cancel::new(flag, None), || {
+            |_: &Path, _, _: &Entry| None::<()>
+        })
+        .unwrap_err();
         assert_eq!(err.code, ErrorCode::Aborted);
         fs::remove_dir_all(&root).unwrap();
     }
@@ -411,7 +416,7 @@ mod tests {
     #[test]
     fn bad_exclude_globs_are_reported() {
         let root = tree("bx");
-        let open = Root::open(&root).unwrap();
+        let open = Root::open_local(&root).unwrap();
         let err = walk(&open, &WalkRules { exclude: vec!["[".into()], ..rules() }, &Cancel::never(), || {
             |_: &Path, _, _: &Entry| None::<()>
         })

@@ -7,13 +7,13 @@
 //! kept per set of rules (`Visible`) until the tree changes, so a repeated
 //! search only tests its pattern against a flat list, on every core.
 
-use super::{thread_count, At, Entry, Gate, WalkRules, CANCEL_EVERY};
+use super::tree::{Id, Tree};
+use super::{os, Index};
 use crate::cancel::Cancel;
 use crate::entry::{EntryKind, Meta};
 use crate::error::{clip, ErrorCode, FindError, Result};
 use crate::gitignore::Rules;
-use crate::index::tree::{Id, Tree};
-use crate::index::{os, Index};
+use crate::walk::{thread_count, Entry, Gate, WalkRules, CANCEL_EVERY};
 use std::path::Path;
 
 /// What one set of rules lets through from one folder of the index: the
@@ -52,7 +52,7 @@ pub struct VisibleKey {
 }
 
 /// Walks the index from the folder at `rel` (relative to the index's root).
-pub(super) fn walk<T, M, S>(
+pub fn walk<T, M, S>(
     index: &Index,
     rel: &[u8],
     root: &Path,
@@ -65,9 +65,9 @@ where
     M: Fn() -> S + Sync,
     S: FnMut(&Path, EntryKind, &Entry) -> Option<T> + Send,
 {
-    let key = VisibleKey { folder: rel.to_vec(), rules: gate.rules.clone() };
+    let key = VisibleKey { folder: rel.to_vec(), rules: gate.rules().clone() };
     let visible = index.visible(&key, |tree| list_visible(index, tree, rel, root, gate, cancel))?;
-    gate.skipped.lock().unwrap_or_else(|p| p.into_inner()).extend(visible.skipped.iter().cloned());
+    gate.add_skipped(visible.skipped.iter().cloned());
     let chunk = visible.len().div_ceil(thread_count()).max(4096);
     let select_range = |start: usize| {
         let mut select = new_selector();
@@ -76,7 +76,7 @@ where
             if i % CANCEL_EVERY as usize == 0 {
                 cancel.check()?;
             }
-            let entry = Entry(At::Known(visible.kinds[i], visible.metas[i]));
+            let entry = Entry::known(visible.kinds[i], visible.metas[i]);
             if let Some(item) = select(Path::new(os(visible.path(i))), visible.kinds[i], &entry) {
                 found.push(item);
             }
@@ -113,7 +113,7 @@ fn list_visible(index: &Index, tree: &Tree, rel: &[u8], root: &Path, gate: &Gate
             format!("search path `{}` is no longer in the index (it was removed)", clip(&root.to_string_lossy(), 300)),
         ));
     };
-    let ignore = gate.rules.gitignore.then(|| index.rules_above(tree, start));
+    let ignore = gate.rules().gitignore.then(|| index.rules_above(tree, start));
     let mut pending: Vec<(Id, Vec<u8>, usize, Option<Rules>)> = vec![(start, Vec::new(), 0, ignore)];
     let mut visible = Visible::default();
     let mut seen = 0u32;
@@ -147,6 +147,6 @@ fn list_visible(index: &Index, tree: &Tree, rel: &[u8], root: &Path, gate: &Gate
             }
         }
     }
-    visible.skipped = std::mem::take(&mut *gate.skipped.lock().unwrap_or_else(|p| p.into_inner()));
+    visible.skipped = gate.take_skipped();
     Ok(visible)
 }

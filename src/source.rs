@@ -1,0 +1,213 @@
+//! What a search walks, behind one interface: the local disk, a host's
+//! storage (a JS reader) or a live index. `Source` is the caller's choice;
+//! `Source::open` confines the search path to the roots and opens it in that
+//! backend, giving a `Root`; `walk` runs that backend's engine with the one
+//! `Gate` of `walk`; `Source::display` is how the search directory shows.
+//! `find` and `search` reach the backends only through here: a new backend
+//! is a variant of `Source` and `Backend` and its engine, nothing else.
+
+use crate::cancel::Cancel;
+use crate::dir::Dir;
+use crate::entry::EntryKind;
+use crate::error::{clip, ErrorCode, FindError, Result};
+use crate::index::{query, IndexRef};
+use crate::sandbox::{
+    check_roots, inside_really, not_a_dir, open_search_dir, outside_roots, search_path_error, Asked, Scope,
+};
+use crate::storage::{block_on, in_flight, StorageRef};
+use crate::walk::{walk_dir, walk_storage, Entry, WalkRules, Walked};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// What a search walks.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum Source {
+    /// The local disk.
+    #[default]
+    Disk,
+    /// A host's storage (a JS reader).
+    Storage(StorageRef),
+    /// A live index of a local folder (see `index`).
+    Index(IndexRef),
+}
+
+/// The opened search directory: where its entries come from, and its path
+/// (real on disk; logical in a storage and an index) for messages and the
+/// ignore rules above it.
+#[derive(Debug)]
+pub struct Root {
+    pub backend: Backend,
+    pub path: PathBuf,
+}
+
+/// An opened backend.
+#[derive(Debug, Clone)]
+pub enum Backend {
+    /// The local disk, by handle from this open folder.
+    Disk(Arc<Dir>),
+    /// A host's storage, by path.
+    Storage(StorageRef),
+    /// A live index, from the folder at this path relative to its root.
+    Index(IndexRef, Vec<u8>),
+}
+
+impl Root {
+    /// The open folder, for a local tree.
+    pub fn local_dir(&self) -> Option<&Dir> {
+        match &self.backend {
+            Backend::Disk(dir) => Some(dir),
+            Backend::Storage(_) | Backend::Index(..) => None,
+        }
+    }
+}
+
+#[cfg(test)]
+impl Root {
+    /// A local root opened as it is, without `Source::open`'s checks.
+    pub fn open_local(path: &Path) -> std::io::Result<Root> {
+        let dir = Dir::open(path)?;
+        let path = dir.real_path(path)?;
+        Ok(Root { backend: Backend::Disk(Arc::new(dir)), path })
+    }
+}
+
+impl Source {
+    /// Confines the path to the roots, then opens it: the directory to walk.
+    /// The roots are checked twice: before opening (as the caller wrote the
+    /// path, for the clearest error) and on the real path of the handle that
+    /// was opened, so a symlink flipped in between cannot lead outside.
+    pub fn open(&self, scope: &Scope) -> Result<Root> {
+        match self {
+            Source::Disk => {}
+            Source::Storage(storage) => return self.open_in(storage, scope),
+            Source::Index(index) => return self.open_in_index(index, scope),
+        }
+        if let Some(roots) = &scope.roots {
+            check_roots(&scope.logical_path, roots)?;
+        }
+        let (dir, path) = open_search_dir(&scope.logical_path)?;
+        match &scope.roots {
+            Some(roots) if !inside_really(&path, roots) => Err(outside_roots(&scope.logical_path, roots, true)),
+            _ => Ok(Root { backend: Backend::Disk(Arc::new(dir)), path }),
+        }
+    }
+
+    /// `open` in a storage. The walk never follows a symlink there, and the
+    /// storage cannot say where one leads: a search path that is a symlink is
+    /// refused, and with `roots`, so is one that passes through a symlink
+    /// below its root (the storage's `list` might follow it out).
+    fn open_in(&self, storage: &StorageRef, scope: &Scope) -> Result<Root> {
+        let mut checked: Vec<PathBuf> = vec![scope.logical_path.clone()];
+        if let Some(roots) = &scope.roots {
+            let Some(root) =
+                roots.iter().filter(|r| scope.logical_path.starts_with(r)).max_by_key(|r| r.as_os_str().len())
+            else {
+                return Err(outside_roots(&scope.logical_path, roots, false));
+            };
+            let below_root = scope.logical_path.ancestors().skip(1).take_while(|a| a != root);
+            checked.extend(below_root.map(Path::to_path_buf));
+        }
+        let shown = clip(&self.display(scope), 300).into_owned();
+        let start = |i: usize| {
+            let (storage, path) = (storage.clone(), checked[i].to_string_lossy().into_owned());
+            async move { (i, storage.stat(&path).await) }
+        };
+        let (mut answers, never) = (Vec::new(), Cancel::never());
+        let asking = in_flight(storage.concurrency(), (0..checked.len()).collect(), &never, start, |answer, _| {
+            answers.push(answer);
+            Ok(())
+        });
+        block_on(asking).map_err(|e| search_path_error(&shown, &e, Asked::Reader))??;
+        answers.sort_by_key(|(i, _)| *i);
+        let kinds = answers
+            .into_iter()
+            .map(|(_, stat)| stat.map(|s| s.kind).map_err(|e| search_path_error(&shown, &e, Asked::Reader)))
+            .collect::<Result<Vec<_>>>()?;
+        // A way out of the roots comes first, whatever the path itself is.
+        let through_link = kinds.iter().skip(1).any(|k| *k == Some(EntryKind::Symlink));
+        match (kinds[0], &scope.roots) {
+            (_, Some(roots)) if through_link => return Err(outside_roots(&scope.logical_path, roots, true)),
+            (Some(EntryKind::Symlink), Some(roots)) => return Err(outside_roots(&scope.logical_path, roots, true)),
+            (Some(EntryKind::Symlink), None) => {
+                return Err(FindError::new(
+                    ErrorCode::NotADir,
+                    format!("search path `{shown}` is a symlink in the reader, and the walk follows no symlink; pass the folder it leads to"),
+                ))
+            }
+            (Some(EntryKind::File), _) => return Err(not_a_dir(&shown)),
+            _ => {}
+        }
+        Ok(Root { backend: Backend::Storage(storage.clone()), path: scope.logical_path.clone() })
+    }
+
+    /// `open` in a live index: the path must lie in the indexed folder (as
+    /// written: the index holds no symlink it would follow).
+    fn open_in_index(&self, index: &IndexRef, scope: &Scope) -> Result<Root> {
+        if !scope.logical_path.starts_with(&index.logical_path) {
+            return Err(FindError::new(
+                ErrorCode::OutsideRoot,
+                format!(
+                    "`{}` is outside the index's folder `{}`; pass a `path` inside it (or search without the index)",
+                    clip(&self.display(scope), 300),
+                    clip(&index.logical_path.to_string_lossy(), 300)
+                ),
+            ));
+        }
+        if let Some(roots) = &scope.roots {
+            if !roots.iter().any(|r| scope.logical_path.starts_with(r)) {
+                return Err(outside_roots(&scope.logical_path, roots, false));
+            }
+        }
+        let rel = scope.logical_path.strip_prefix(&index.logical_path).unwrap_or(Path::new(""));
+        let rel = rel.as_os_str().as_encoded_bytes().to_vec();
+        let shown = clip(&self.display(scope), 300).into_owned();
+        let tree = index.read()?;
+        match tree.find(&rel).map(|id| tree.node(id).kind) {
+            None => Err(FindError::new(
+                ErrorCode::NotFound,
+                format!("search path `{shown}` does not exist; check `path` (it is relative to `cwd`)"),
+            )),
+            Some(EntryKind::Dir) => {
+                Ok(Root { backend: Backend::Index(index.clone(), rel), path: scope.logical_path.clone() })
+            }
+            Some(_) => Err(not_a_dir(&shown)),
+        }
+    }
+
+    /// The search directory as results and messages show it: the logical
+    /// path, except in a plain (not mounted) storage, where it keeps relative
+    /// POSIX syntax: `docs`, and `.` for the storage's root.
+    pub fn display(&self, scope: &Scope) -> String {
+        match self {
+            Source::Storage(storage) if !storage.mounted() => relative_to_storage_root(&scope.logical_path),
+            _ => scope.logical(),
+        }
+    }
+}
+
+/// A storage path (`/docs/a`) relative to the storage's root (`docs/a`).
+fn relative_to_storage_root(path: &Path) -> String {
+    let text = path.to_string_lossy();
+    match text.trim_start_matches('/') {
+        "" => ".".to_string(),
+        relative => relative.to_string(),
+    }
+}
+
+/// Walks the root. `new_selector` makes a selector for each thread of the
+/// walk (so each can own buffers); a selector gets each entry below the root
+/// with its relative path and kind, and returns what to keep.
+pub fn walk<T, M, S>(root: &Root, rules: &WalkRules, cancel: &Cancel, new_selector: M) -> Result<Walked<T>>
+where
+    T: Send,
+    M: Fn() -> S + Sync,
+    S: FnMut(&Path, EntryKind, &Entry) -> Option<T> + Send,
+{
+    match &root.backend {
+        Backend::Disk(dir) => walk_dir(dir, &root.path, rules, cancel, new_selector),
+        Backend::Storage(storage) => walk_storage(storage, &root.path, rules, cancel, new_selector()),
+        Backend::Index(index, rel) => {
+            crate::walk::gated(rules, cancel, |gate| query::walk(index, rel, &root.path, gate, cancel, new_selector))
+        }
+    }
+}
