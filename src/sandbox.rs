@@ -1,6 +1,6 @@
 //! Where a search may run: turning `cwd` + `path` into the logical absolute
 //! path the policy sees, confining it to `roots` (through `..` and through
-//! symlinks), and opening the search directory with the contract's errors,
+//! symlinks), and opening the search directory with the errors docs/API.md lists,
 //! on the local disk or in a host's storage.
 
 use crate::args::{Reader, Value};
@@ -326,7 +326,7 @@ enum Asked {
     Reader,
 }
 
-/// Why the search path cannot be opened, as the contract's error.
+/// Why the search path cannot be opened, as an error docs/API.md lists.
 fn search_path_error(shown: &str, e: &std::io::Error, asked: Asked) -> FindError {
     let (place, refuser) = match asked {
         Asked::Os => ("", "the OS refused to open"),
