@@ -1,4 +1,4 @@
-// The public typed surface of agent-find (see README.md and the contract).
+// The public typed surface of agent-find (see docs/API.md).
 
 export type EntryType = 'file' | 'dir' | 'symlink'
 export type Decision = 'allow' | 'deny' | 'require_approval'

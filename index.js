@@ -192,7 +192,7 @@ async function takeRest(takeSlice, add) {
   }
 }
 
-/** The FindResult, with its keys in the contract's order. */
+/** The FindResult, with its keys in the order docs/API.md shows. */
 async function findResult(out) {
   const { first, path, matched, truncated, truncatedBy, notice, hint, omitted } = out.result
   const entries = []

@@ -3,7 +3,7 @@
 // `searchFiles`: `memoryReader` (a snapshot of an in-memory tree, for tests,
 // sandboxes and virtual workspaces) and `mountReader` (local folders mounted
 // at virtual paths, never reachable beyond them, local paths never shown).
-// It owns the reader side of the StorageReader contract: path checks, the
+// It owns the reader side of the StorageReader interface (docs/API.md): path checks, the
 // error codes (ENOENT, ENOTDIR, EACCES, EPERM, EISDIR, ELOOP) and Node-style
 // messages.
 //

@@ -1,7 +1,7 @@
 // Security: `roots` cannot be escaped by '..', absolute paths,
 // symlinks (in the path or inside the tree), NUL bytes, Windows-style paths or
 // patterns such as '../**' and '/etc/**'; a policy that throws or answers
-// garbage denies, with the contract's message.
+// garbage denies, with the message docs/API.md gives.
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
 import fs from 'node:fs'

@@ -1,5 +1,5 @@
 // Tools for language models: the JSON Schema tool definitions (validated with
-// ajv, defaults and enums checked against the contract and against what the
+// ajv, defaults and enums checked against docs/API.md and against what the
 // library really does), the SDK adapters, and createTools (codemode: plain
 // JSON in and out, confined to its workspace).
 import assert from 'node:assert/strict'
@@ -24,7 +24,7 @@ import {
 } from '../index.mjs'
 import { rejectsWith, setMtime, tmpTree } from './helpers.mjs'
 
-// The contract (API.md, README): every option of FindOptions / SearchOptions.
+// As docs/API.md lists them: every option of FindOptions / SearchOptions.
 const FIND_OPTIONS = [
   'pattern', 'path', 'cwd', 'regex', 'matchBase', 'caseSensitive', 'type', 'limit', 'maxLimit', 'maxDepth', 'sortBy',
   'reverse', 'modifiedSince', 'minSize', 'maxSize', 'hidden', 'gitignore', 'exclude', 'maxBytes', 'signal', 'timeoutMs',
@@ -36,7 +36,7 @@ const SEARCH_OPTIONS = [
 ]
 // What the host fixes (JS-only, the workspace, and the host's budgets): not for the model.
 const HOST_ONLY = ['cwd', 'roots', 'signal', 'policy', 'approve', 'timeoutMs', 'maxLimit', 'maxBytes']
-// The contract's defaults and enums.
+// The defaults and enums docs/API.md gives.
 const FIND_DEFAULTS = {
   type: 'file', limit: 1000, sortBy: 'recent', regex: false, matchBase: false, caseSensitive: false, reverse: false,
   hidden: true, gitignore: true, exclude: [],

@@ -20,7 +20,7 @@ impl EntryKind {
     }
 
     /// Maps a file type from a directory listing; sockets, FIFOs and devices
-    /// have no kind in the contract and are not listed.
+    /// have no entry type in docs/API.md and are not listed.
     pub fn from_file_type(ft: std::fs::FileType) -> Option<Self> {
         if ft.is_symlink() {
             Some(EntryKind::Symlink)

@@ -1,5 +1,5 @@
-//! The failures a search can end in: one `ErrorCode` per row of the contract's
-//! error table, each carried with a message written for the reader (often a model)
+//! The failures a search can end in: one `ErrorCode` per row of the error
+//! table in docs/API.md, each carried with a message written for the reader (often a model)
 //! that says what was wrong and what to do.
 
 use std::fmt;

@@ -1,5 +1,5 @@
 //! Reading the options object a caller passed (already converted from JS into
-//! `Value`s) into a validated `FindConfig`: every default of the contract,
+//! `Value`s) into a validated `FindConfig`: every default docs/API.md gives,
 //! and an `invalid-argument` naming the option for anything else.
 
 use crate::args::{wrong, Reader, Value};

@@ -1,5 +1,5 @@
-//! The text a model reads (`formatFindResult`), and the exact sentences of
-//! the contract. `page` uses the same line functions to fit the byte cap.
+//! The text a model reads (`formatFindResult`), and the exact sentences
+//! docs/API.md quotes. `page` uses the same line functions to fit the byte cap.
 
 use crate::entry::{EntryKind, Found};
 use crate::result::{FindOutcome, OmittedDir};
@@ -46,7 +46,7 @@ pub fn bytes_notice(max_bytes: usize) -> String {
 }
 
 /// The notice for a result that says it was cut but carries no notice
-/// (one built by hand): the contract's text with its default caps.
+/// (one built by hand): the text docs/API.md gives, with the default caps.
 pub fn default_notice(by: crate::result::Truncation, matched: usize, shown: usize) -> Option<String> {
     use crate::limits::{DEFAULT_MAX_BYTES, DEFAULT_MAX_LIMIT};
     use crate::result::Truncation;

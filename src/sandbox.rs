@@ -191,7 +191,7 @@ pub enum Asked {
     Reader,
 }
 
-/// Why the search path cannot be opened, as the contract's error.
+/// Why the search path cannot be opened, as an error docs/API.md lists.
 pub fn search_path_error(shown: &str, e: &std::io::Error, asked: Asked) -> FindError {
     let (place, refuser) = match asked {
         Asked::Os => ("", "the OS refused to open"),

@@ -1,5 +1,5 @@
 //! Property tests: the glob matcher (`agent_find::pattern`) agrees
-//! with a small reference matcher written from the contract, on random
+//! with a small reference matcher written from docs/API.md, on random
 //! patterns and on paths made to match them (and near misses).
 //!
 //! The reference reads a glob as the README states it: a leading `./` or `/`
@@ -39,7 +39,7 @@ enum Seg {
     Toks(Vec<Tok>),
 }
 
-/// The contract's normalization: leading `./` and `/`, trailing `/`.
+/// The normalization docs/API.md gives: leading `./` and `/`, trailing `/`.
 fn strip(pattern: &str) -> &str {
     let mut p = pattern;
     loop {
@@ -494,7 +494,7 @@ fn mutate(path: &str, how: u8, at: usize, with: char) -> String {
 
 fn check(pattern: &str, path: &str, cs: bool) -> std::result::Result<(), TestCaseError> {
     if strip(pattern).is_empty() {
-        // './', '/./': nothing is left once normalized; the contract says invalid-argument.
+        // './', '/./': nothing is left once normalized; as docs/API.md says, invalid-argument.
         let err = NameMatcher::new(pattern, PatternMode::PathGlob, cs).unwrap_err();
         prop_assert_eq!(err.code, agent_find::error::ErrorCode::InvalidArgument);
         return Ok(());

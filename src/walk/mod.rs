@@ -288,7 +288,7 @@ pub fn thread_count() -> usize {
 pub const CANCEL_EVERY: u32 = 256;
 
 /// The failure for a folder that cannot be listed: `permission-denied` for
-/// the root (as the contract has it), `fs-error` otherwise. `refuser` is
+/// the root (as docs/API.md has it), `fs-error` otherwise. `refuser` is
 /// who said no: the OS, or the reader.
 fn cannot_list(root: &Path, rel: &Path, err: &std::io::Error, refuser: &str) -> FindError {
     if rel.as_os_str().is_empty() && err.kind() == std::io::ErrorKind::PermissionDenied {
