@@ -37,7 +37,7 @@ function buildRef(ref) {
   execFileSync('git', ['worktree', 'add', '--detach', dir, ref], { cwd: repo, stdio: 'ignore' })
   try {
     const env = { ...process.env, CARGO_TARGET_DIR: path.join(repo, 'target', 'ab') }
-    execFileSync('cargo', ['build', '--release', '--locked', '--lib'], { cwd: dir, env, stdio: 'inherit' })
+    execFileSync('cargo', ['build', '--release', '--locked', '-p', 'agent-find'], { cwd: dir, env, stdio: 'inherit' })
     const built = path.join(env.CARGO_TARGET_DIR, 'release', process.platform === 'darwin' ? 'libagent_find.dylib' : 'libagent_find.so')
     const out = path.join(os.tmpdir(), `af-ab-${process.pid}.node`)
     fs.copyFileSync(built, out)

@@ -1,4 +1,4 @@
-//! Property tests: the glob matcher (`agent_find::pattern`) agrees
+//! Property tests: the glob matcher (`agent_find_core::pattern`) agrees
 //! with a small reference matcher written from docs/API.md, on random
 //! patterns and on paths made to match them (and near misses).
 //!
@@ -11,15 +11,10 @@
 //!
 //! `PROPTEST_CASES=100000 cargo test --test glob_props` runs a longer search.
 
-use agent_find::pattern::{normalize_glob, NameMatcher, PatternMode};
+use agent_find_core::pattern::{normalize_glob, NameMatcher, PatternMode};
 use proptest::prelude::*;
 use proptest::test_runner::Config;
 use std::path::Path;
-
-// This test links `agent_find` outside Node: the Node-API definitions the
-// napi registration code refers to come from the fuzz crate's stubs.
-#[path = "../fuzz/src/stubs.rs"]
-mod stubs;
 
 // ---------------------------------------------------------------------------
 // The reference matcher
@@ -496,7 +491,7 @@ fn check(pattern: &str, path: &str, cs: bool) -> std::result::Result<(), TestCas
     if strip(pattern).is_empty() {
         // './', '/./': nothing is left once normalized; as docs/API.md says, invalid-argument.
         let err = NameMatcher::new(pattern, PatternMode::PathGlob, cs).unwrap_err();
-        prop_assert_eq!(err.code, agent_find::error::ErrorCode::InvalidArgument);
+        prop_assert_eq!(err.code, agent_find_core::error::ErrorCode::InvalidArgument);
         return Ok(());
     }
     let matcher = NameMatcher::new(pattern, PatternMode::PathGlob, cs)

@@ -6,13 +6,11 @@
 //! a few invariants; it returns a short description of what happened (used
 //! by `stable` as a coarse novelty signal, ignored by libFuzzer).
 
-mod stubs;
-
-use agent_find::args::Value;
-use agent_find::filter::{size, time};
-use agent_find::options::{self, Purpose};
-use agent_find::pattern::{normalize_glob, NameMatcher, PatternMode};
-use agent_find::walk::{Excludes, WalkRules};
+use agent_find_core::args::Value;
+use agent_find_core::filter::{size, time};
+use agent_find_core::options::{self, Purpose};
+use agent_find_core::pattern::{normalize_glob, NameMatcher, PatternMode};
+use agent_find_core::walk::{Excludes, WalkRules};
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
@@ -205,9 +203,9 @@ pub fn options(data: &[u8]) -> String {
             }
         }
     }
-    match agent_find::search::options::parse(&fields) {
+    match agent_find_core::search::options::parse(&fields) {
         Ok(c) => {
-            assert!((1..=agent_find::search::MAX_RESULTS).contains(&c.max_results), "maxResults {}", c.max_results);
+            assert!((1..=agent_find_core::search::MAX_RESULTS).contains(&c.max_results), "maxResults {}", c.max_results);
             out.push_str("search ok");
         }
         Err(e) => out.push_str(&format!("search {:?}", e.code)),

@@ -4,9 +4,9 @@
 //! to the JS thread through a napi threadsafe function, and its promise is
 //! awaited here; the answer is copied into Rust values on the JS thread.
 
-use crate::dir::Stat;
-use crate::entry::{EntryKind, Meta};
-use crate::storage::{error_from_code, Listed, Reply, Storage};
+use agent_find_core::dir::Stat;
+use agent_find_core::entry::{EntryKind, Meta};
+use agent_find_core::storage::{error_from_code, Listed, Reply, Storage};
 use napi::bindgen_prelude::*;
 use napi::threadsafe_function::ThreadsafeFunction;
 use std::io;

@@ -1,0 +1,674 @@
+//! The napi binding: converts JS values into the Rust types of the core
+//! crate (`agent-find-core`, in the repository's `src/`) and results back,
+//! and runs each search on tokio's blocking pool so that the JS event loop
+//! never waits for a walk. No search logic lives here.
+
+mod js_reader;
+
+use agent_find_core::{
+    args, cancel, entry, error, find, index, options, render, result, sandbox, search, shared, source,
+};
+
+use args::Value;
+use cancel::{Cancel, CancelFlag};
+use entry::{EntryKind, Found, Meta};
+use error::{ErrorCode, FindError};
+use find::FindConfig;
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+use options::Purpose;
+use result::{FindOutcome, OmittedDir, Truncation};
+use search::{LineMatch, SearchConfig, SearchItems, SearchOutcome};
+use source::Source;
+use std::sync::Arc;
+
+#[napi(object, js_name = "FindEntry", object_to_js = false)]
+pub struct JsFindEntry {
+    pub path: String,
+    #[napi(js_name = "type", ts_type = "'file' | 'dir' | 'symlink'")]
+    pub kind: String,
+    pub size: f64,
+    pub mtime_ms: f64,
+    pub path_bytes: Option<Vec<u32>>,
+}
+
+#[napi(object, js_name = "OmittedDir")]
+pub struct JsOmittedDir {
+    pub dir: String,
+    pub count: f64,
+}
+
+/// A `FindResult` as JS passes it back to `formatFindResult`.
+#[napi(object, js_name = "FindResult", object_to_js = false)]
+pub struct JsFindResult {
+    pub path: String,
+    pub entries: Vec<JsFindEntry>,
+    pub matched: f64,
+    pub truncated: bool,
+    #[napi(ts_type = "'limit' | 'maximum' | 'bytes'")]
+    pub truncated_by: Option<String>,
+    pub notice: Option<String>,
+    pub hint: Option<String>,
+    pub omitted: Option<Vec<JsOmittedDir>>,
+}
+
+/// Entries in columns: `paths` joined by NUL (which no file name holds) and
+/// typed arrays, because building one JS object per entry through napi is
+/// slow, while JS builds them from columns in a fraction of the time.
+#[napi(object, object_from_js = false)]
+pub struct EntrySlice {
+    pub count: u32,
+    pub paths: String,
+    /// 0 file, 1 dir, 2 symlink.
+    pub kinds: Uint8Array,
+    pub sizes: Float64Array,
+    pub mtimes: Float64Array,
+    /// Entries whose names are not valid UTF-8: their index in this slice and bytes.
+    pub raw: Vec<RawName>,
+}
+
+#[napi(object, object_from_js = false)]
+pub struct RawName {
+    pub index: u32,
+    pub bytes: Vec<u32>,
+}
+
+/// `findFiles` paths, joined by NUL.
+#[napi(object, object_from_js = false)]
+pub struct PathSlice {
+    pub count: u32,
+    pub paths: String,
+}
+
+fn entry_slice(found: impl Iterator<Item = Found>) -> EntrySlice {
+    let (mut paths, mut kinds, mut sizes, mut mtimes, mut raw) =
+        (String::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for f in found {
+        if let Some(bytes) = &f.raw {
+            raw.push(RawName { index: kinds.len() as u32, bytes: bytes.iter().map(|&b| u32::from(b)).collect() });
+        }
+        if !kinds.is_empty() {
+            paths.push('\0');
+        }
+        paths.push_str(&f.path);
+        kinds.push(match f.kind {
+            EntryKind::File => 0,
+            EntryKind::Dir => 1,
+            EntryKind::Symlink => 2,
+        });
+        sizes.push(f.size() as f64);
+        mtimes.push(f.mtime_ms());
+    }
+    EntrySlice {
+        count: kinds.len() as u32,
+        paths,
+        kinds: Uint8Array::new(kinds),
+        sizes: Float64Array::new(sizes),
+        mtimes: Float64Array::new(mtimes),
+        raw,
+    }
+}
+
+fn path_slice(paths: impl Iterator<Item = String>) -> PathSlice {
+    let mut joined = String::new();
+    let mut count = 0;
+    for p in paths {
+        if count > 0 {
+            joined.push('\0');
+        }
+        joined.push_str(&p);
+        count += 1;
+    }
+    PathSlice { count, paths: joined }
+}
+
+/// A `FindResult` on its way to JS: the entries come as `first` (and the
+/// rest through `RunOutput.remaining`); the JS wrapper builds the objects.
+#[napi(object, object_from_js = false)]
+pub struct FindOutput {
+    pub path: String,
+    pub first: EntrySlice,
+    pub matched: f64,
+    pub truncated: bool,
+    pub truncated_by: Option<String>,
+    pub notice: Option<String>,
+    pub hint: Option<String>,
+    pub omitted: Option<Vec<JsOmittedDir>>,
+}
+
+/// A failure as data: the JS wrapper turns it into a `FindFilesError`.
+#[napi(object)]
+pub struct Failure {
+    pub code: String,
+    pub message: String,
+}
+
+#[napi(object, js_name = "LineMatch")]
+pub struct JsLineMatch {
+    pub file: String,
+    pub line: f64,
+    #[napi(js_name = "match")]
+    pub text: String,
+}
+
+#[napi(object, js_name = "FileCount")]
+pub struct JsFileCount {
+    pub file: String,
+    pub count: f64,
+}
+
+/// A `searchFiles` answer: exactly one of `matches`, `files`, `counts` is set.
+#[napi(object, js_name = "SearchResult")]
+pub struct JsSearchResult {
+    pub path: String,
+    pub matches: Option<Vec<JsLineMatch>>,
+    pub files: Option<Vec<String>>,
+    pub counts: Option<Vec<JsFileCount>>,
+    pub match_count: f64,
+    pub truncated: bool,
+    pub notice: Option<String>,
+}
+
+/// What `Plan.run` resolves to: one of `result`, `paths`, `text`, `search`,
+/// `error`, and with a large `result` or `paths`, `remaining` for the rest.
+#[napi(object, object_from_js = false)]
+pub struct RunOutput {
+    pub result: Option<FindOutput>,
+    pub paths: Option<PathSlice>,
+    /// The model text of a `find` (purpose `"findText"`, for the CLI).
+    pub text: Option<String>,
+    pub search: Option<JsSearchResult>,
+    pub error: Option<Failure>,
+    pub remaining: Option<Remaining>,
+}
+
+impl RunOutput {
+    fn empty() -> Self {
+        RunOutput { result: None, paths: None, text: None, search: None, error: None, remaining: None }
+    }
+}
+
+/// Entries (or paths) per slice handed to JS. Turning Rust values into JS
+/// values happens on the event loop, so a large answer crosses in slices
+/// with a turn of the loop between them.
+const ENTRIES_PER_SLICE: usize = 2_000;
+const PATHS_PER_SLICE: usize = 10_000;
+
+enum Pending {
+    Entries(std::vec::IntoIter<Found>),
+    Paths(std::vec::IntoIter<String>),
+}
+
+/// The part of a large answer not yet handed over; JS takes it slice by slice.
+#[napi]
+pub struct Remaining {
+    pending: std::sync::Mutex<Pending>,
+}
+
+#[napi]
+impl Remaining {
+    /// The next slice of `FindResult.entries` (`count` 0 when done).
+    #[napi(catch_unwind)]
+    pub fn take_entries(&self) -> EntrySlice {
+        match &mut *self.pending.lock().unwrap_or_else(|p| p.into_inner()) {
+            Pending::Entries(rest) => entry_slice(rest.by_ref().take(ENTRIES_PER_SLICE)),
+            Pending::Paths(_) => entry_slice(std::iter::empty()),
+        }
+    }
+
+    /// The next slice of `findFiles` paths (`count` 0 when done).
+    #[napi(catch_unwind)]
+    pub fn take_paths(&self) -> PathSlice {
+        match &mut *self.pending.lock().unwrap_or_else(|p| p.into_inner()) {
+            Pending::Paths(rest) => path_slice(rest.by_ref().take(PATHS_PER_SLICE)),
+            Pending::Entries(_) => path_slice(std::iter::empty()),
+        }
+    }
+}
+
+impl From<FindError> for Failure {
+    fn from(e: FindError) -> Self {
+        Failure { code: e.code.as_str().to_string(), message: e.message }
+    }
+}
+
+/// Splits an outcome into what crosses now and what crosses in slices.
+fn find_output(o: FindOutcome) -> (FindOutput, Option<Remaining>) {
+    let mut entries = o.entries.into_iter();
+    let first = entry_slice(entries.by_ref().take(ENTRIES_PER_SLICE));
+    let remaining =
+        (entries.len() > 0).then(|| Remaining { pending: std::sync::Mutex::new(Pending::Entries(entries)) });
+    let output = FindOutput {
+        path: o.path,
+        first,
+        matched: o.matched as f64,
+        truncated: o.truncated_by.is_some(),
+        truncated_by: o.truncated_by.map(|t| t.as_str().to_string()),
+        notice: o.notice,
+        hint: o.hint,
+        omitted: (!o.omitted.is_empty())
+            .then(|| o.omitted.into_iter().map(|d| JsOmittedDir { dir: d.dir, count: d.count as f64 }).collect()),
+    };
+    (output, remaining)
+}
+
+impl From<JsFindResult> for FindOutcome {
+    fn from(r: JsFindResult) -> Self {
+        let entries: Vec<Found> = r
+            .entries
+            .into_iter()
+            .map(|e| Found {
+                kind: match e.kind.as_str() {
+                    "dir" => EntryKind::Dir,
+                    "symlink" => EntryKind::Symlink,
+                    _ => EntryKind::File,
+                },
+                meta: Some(Meta { size: e.size.max(0.0) as u64, mtime_ms: e.mtime_ms }),
+                raw: e.path_bytes.map(|bytes| bytes.into_iter().map(|b| b as u8).collect()),
+                path: e.path,
+            })
+            .collect();
+        let matched = r.matched.max(0.0) as usize;
+        let truncated_by = r.truncated_by.as_deref().and_then(Truncation::parse).filter(|_| r.truncated);
+        let notice = r.notice.or_else(|| render::default_notice(truncated_by?, matched, entries.len()));
+        FindOutcome {
+            path: r.path,
+            matched,
+            truncated_by,
+            notice,
+            hint: r.hint,
+            omitted: r
+                .omitted
+                .unwrap_or_default()
+                .into_iter()
+                .map(|d| OmittedDir { dir: d.dir, count: d.count.max(0.0) as usize })
+                .collect(),
+            entries,
+        }
+    }
+}
+
+impl From<SearchOutcome> for JsSearchResult {
+    fn from(o: SearchOutcome) -> Self {
+        let mut r = JsSearchResult {
+            path: o.path,
+            matches: None,
+            files: None,
+            counts: None,
+            match_count: o.match_count as f64,
+            truncated: o.truncated,
+            notice: o.notice,
+        };
+        match o.items {
+            SearchItems::Matches(m) => {
+                r.matches = Some(
+                    m.into_iter().map(|m| JsLineMatch { file: m.file, line: m.line as f64, text: m.text }).collect(),
+                )
+            }
+            SearchItems::Files(f) => r.files = Some(f),
+            SearchItems::Counts(c) => {
+                r.counts = Some(c.into_iter().map(|(file, n)| JsFileCount { file, count: n as f64 }).collect())
+            }
+        }
+        r
+    }
+}
+
+impl From<JsSearchResult> for SearchOutcome {
+    fn from(r: JsSearchResult) -> Self {
+        let items = if let Some(m) = r.matches {
+            SearchItems::Matches(
+                m.into_iter().map(|m| LineMatch { file: m.file, line: m.line.max(0.0) as u64, text: m.text }).collect(),
+            )
+        } else if let Some(c) = r.counts {
+            SearchItems::Counts(c.into_iter().map(|c| (c.file, c.count.max(0.0) as u64)).collect())
+        } else {
+            SearchItems::Files(r.files.unwrap_or_default())
+        };
+        SearchOutcome {
+            path: r.path,
+            items,
+            match_count: r.match_count.max(0.0) as u64,
+            truncated: r.truncated,
+            notice: r.notice,
+        }
+    }
+}
+
+/// Lists longer than this are refused rather than copied.
+const MAX_LIST: u32 = 10_000;
+
+fn to_value(value: &Unknown, top: bool) -> Result<Value> {
+    Ok(match value.get_type()? {
+        ValueType::Undefined | ValueType::Null => Value::Absent,
+        ValueType::Boolean => Value::Bool(unsafe { value.cast::<bool>()? }),
+        ValueType::Number => Value::Number(unsafe { value.cast::<f64>()? }),
+        ValueType::String => Value::Text(unsafe { value.cast::<String>()? }),
+        ValueType::Object if top && value.is_array()? => {
+            let array: Object = unsafe { value.cast()? };
+            let len = array.get_array_length()?;
+            if len > MAX_LIST {
+                return Ok(Value::Other("array of more than 10000 items"));
+            }
+            let mut items = Vec::with_capacity(len as usize);
+            for i in 0..len {
+                items.push(to_value(&array.get_element::<Unknown>(i)?, false)?);
+            }
+            Value::List(items)
+        }
+        ValueType::Object if value.is_array()? => Value::Other("array"),
+        ValueType::Object => Value::Other("object"),
+        ValueType::Function => Value::Other("function"),
+        ValueType::Symbol => Value::Other("symbol"),
+        ValueType::BigInt => Value::Other("bigint"),
+        _ => Value::Other("value"),
+    })
+}
+
+fn read_options(options: &Unknown) -> std::result::Result<Vec<(String, Value)>, FindError> {
+    let fail = |e: napi::Error| FindError::invalid_argument(format!("cannot read the options object: {e}"));
+    if options.get_type().map_err(fail)? != ValueType::Object || options.is_array().map_err(fail)? {
+        return Err(FindError::invalid_argument("options must be an object such as { pattern: '**/*.ts' }"));
+    }
+    let object: Object = unsafe { options.cast() }.map_err(fail)?;
+    let mut fields = Vec::new();
+    for key in Object::keys(&object).map_err(fail)? {
+        let value = object.get_named_property::<Unknown>(&key).map_err(fail)?;
+        fields.push((key, to_value(&value, true).map_err(fail)?));
+    }
+    Ok(fields)
+}
+
+/// What a plan runs.
+#[derive(Clone)]
+enum Job {
+    Find(Arc<FindConfig>, Answer),
+    Search(Arc<SearchConfig>),
+}
+
+/// The shape a find's answer crosses into JS in.
+#[derive(Clone, Copy)]
+enum Answer {
+    /// A `FindResult`, entries in columnar slices.
+    Entries,
+    /// `findFiles`: absolute paths.
+    Paths,
+    /// The model text alone, rendered here: the CLI prints it without making
+    /// an object per entry.
+    Text,
+}
+
+/// A validated call, ready to run once: the JS wrapper asks the policy about
+/// `path` between building it and running it.
+#[napi]
+pub struct Plan {
+    job: std::result::Result<Job, FindError>,
+    flag: CancelFlag,
+}
+
+#[napi]
+impl Plan {
+    /// `purpose` is `"find"`, `"findText"`, `"findFiles"` or `"search"`;
+    /// `reader`, the host's storage as `index.js` adapts it. Never throws: see `error`.
+    #[napi(constructor, catch_unwind)]
+    pub fn new(options: Unknown, purpose: String, reader: Option<Object>, index: Option<&FileIndex>) -> Self {
+        let job = read_options(&options).and_then(|mut fields| {
+            let source = match (reader, index) {
+                (Some(reader), _) => {
+                    let storage = js_reader::JsStorage::from_js(&reader).map_err(|e| {
+                        FindError::invalid_argument(format!("`reader` must have list, stat and read functions: {e}"))
+                    })?;
+                    sandbox::anchor_cwd_at_storage_root(&mut fields);
+                    Source::Storage(shared::Shared(Arc::new(storage)))
+                }
+                (None, Some(index)) => {
+                    let index = index.opened()?;
+                    if !fields.iter().any(|(k, v)| k == "cwd" && *v != Value::Absent) {
+                        fields.push(("cwd".into(), Value::Text(index.logical_path.to_string_lossy().into_owned())));
+                    }
+                    Source::Index(index)
+                }
+                (None, None) => Source::Disk,
+            };
+            let find = |purpose, answer| {
+                options::parse(&fields, purpose).map(|mut c| {
+                    // The text shows no size or date: read them only where a filter or the order needs them.
+                    c.want_meta &= !matches!(answer, Answer::Text);
+                    c.source = source.clone();
+                    Job::Find(Arc::new(c), answer)
+                })
+            };
+            match purpose.as_str() {
+                "search" => search::options::parse(&fields).map(|mut c| {
+                    c.source = source.clone();
+                    Job::Search(Arc::new(c))
+                }),
+                "findFiles" => find(Purpose::FindFiles, Answer::Paths),
+                "findText" => find(Purpose::Find, Answer::Text),
+                _ => find(Purpose::Find, Answer::Entries),
+            }
+        });
+        Plan { job, flag: CancelFlag::default() }
+    }
+
+    /// Why the options were refused, if they were.
+    #[napi(getter)]
+    pub fn error(&self) -> Option<Failure> {
+        self.job.as_ref().err().map(|e| e.clone().into())
+    }
+
+    /// The logical, resolved search path the policy is asked about.
+    #[napi(getter)]
+    pub fn path(&self) -> Option<String> {
+        Some(match self.job.as_ref().ok()? {
+            Job::Find(c, _) => c.scope.logical(),
+            Job::Search(c) => c.scope.logical(),
+        })
+    }
+
+    /// Stops a running call; it resolves with an `aborted` error.
+    #[napi]
+    pub fn cancel(&self) {
+        self.flag.cancel();
+    }
+
+    #[napi(ts_return_type = "Promise<RunOutput>")]
+    pub fn run<'env>(&self, env: &'env Env) -> Result<PromiseRaw<'env, RunOutput>> {
+        let job = self.job.clone();
+        let flag = self.flag.clone();
+        env.spawn_future(async move {
+            let job = match job {
+                Ok(job) => job,
+                Err(e) => return Ok(failed(e)),
+            };
+            let Ok(_slot) = walk_slots().acquire().await else {
+                return Ok(failed(FindError::new(ErrorCode::FsError, "internal error in agent-find: no walk slot")));
+            };
+            Ok(off_the_loop(move || run_job(&job, flag)).await.unwrap_or_else(failed))
+        })
+    }
+}
+
+/// Runs `work` on tokio's blocking pool; a panic in it becomes an `fs-error`
+/// (it never takes Node down).
+async fn off_the_loop<T: Send + 'static>(
+    work: impl FnOnce() -> T + Send + 'static,
+) -> std::result::Result<T, FindError> {
+    tokio::task::spawn_blocking(work).await.map_err(|join| {
+        FindError::new(ErrorCode::FsError, format!("internal error in agent-find (please report it): {join}"))
+    })
+}
+
+/// How many calls walk at once; the others wait their turn. Each walk uses
+/// every core already, so more at once only adds threads and memory (200
+/// concurrent calls ran ~270 threads and starved the event loop for seconds).
+fn walk_slots() -> &'static tokio::sync::Semaphore {
+    static SLOTS: std::sync::OnceLock<tokio::sync::Semaphore> = std::sync::OnceLock::new();
+    SLOTS
+        .get_or_init(|| tokio::sync::Semaphore::new(std::thread::available_parallelism().map_or(2, |n| n.get()).max(2)))
+}
+
+/// Runs on tokio's blocking pool.
+fn run_job(job: &Job, flag: CancelFlag) -> RunOutput {
+    let done = match job {
+        Job::Find(config, answer) => {
+            let cancel = Cancel::new(flag, config.timeout_ms);
+            find::run(config, &cancel).map(|outcome| match answer {
+                Answer::Entries => {
+                    let (result, remaining) = find_output(outcome);
+                    RunOutput { result: Some(result), remaining, ..RunOutput::empty() }
+                }
+                Answer::Text => RunOutput { text: Some(render::render(&outcome)), ..RunOutput::empty() },
+                Answer::Paths => {
+                    let root = &config.scope.logical_path;
+                    let paths: Vec<String> =
+                        outcome.entries.iter().map(|f| root.join(&f.path).to_string_lossy().into_owned()).collect();
+                    let mut paths = paths.into_iter();
+                    let first = path_slice(paths.by_ref().take(PATHS_PER_SLICE));
+                    let remaining =
+                        (paths.len() > 0).then(|| Remaining { pending: std::sync::Mutex::new(Pending::Paths(paths)) });
+                    RunOutput { paths: Some(first), remaining, ..RunOutput::empty() }
+                }
+            })
+        }
+        Job::Search(config) => {
+            let cancel = Cancel::new(flag, config.timeout_ms);
+            search::run(config, &cancel).map(|outcome| RunOutput { search: Some(outcome.into()), ..RunOutput::empty() })
+        }
+    };
+    done.unwrap_or_else(failed)
+}
+
+fn failed(e: FindError) -> RunOutput {
+    RunOutput { error: Some(e.into()), ..RunOutput::empty() }
+}
+
+/// A live index (see `index`), as JS holds it: made empty, then opened.
+#[napi]
+pub struct FileIndex {
+    index: Arc<std::sync::Mutex<Option<index::IndexRef>>>,
+}
+
+/// What `FileIndex.stats()` returns.
+#[napi(object, object_from_js = false)]
+pub struct IndexStats {
+    /// Files, folders and symlinks held.
+    pub entries: f64,
+    /// Memory held by the index's structures.
+    pub bytes: f64,
+    pub bytes_per_entry: f64,
+    /// Memory held by the lists kept for recent queries' rules.
+    pub cached_bytes: f64,
+    /// File-system events received.
+    pub events: f64,
+    /// Folders listed again after events.
+    pub folders_reconciled: f64,
+    /// Whole-tree comparisons after the OS dropped events.
+    pub rescans: f64,
+    pub last_rescan: Option<String>,
+    /// Folders that could not be watched (the OS's limit); changes there are missed.
+    pub watch_errors: f64,
+    pub last_error: Option<String>,
+    pub closed: bool,
+}
+
+impl FileIndex {
+    fn opened(&self) -> std::result::Result<index::IndexRef, FindError> {
+        self.index
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+            .ok_or_else(|| FindError::invalid_argument("this index is not open; use `await openIndex(path)`"))
+    }
+}
+
+#[napi]
+impl FileIndex {
+    #[napi(constructor)]
+    #[allow(clippy::new_without_default)]
+    pub fn new() -> Self {
+        FileIndex { index: Arc::new(std::sync::Mutex::new(None)) }
+    }
+
+    /// Walks `path` (resolved against `cwd`) and starts watching it.
+    #[napi(ts_return_type = "Promise<Failure | null>")]
+    pub fn open<'env>(
+        &self,
+        env: &'env Env,
+        path: String,
+        cwd: Option<String>,
+    ) -> Result<PromiseRaw<'env, Option<Failure>>> {
+        let slot = Arc::clone(&self.index);
+        env.spawn_future(async move {
+            let opened = off_the_loop(move || {
+                let logical = sandbox::resolve_logical(cwd.as_deref(), Some(&path))?;
+                index::Index::open(logical)
+            });
+            Ok(match opened.await.and_then(|done| done) {
+                Ok(index) => {
+                    *slot.lock().unwrap_or_else(|p| p.into_inner()) = Some(shared::Shared(index));
+                    None
+                }
+                Err(e) => Some(e.into()),
+            })
+        })
+    }
+
+    /// Resolves once every change made before the call is in the index.
+    #[napi(ts_return_type = "Promise<Failure | null>")]
+    pub fn settled<'env>(&self, env: &'env Env) -> Result<PromiseRaw<'env, Option<Failure>>> {
+        let index = self.opened();
+        env.spawn_future(async move {
+            let index = match index {
+                Ok(index) => index,
+                Err(e) => return Ok(Some(e.into())),
+            };
+            let settled = off_the_loop(move || index.settle(&Cancel::never())).await;
+            Ok(settled.and_then(|done| done).err().map(Failure::from))
+        })
+    }
+
+    #[napi(catch_unwind)]
+    pub fn stats(&self) -> Option<IndexStats> {
+        let s = self.opened().ok()?.stats();
+        Some(IndexStats {
+            entries: s.entries as f64,
+            bytes: s.bytes as f64,
+            bytes_per_entry: if s.entries == 0 { 0.0 } else { (s.bytes as f64 / s.entries as f64).round() },
+            cached_bytes: s.cached_bytes as f64,
+            events: s.events as f64,
+            folders_reconciled: s.folders_reconciled as f64,
+            rescans: s.rescans as f64,
+            last_rescan: s.last_rescan,
+            watch_errors: s.watch_errors as f64,
+            last_error: s.last_error,
+            closed: s.closed,
+        })
+    }
+
+    /// Stops watching: every watch and the index's thread are released.
+    #[napi(catch_unwind)]
+    pub fn close(&self) {
+        if let Ok(index) = self.opened() {
+            index.close();
+        }
+    }
+
+    /// The indexed folder, as it was named.
+    #[napi(getter)]
+    pub fn path(&self) -> Option<String> {
+        Some(self.opened().ok()?.logical_path.to_string_lossy().into_owned())
+    }
+}
+
+/// The text a model reads for a `FindResult`.
+#[napi(catch_unwind)]
+pub fn format_find_result(result: JsFindResult) -> String {
+    render::render(&result.into())
+}
+
+/// The text a model reads for a `SearchResult`.
+#[napi(catch_unwind)]
+pub fn format_search_result(result: JsSearchResult) -> String {
+    search::render::render(&result.into())
+}
