@@ -6,6 +6,7 @@
 
 use crate::entry::{EntryKind, Found, Meta};
 use crate::sort::{Order, SortKey};
+use crate::sync::lock;
 use std::collections::HashMap;
 use std::hash::{BuildHasher, Hasher};
 use std::path::Path;
@@ -160,7 +161,7 @@ impl Drop for Best<'_> {
     fn drop(&mut self) {
         self.compact();
         self.flush_dir_count();
-        let mut out = self.out.lock().unwrap_or_else(|p| p.into_inner());
+        let mut out = lock(self.out);
         out.best.append(&mut self.kept);
         out.matched += self.matched;
         for (dir, n) in self.per_dir.drain() {

@@ -34,6 +34,7 @@
 use crate::dir::{Dir, MAX_IGNORE_FILE_BYTES};
 use crate::gitconfig::{self, User, MAX_CONFIG_BYTES};
 use crate::gitdir;
+use crate::sync::lock;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use ignore::Match;
 use std::borrow::Cow;
@@ -314,7 +315,7 @@ impl GitEnv {
         if !path.is_absolute() {
             return read();
         }
-        let mut cache = self.excludes.lock().unwrap_or_else(|p| p.into_inner());
+        let mut cache = lock(&self.excludes);
         if let Some((_, patterns)) = cache.iter().find(|(p, _)| p == path) {
             return patterns.clone();
         }

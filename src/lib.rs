@@ -29,4 +29,5 @@ pub mod shared;
 pub mod sort;
 pub mod source;
 pub mod storage;
+pub mod sync;
 pub mod walk;

@@ -5,6 +5,7 @@
 
 mod js_reader;
 
+use agent_find_core::sync::lock;
 use agent_find_core::{
     args, cancel, entry, error, find, index, options, render, result, sandbox, search, shared, source,
 };
@@ -210,7 +211,7 @@ impl Remaining {
     /// The next slice of `FindResult.entries` (`count` 0 when done).
     #[napi(catch_unwind)]
     pub fn take_entries(&self) -> EntrySlice {
-        match &mut *self.pending.lock().unwrap_or_else(|p| p.into_inner()) {
+        match &mut *lock(&self.pending) {
             Pending::Entries(rest) => entry_slice(rest.by_ref().take(ENTRIES_PER_SLICE)),
             Pending::Paths(_) => entry_slice(std::iter::empty()),
         }
@@ -219,7 +220,7 @@ impl Remaining {
     /// The next slice of `findFiles` paths (`count` 0 when done).
     #[napi(catch_unwind)]
     pub fn take_paths(&self) -> PathSlice {
-        match &mut *self.pending.lock().unwrap_or_else(|p| p.into_inner()) {
+        match &mut *lock(&self.pending) {
             Pending::Paths(rest) => path_slice(rest.by_ref().take(PATHS_PER_SLICE)),
             Pending::Entries(_) => path_slice(std::iter::empty()),
         }
@@ -574,9 +575,7 @@ pub struct IndexStats {
 
 impl FileIndex {
     fn opened(&self) -> std::result::Result<index::IndexRef, FindError> {
-        self.index
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
+        lock(&self.index)
             .clone()
             .ok_or_else(|| FindError::invalid_argument("this index is not open; use `await openIndex(path)`"))
     }
@@ -606,7 +605,7 @@ impl FileIndex {
             });
             Ok(match opened.await.and_then(|done| done) {
                 Ok(index) => {
-                    *slot.lock().unwrap_or_else(|p| p.into_inner()) = Some(shared::Shared(index));
+                    *lock(&slot) = Some(shared::Shared(index));
                     None
                 }
                 Err(e) => Some(e.into()),

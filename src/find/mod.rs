@@ -15,6 +15,7 @@ use crate::result::FindOutcome;
 use crate::sandbox::Scope;
 use crate::sort::{sort_and_split, Order, SortBy};
 use crate::source::{walk, Source};
+use crate::sync::unpoisoned;
 use crate::walk::{posix_string, Entry, WalkRules};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -104,8 +105,7 @@ pub fn run(config: &FindConfig, cancel: &Cancel) -> Result<FindOutcome> {
             None::<()>
         }
     })?;
-    let Gathered { best: mut found, matched, per_dir: mut left_out } =
-        gathered.into_inner().unwrap_or_else(|p| p.into_inner());
+    let Gathered { best: mut found, matched, per_dir: mut left_out } = unpoisoned(gathered.into_inner());
     // What falls past the limit here is already counted, by folder, in `left_out`.
     sort_and_split(&mut found, order, config.caps.limit);
     for f in &found {

@@ -27,6 +27,7 @@ use crate::entry::{EntryKind, Meta};
 use crate::error::{clip, ErrorCode, FindError, Result};
 use crate::gitignore::{FolderRules, GitEnv, IgnoreFiles, Rules, GITIGNORE, IGNORE};
 use crate::shared::Shared;
+use crate::sync::{lock, unpoisoned};
 use crate::walk::{walk_dir, Entry, WalkRules};
 use notify::{RecursiveMode, Watcher};
 use query::{Visible, VisibleKey};
@@ -116,10 +117,6 @@ pub fn os(bytes: &[u8]) -> &OsStr {
     return unsafe { OsStr::from_encoded_bytes_unchecked(bytes) };
 }
 
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
-}
-
 impl Index {
     /// Opens `root` (as `open_search_dir` would), walks it and starts watching.
     pub fn open(logical_path: PathBuf) -> Result<Arc<Index>> {
@@ -161,11 +158,11 @@ impl Index {
         // queue overflows on a large tree. Those events are older than the
         // walk below, which sees what they would say: they are let go.
         while events.recv_timeout(QUIET / 2).is_ok() {}
-        *index.tree.write().unwrap_or_else(|p| p.into_inner()) = index.build()?;
+        *unpoisoned(index.tree.write()) = index.build()?;
         let stop = Arc::new(AtomicBool::new(false));
         let keeper = {
             let (index, stop) = (Arc::downgrade(&index), Arc::clone(&stop));
-            let watcher = watcher.into_inner().unwrap_or_else(|p| p.into_inner());
+            let watcher = unpoisoned(watcher.into_inner());
             std::thread::Builder::new()
                 .name("agent-find-index".into())
                 .spawn(move || keep(index, watcher, events, stop))
@@ -258,7 +255,7 @@ impl Index {
 
     pub fn read(&self) -> Result<RwLockReadGuard<'_, Tree>> {
         self.check_open()?;
-        Ok(self.tree.read().unwrap_or_else(|p| p.into_inner()))
+        Ok(unpoisoned(self.tree.read()))
     }
 
     fn check_open(&self) -> Result<()> {
@@ -293,7 +290,7 @@ impl Index {
     }
 
     pub fn stats(&self) -> Stats {
-        let tree = self.tree.read().unwrap_or_else(|p| p.into_inner());
+        let tree = unpoisoned(self.tree.read());
         let s = &self.status;
         Stats {
             entries: tree.entries(),
@@ -421,7 +418,7 @@ impl Index {
                 }
             }
         }
-        let mut tree = self.tree.write().unwrap_or_else(|p| p.into_inner());
+        let mut tree = unpoisoned(self.tree.write());
         let mut new_folders = Vec::new();
         if let Some(why) = rescan {
             // Walked again whole, in parallel; the old tree answers nothing meanwhile.
@@ -453,7 +450,7 @@ impl Index {
     /// Lists new folders (and all below them) once more, now that the
     /// watcher watches them: what was put in them before it did is found.
     fn look_again(&self, folders: Vec<Vec<u8>>) {
-        let mut tree = self.tree.write().unwrap_or_else(|p| p.into_inner());
+        let mut tree = unpoisoned(self.tree.write());
         let mut stack: Vec<Id> = folders.iter().filter_map(|rel| tree.find(rel)).collect();
         let mut found = Vec::new();
         while let Some(id) = stack.pop() {

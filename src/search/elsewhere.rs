@@ -9,6 +9,7 @@ use super::{gather, SearchConfig};
 use crate::cancel::{Cancel, CancelFlag};
 use crate::error::{ErrorCode, Result};
 use crate::source::Root;
+use crate::sync::{lock, unpoisoned};
 use crate::walk::WalkRules;
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
@@ -78,12 +79,10 @@ fn holding_matches(
     let stopping = cancel.stopping(enough.clone());
     let place_of = |relative: &Path| place_of(places, &relative.to_string_lossy());
     // A place already known to hold a match needs no more reading.
-    let wanted = |relative: &Path| {
-        place_of(relative).is_some_and(|p| !found.lock().unwrap_or_else(|e| e.into_inner()).contains_key(p))
-    };
+    let wanted = |relative: &Path| place_of(relative).is_some_and(|p| !lock(&found).contains_key(p));
     let on_match = |relative: &Path| {
         if let Some(place) = place_of(relative) {
-            let mut found = found.lock().unwrap_or_else(|e| e.into_inner());
+            let mut found = lock(&found);
             found.insert(place.to_string(), places[place]);
             if found.len() >= NAMED.min(places.len()) {
                 enough.cancel();
@@ -96,7 +95,7 @@ fn holding_matches(
         }
         _ => {}
     }
-    Ok(found.into_inner().unwrap_or_else(|e| e.into_inner()))
+    Ok(unpoisoned(found.into_inner()))
 }
 
 /// The place `relative` lies in: itself, or the nearest folder above it

@@ -12,6 +12,7 @@ use crate::dir::{is_gone, Dir};
 use crate::entry::EntryKind;
 use crate::error::{FindError, Result};
 use crate::gitignore::{GitEnv, Rules};
+use crate::sync::{lock, unpoisoned};
 use std::ffi::{OsStr, OsString};
 use std::io::ErrorKind;
 use std::path::Path;
@@ -52,10 +53,10 @@ where
         }
         shared.work(new_selector());
     });
-    if let Some(err) = shared.failure.into_inner().unwrap_or_else(|p| p.into_inner()) {
+    if let Some(err) = unpoisoned(shared.failure.into_inner()) {
         return Err(err);
     }
-    Ok(shared.found.into_inner().unwrap_or_else(|p| p.into_inner()))
+    Ok(unpoisoned(shared.found.into_inner()))
 }
 
 /// Results a thread gathers before taking the lock to hand them over.
@@ -123,26 +124,26 @@ impl<T: Send> Shared<'_, T> {
                 break;
             }
             if batch.len() >= BATCH {
-                self.found.lock().unwrap_or_else(|p| p.into_inner()).append(&mut batch);
+                lock(&self.found).append(&mut batch);
             }
             // Keep one child to list next (depth first, no lock); share the rest.
             next = children.pop();
             if !children.is_empty() {
-                let mut queue = self.queue.lock().unwrap_or_else(|p| p.into_inner());
+                let mut queue = lock(&self.queue);
                 queue.pending.append(&mut children);
                 drop(queue);
                 self.wake.notify_all();
             }
         }
         if !batch.is_empty() {
-            self.found.lock().unwrap_or_else(|p| p.into_inner()).append(&mut batch);
+            lock(&self.found).append(&mut batch);
         }
     }
 
     /// The next folder, or `None` once the walk is over. `done` says this
     /// thread finished the folder it held.
     fn take(&self, done: bool) -> Option<Work> {
-        let mut queue = self.queue.lock().unwrap_or_else(|p| p.into_inner());
+        let mut queue = lock(&self.queue);
         if done {
             queue.busy -= 1;
         }
@@ -159,13 +160,13 @@ impl<T: Send> Shared<'_, T> {
                 self.wake.notify_all();
                 return None;
             }
-            queue = self.wake.wait(queue).unwrap_or_else(|p| p.into_inner());
+            queue = unpoisoned(self.wake.wait(queue));
         }
     }
 
     fn fail(&self, err: FindError) {
-        self.failure.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert(err);
-        self.queue.lock().unwrap_or_else(|p| p.into_inner()).stop = true;
+        lock(&self.failure).get_or_insert(err);
+        lock(&self.queue).stop = true;
         self.wake.notify_all();
     }
 

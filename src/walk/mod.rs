@@ -17,6 +17,7 @@ use crate::error::{clip, ErrorCode, FindError, Result};
 use crate::gitignore::Rules;
 use crate::pattern::{normalize_glob, NameMatcher, PatternMode};
 use crate::storage::{Listed, StorageRef};
+use crate::sync::{lock, unpoisoned};
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -179,16 +180,16 @@ impl Gate<'_> {
         }
         if ignore.is_some_and(|rules| rules.is_ignored(rel, is_dir)) {
             if self.rules.record_ignored {
-                self.ignored.lock().unwrap_or_else(|p| p.into_inner()).push((posix_string(rel), is_dir));
+                lock(&self.ignored).push((posix_string(rel), is_dir));
             }
             return false;
         }
         if self.rules.skip_dirs.iter().any(|skip| name == *skip) && (is_dir || name == ".git") {
             if name == ".git" {
                 let holder = rel.parent().unwrap_or(Path::new("")).to_path_buf();
-                self.git_holders.lock().unwrap_or_else(|p| p.into_inner()).push(holder);
+                lock(&self.git_holders).push(holder);
             } else {
-                self.skipped.lock().unwrap_or_else(|p| p.into_inner()).push(posix_string(rel));
+                lock(&self.skipped).push(posix_string(rel));
             }
             return false;
         }
@@ -208,12 +209,12 @@ impl Gate<'_> {
     /// Folders not entered because of `skip_dirs`, as an engine that kept
     /// them from an earlier walk reports them.
     pub fn add_skipped(&self, folders: impl IntoIterator<Item = String>) {
-        self.skipped.lock().unwrap_or_else(|p| p.into_inner()).extend(folders);
+        lock(&self.skipped).extend(folders);
     }
 
     /// The skipped folders recorded so far, taken out.
     pub fn take_skipped(&self) -> Vec<String> {
-        std::mem::take(&mut *self.skipped.lock().unwrap_or_else(|p| p.into_inner()))
+        std::mem::take(&mut *lock(&self.skipped))
     }
 }
 
@@ -231,10 +232,10 @@ pub fn gated<T>(rules: &WalkRules, cancel: &Cancel, engine: impl FnOnce(&Gate) -
     };
     let found = engine(&gate)?;
     cancel.check()?;
-    let mut skipped = gate.skipped.into_inner().unwrap_or_else(|p| p.into_inner());
+    let mut skipped = unpoisoned(gate.skipped.into_inner());
     skipped.sort_unstable();
-    let git_holders = gate.git_holders.into_inner().unwrap_or_else(|p| p.into_inner());
-    let ignored = gate.ignored.into_inner().unwrap_or_else(|p| p.into_inner());
+    let git_holders = unpoisoned(gate.git_holders.into_inner());
+    let ignored = unpoisoned(gate.ignored.into_inner());
     Ok(Walked { found, skipped, git_holders, ignored })
 }
 
