@@ -4,25 +4,11 @@
 // host's storage reader).
 
 const binding = loadBinding()
-const { adaptReader } = require('./reader-adapter.js')
-
-const CODES = [
-  'invalid-argument', 'invalid-pattern', 'not-found', 'not-a-dir', 'permission-denied',
-  'approval-required', 'outside-root', 'aborted', 'fs-error',
-]
-
-class FindFilesError extends Error {
-  constructor(code, message, options) {
-    super(message, options)
-    this.name = 'FindFilesError'
-    this.code = CODES.includes(code) ? code : 'fs-error'
-  }
-
-  /** `{ name, code, message }`, so an error serializes for a model or a log. */
-  toJSON() {
-    return { name: this.name, code: this.code, message: this.message }
-  }
-}
+const { FindFilesError, invalid, abortedError, clip } = require('./js/errors.js')
+const { isNonArrayObject } = require('./js/util.js')
+const { adaptReader } = require('./js/readers/adapter.js')
+const { memoryReader } = require('./js/readers/memory.js')
+const { mountReader } = require('./js/readers/mount.js')
 
 function loadBinding() {
   try {
@@ -78,23 +64,15 @@ function loadErrorMessage(cause) {
   )
 }
 
-function invalid(message) {
-  return new FindFilesError('invalid-argument', message)
-}
-
-function isPlainObject(value) {
-  return value !== null && typeof value === 'object' && !Array.isArray(value)
-}
-
 /** `find(options)` or `find(pattern, options?)` → one options object. */
 function callOptions(first, second) {
   if (typeof first === 'string') {
-    if (second !== undefined && second !== null && !isPlainObject(second)) {
+    if (second !== undefined && second !== null && !isNonArrayObject(second)) {
       throw invalid('the second argument of find(pattern, options) must be an options object')
     }
     return { ...(second || {}), pattern: first }
   }
-  if (isPlainObject(first)) return first
+  if (isNonArrayObject(first)) return first
   throw invalid("find() takes an options object such as { pattern: '**/*.ts' }, or a pattern string and options")
 }
 
@@ -109,19 +87,8 @@ function splitOptions(options) {
     if (fn !== undefined && fn !== null && typeof fn !== 'function') throw invalid(`\`${name}\` must be a function`)
   }
   if (native.modifiedSince instanceof Date) native.modifiedSince = native.modifiedSince.getTime()
-  const storage = reader === undefined || reader === null ? undefined : adaptReader(reader, invalid)
+  const storage = reader === undefined || reader === null ? undefined : adaptReader(reader)
   return { signal: signal || undefined, policy: policy || undefined, approve: approve || undefined, storage, native }
-}
-
-/** `text` cut to about `max` characters for quoting in a message, as Rust's `error::clip` does. */
-function clip(text, max = 300) {
-  if (text.length <= max) return text
-  const end = /[\uD800-\uDBFF]/.test(text[max - 1]) ? max - 1 : max
-  return `${text.slice(0, end)}… (${Buffer.byteLength(text)} bytes in all)`
-}
-
-function abortedError() {
-  return new FindFilesError('aborted', 'the search was aborted before it finished')
 }
 
 /** Resolves as `promise` does, or rejects with `aborted` when `signal` fires first. */
@@ -247,8 +214,8 @@ async function findFilesWith(options) {
 /** `findFiles(pattern, path?, options?)` or `findFiles(pattern, options?)` as one options object. */
 function findFilesOptions(pattern, path, more) {
   if (typeof pattern !== 'string') throw invalid('findFiles(pattern, path?, options?) takes a glob string as `pattern`')
-  if (isPlainObject(path) && more === undefined) [path, more] = [undefined, path]
-  if (more !== undefined && more !== null && !isPlainObject(more)) {
+  if (isNonArrayObject(path) && more === undefined) [path, more] = [undefined, path]
+  if (more !== undefined && more !== null && !isNonArrayObject(more)) {
     throw invalid('the last argument of findFiles(pattern, path?, options?) must be an options object')
   }
   const options = { ...(more || {}), pattern }
@@ -257,7 +224,7 @@ function findFilesOptions(pattern, path, more) {
 }
 
 function searchOptions(options) {
-  if (!isPlainObject(options)) {
+  if (!isNonArrayObject(options)) {
     throw invalid("searchFiles() takes an options object such as { pattern: 'TODO', fileGlob: '*.py' }")
   }
   return options
@@ -329,7 +296,7 @@ class FileIndex {
 /** `openIndex(path, { cwd }?)`: walks the folder once, then watches it. */
 async function openIndex(path, options = {}) {
   if (typeof path !== 'string' || path === '') throw invalid('openIndex(path) takes the folder to index, as a non-empty string')
-  if (!isPlainObject(options)) throw invalid('openIndex(path, options) takes an options object such as { cwd }')
+  if (!isNonArrayObject(options)) throw invalid('openIndex(path, options) takes an options object such as { cwd }')
   for (const key of Object.keys(options)) {
     if (key !== 'cwd') throw invalid(`openIndex: unknown option \`${key}\`; the only option is \`cwd\``)
   }
@@ -344,7 +311,7 @@ async function openIndex(path, options = {}) {
 
 /** Renders with the native formatter, turning a malformed result into `invalid-argument`. */
 function formatWith(render, name, kind, result) {
-  if (!isPlainObject(result)) throw invalid(`${name}(result) takes the ${kind} that was returned`)
+  if (!isNonArrayObject(result)) throw invalid(`${name}(result) takes the ${kind} that was returned`)
   try {
     return render(result)
   } catch (cause) {
@@ -359,8 +326,6 @@ function formatFindResult(result) {
 function formatSearchResult(result) {
   return formatWith(binding.formatSearchResult, 'formatSearchResult', 'SearchResult', result)
 }
-
-const { memoryReader, mountReader } = require('./readers.js').bind({ FindFilesError })
 
 const core = {
   find, findFiles, searchFiles, formatFindResult, formatSearchResult, FindFilesError, memoryReader, mountReader, openIndex,
