@@ -19,7 +19,7 @@ const PLATFORMS = fs.readdirSync(path.join(REPO, 'npm')).sort()
 /** Copies the package as npm installs it (its JS files, js/, package.json, bin/), optionally with the binary. */
 function copyPackage(dest, { binary }) {
   fs.mkdirSync(path.join(dest, 'bin'), { recursive: true })
-  for (const f of ['index.js', 'index.mjs', 'index.d.ts', 'binding.js', 'mcp.js', 'package.json', 'bin/agent-find.js']) {
+  for (const f of ['index.js', 'index.mjs', 'index.d.ts', 'binding.js', 'package.json', 'bin/agent-find.js']) {
     fs.copyFileSync(path.join(REPO, f), path.join(dest, f))
   }
   fs.cpSync(path.join(REPO, 'js'), path.join(dest, 'js'), { recursive: true })
