@@ -2,13 +2,14 @@
 // `memoryReader`: a storage reader for `find({ reader })`, `findFiles` and
 // `searchFiles` over a snapshot of an in-memory tree, for tests, sandboxes
 // and virtual workspaces. It takes only normalized absolute POSIX paths
-// (see contract.js); any other path rejects with ENOENT. It never follows a
+// (see paths.js); any other path rejects with ENOENT. It never follows a
 // symlink: `stat` reports one as `type: 'symlink'`, a path through one is
 // ENOTDIR and reading one is ELOOP.
 
 const { invalid } = require('../errors.js')
 const { describe, isPlainObject, pairsOf } = require('../util.js')
-const { fsError, segmentsOf } = require('./contract.js')
+const { fsError } = require('./fs-errors.js')
+const { segmentsOf } = require('./paths.js')
 
 const VALUE_FORMS =
   "file contents (a string or Uint8Array), null (an empty folder), { content?, modifiedTime? } (a file), " +

@@ -2,7 +2,7 @@
 // `mountReader`: a storage reader for `find({ reader })`, `findFiles` and
 // `searchFiles` over local folders mounted at virtual paths, never reachable
 // beyond them, local paths never shown. It takes only normalized absolute
-// POSIX paths (see contract.js); any other path rejects with ENOENT. It
+// POSIX paths (see paths.js); any other path rejects with ENOENT. It
 // never follows a symlink: `stat` reports one as `type: 'symlink'`, a path
 // through one is ENOTDIR and reading one is ELOOP (EACCES when it leads out
 // of its mount).
@@ -13,7 +13,8 @@ const nodeUtil = require('node:util')
 
 const { invalid } = require('../errors.js')
 const { describe, pairsOf } = require('../util.js')
-const { DESCRIPTIONS, fsError, isReaderFsError, segmentsOf } = require('./contract.js')
+const { DESCRIPTIONS, fsError, isReaderFsError } = require('./fs-errors.js')
+const { segmentsOf } = require('./paths.js')
 
 /** The validated mounts, `[{ at: ['workspace'], local: '/abs/local' }]`. */
 function mountsOf(mounts) {
