@@ -296,7 +296,7 @@ export declare function searchFiles(options: SearchOptions): Promise<SearchResul
 export declare function formatSearchResult(result: SearchResult): string
 
 // ---------------------------------------------------------------------------
-// Tools for language models, SDK adapters, codemode (tools.js)
+// Tools for language models, SDK adapters, codemode (js/tools.js)
 
 /** A JSON Schema (draft 2020-12 / draft-07 subset) as the tool definitions use it. */
 export interface JsonSchema {

@@ -16,12 +16,13 @@ const NODE_FILES = fs.readdirSync(REPO).filter((f) => /^agent-find\..+\.node$/.t
 const PLATFORM = NODE_FILES.length === 1 ? NODE_FILES[0].slice('agent-find.'.length, -'.node'.length) : undefined
 const PLATFORMS = fs.readdirSync(path.join(REPO, 'npm')).sort()
 
-/** Copies the package as npm installs it (its JS files, package.json, bin/), optionally with the binary. */
+/** Copies the package as npm installs it (its JS files, js/, package.json, bin/), optionally with the binary. */
 function copyPackage(dest, { binary }) {
   fs.mkdirSync(path.join(dest, 'bin'), { recursive: true })
-  for (const f of ['index.js', 'index.mjs', 'index.d.ts', 'binding.js', 'tools.js', 'reader-adapter.js', 'readers.js', 'mcp.js', 'package.json', 'bin/agent-find.js']) {
+  for (const f of ['index.js', 'index.mjs', 'index.d.ts', 'binding.js', 'package.json', 'bin/agent-find.js']) {
     fs.copyFileSync(path.join(REPO, f), path.join(dest, f))
   }
+  fs.cpSync(path.join(REPO, 'js'), path.join(dest, 'js'), { recursive: true })
   if (binary) fs.copyFileSync(path.join(REPO, NODE_FILES[0]), path.join(dest, NODE_FILES[0]))
   return dest
 }

@@ -76,9 +76,10 @@ describe('FindFilesError', () => {
   })
 
   test('without a loadable binary the loader throws a clear error naming the platform', (t) => {
-    // index.js alone, without binding.js and the .node beside it.
+    // index.js and js/ alone, without binding.js and the .node beside them.
     const dir = tmpTree(t, {})
     fs.copyFileSync(path.join(REPO, 'index.js'), path.join(dir, 'index.js'))
+    fs.cpSync(path.join(REPO, 'js'), path.join(dir, 'js'), { recursive: true })
     const abi = process.platform === 'linux' ? (process.report.getReport().header.glibcVersionRuntime ? '-gnu' : '-musl') : ''
     const target = `${process.platform}-${process.arch}${abi}`
     assert.throws(() => createRequire(path.join(dir, 'x.js'))('./index.js'), (err) => {

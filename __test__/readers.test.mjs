@@ -1,4 +1,4 @@
-// The storage readers of readers.js, called directly: memoryReader and
+// The storage readers of js/readers/, called directly: memoryReader and
 // mountReader results (list, stat, read), every error code and message, tree
 // and mount validation, snapshots, and mountReader's promises: it never
 // leaves its mounts (symlinks pointing out are refused, EACCES), follows no
@@ -420,7 +420,7 @@ describe('mountReader', () => {
     fs.chmodSync(path.join(dir, 'ws/private'), 0o700)
     fs.chmodSync(path.join(dir, 'ws/locked.txt'), 0o600)
     const script = `
-      const { mountReader } = require(${JSON.stringify(path.join(REPO, 'readers.js'))}).bind({ FindFilesError: Error })
+      const { mountReader } = require(${JSON.stringify(path.join(REPO, 'index.js'))})
       const r = mountReader({ '/workspace': ${JSON.stringify(path.join(dir, 'ws'))} })
       const show = (p) => p.then(() => 'resolved', (e) => ({ code: e.code, message: e.message, keys: Object.keys(e), values: Object.values(e) }))
       Promise.all([r.list('/workspace/private'), r.read('/workspace/locked.txt'), r.read('/workspace/private/p.txt'), r.stat('/workspace/private/p.txt')].map(show))

@@ -292,7 +292,7 @@ export async function misuse(): Promise<void> {
   console.log(t)
 }
 
-// Tools for models (tools.js): definitions, adapters, createTools.
+// Tools for models (js/tools.js): definitions, adapters, createTools.
 export async function toolUsage(): Promise<string[]> {
   const names: ToolName[] = [toolDefinitions.find.name, toolDefinitions.search_files.name]
   const def: ToolDefinition<'find'> = toolDefinitions.find

@@ -409,7 +409,7 @@ function whereTime(all, start) {
 function machine(have) {
   const node = fs.readdirSync(repo).find((f) => f.endsWith('.node'))
   const rev = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: repo, encoding: 'utf8' }).stdout.trim()
-  const dirty = spawnSync('git', ['status', '--porcelain', '--', 'src', 'index.js', 'Cargo.toml', 'Cargo.lock'], { cwd: repo, encoding: 'utf8' }).stdout.trim()
+  const dirty = spawnSync('git', ['status', '--porcelain', '--', 'src', 'index.js', 'js', 'Cargo.toml', 'Cargo.lock'], { cwd: repo, encoding: 'utf8' }).stdout.trim()
   const peerVersion = (p) => JSON.parse(fs.readFileSync(path.join(repo, 'node_modules', p, 'package.json'), 'utf8')).version
   return [
     `- date: ${new Date().toISOString()}; run took ${((performance.now() - started) / 60000).toFixed(1)} min${QUICK ? ' (BENCH_QUICK=1)' : ''}`,

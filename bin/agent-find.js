@@ -2,7 +2,7 @@
 'use strict'
 // The `agent-find` command: `agent-find <pattern> [path]` finds files,
 // `agent-find search <regex> [path]` searches their contents, `agent-find mcp`
-// serves both as MCP tools over stdio (see mcp.js). The model text by
+// serves both as MCP tools over stdio (see js/mcp.js). The model text by
 // default, `--json` for the result object. Exit 0 on success (also when
 // nothing matched), 2 on bad usage, 1 on any other error; the error code
 // leads the line on stderr.
@@ -190,7 +190,7 @@ const COMMANDS = {
 }
 
 async function main(argv) {
-  if (argv[0] === 'mcp') return require('../mcp.js').main(argv.slice(1))
+  if (argv[0] === 'mcp') return require('../js/mcp.js').main(argv.slice(1))
   const command = argv[0] === 'search' ? COMMANDS.search : COMMANDS.find
   const args = command === COMMANDS.search ? argv.slice(1) : argv
   let parsed

@@ -1,4 +1,4 @@
-//! A host's JS reader as a `Storage`. `index.js` adapts the reader into three
+//! A host's JS reader as a `Storage`. `js/readers/adapter.js` adapts the reader into three
 //! functions that always resolve (never reject) with plain data: listings
 //! as columns, failures as `{ code, message }`. Each call from the walk goes
 //! to the JS thread through a napi threadsafe function, and its promise is
@@ -29,7 +29,7 @@ pub struct JsStorage {
 pub const MAX_CONCURRENCY: u32 = 1024;
 
 impl JsStorage {
-    /// From the adapted reader `{ list, stat, read, concurrency, mounted }` (see `reader-adapter.js`).
+    /// From the adapted reader `{ list, stat, read, concurrency, mounted }` (see `js/readers/adapter.js`).
     pub fn from_js(reader: &Object) -> Result<JsStorage> {
         fn call<T: FromAnswer + 'static>(reader: &Object, name: &str) -> Result<Arc<Call<T>>> {
             let f: Function<String, Promise<Answer<T>>> = reader.get_named_property(name)?;

@@ -4,6 +4,8 @@
 // plain data the core copies in one step: a listing as columns, a failure as
 // `{ code, message }` (Node's error codes: ENOENT, ENOTDIR, EACCES, ...).
 
+const { invalid } = require('../errors.js')
+
 const TYPE_CODES = new Map([['file', 0], ['dir', 1], ['symlink', 2]])
 const DEFAULT_CONCURRENCY = 32
 const MAX_CONCURRENCY = 1024
@@ -14,7 +16,12 @@ function badReply(message) {
   return Object.assign(new Error(message), { code: 'EBADREPLY' })
 }
 
-function describe(value) {
+/**
+ * A wrong value, for this module's messages: a string is quoted in single
+ * quotes and cut to 40 characters, anything else is named by its type. Not
+ * util.js's `describe`, whose messages differ (`the string "x"`, `the number 5`).
+ */
+function describeBriefly(value) {
   if (value === null) return 'null'
   if (Array.isArray(value)) return 'an array'
   return typeof value === 'string' ? `the string '${value.slice(0, 40)}'` : `a value of type ${typeof value}`
@@ -34,26 +41,26 @@ function settle(call, shape) {
 
 function typeCode(type, what) {
   const code = TYPE_CODES.get(type)
-  if (code === undefined) throw badReply(`${what} has type ${describe(type)}; it must be 'file', 'dir' or 'symlink'`)
+  if (code === undefined) throw badReply(`${what} has type ${describeBriefly(type)}; it must be 'file', 'dir' or 'symlink'`)
   return code
 }
 
 function byteCount(size, what) {
   if (size === undefined || size === null) return 0
   if (typeof size === 'number' && size >= 0 && Number.isFinite(size)) return size
-  throw badReply(`${what} has size ${describe(size)}; it must be a number of bytes, 0 or more, or be left out`)
+  throw badReply(`${what} has size ${describeBriefly(size)}; it must be a number of bytes, 0 or more, or be left out`)
 }
 
 function epochMs(time, what) {
   if (time === undefined || time === null) return 0
   if (time instanceof Date) time = time.getTime()
   if (typeof time === 'number' && Number.isFinite(time)) return time
-  throw badReply(`${what} has modifiedTime ${describe(time)}; it must be a Date or epoch milliseconds, or be left out`)
+  throw badReply(`${what} has modifiedTime ${describeBriefly(time)}; it must be a Date or epoch milliseconds, or be left out`)
 }
 
 function columns(entries, dir) {
   if (!Array.isArray(entries)) {
-    throw badReply(`reader.list('${dir}') resolved with ${describe(entries)}, not an array of { name, type, size?, modifiedTime? }`)
+    throw badReply(`reader.list('${dir}') resolved with ${describeBriefly(entries)}, not an array of { name, type, size?, modifiedTime? }`)
   }
   const n = entries.length
   const names = new Array(n)
@@ -63,7 +70,7 @@ function columns(entries, dir) {
   for (let i = 0; i < n; i++) {
     const entry = entries[i]
     if (entry === null || typeof entry !== 'object' || typeof entry.name !== 'string') {
-      throw badReply(`reader.list('${dir}') gave ${describe(entry)} at index ${i}; each entry must be { name: string, type, ... }`)
+      throw badReply(`reader.list('${dir}') gave ${describeBriefly(entry)} at index ${i}; each entry must be { name: string, type, ... }`)
     }
     const what = `reader.list('${dir}'): entry '${entry.name.slice(0, 100)}'`
     names[i] = entry.name
@@ -76,7 +83,7 @@ function columns(entries, dir) {
 
 function statReply(stat, path) {
   if (stat === null || typeof stat !== 'object') {
-    throw badReply(`reader.stat('${path}') resolved with ${describe(stat)}, not { type, size?, modifiedTime? }`)
+    throw badReply(`reader.stat('${path}') resolved with ${describeBriefly(stat)}, not { type, size?, modifiedTime? }`)
   }
   const what = `reader.stat('${path}')`
   return { type: typeCode(stat.type, what), size: byteCount(stat.size, what), mtime: epochMs(stat.modifiedTime, what) }
@@ -86,33 +93,33 @@ function readReply(data, path) {
   if (typeof data === 'string') return { data: Buffer.from(data, 'utf8') }
   if (data instanceof Uint8Array) return { data }
   if (data instanceof ArrayBuffer) return { data: new Uint8Array(data) }
-  throw badReply(`reader.read('${path}') resolved with ${describe(data)}, not a Uint8Array or a string`)
+  throw badReply(`reader.read('${path}') resolved with ${describeBriefly(data)}, not a Uint8Array or a string`)
 }
 
 /**
- * The reader as the native core takes it. Throws `invalid(message)` when
+ * The reader as the native core takes it. Throws `invalid-argument` when
  * `reader` is not a reader.
  */
-function adaptReader(reader, invalid) {
+function adaptReader(reader) {
   if (reader === null || typeof reader !== 'object') {
     throw invalid('`reader` must be an object with list(dir) and stat(path) methods (and read(path) for contents)')
   }
   for (const name of ['list', 'stat']) {
-    if (typeof reader[name] !== 'function') throw invalid(`\`reader.${name}\` must be a function; got ${describe(reader[name])}`)
+    if (typeof reader[name] !== 'function') throw invalid(`\`reader.${name}\` must be a function; got ${describeBriefly(reader[name])}`)
   }
   if (reader.read !== undefined && typeof reader.read !== 'function') {
-    throw invalid(`\`reader.read\` must be a function when present; got ${describe(reader.read)}`)
+    throw invalid(`\`reader.read\` must be a function when present; got ${describeBriefly(reader.read)}`)
   }
   const concurrency = reader.concurrency === undefined ? DEFAULT_CONCURRENCY : reader.concurrency
   if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > MAX_CONCURRENCY) {
-    throw invalid(`\`reader.concurrency\` must be a whole number from 1 to ${MAX_CONCURRENCY}; got ${describe(concurrency)}`)
+    throw invalid(`\`reader.concurrency\` must be a whole number from 1 to ${MAX_CONCURRENCY}; got ${describeBriefly(concurrency)}`)
   }
   const noRead = (path) => ({
     code: 'ENOREAD',
     message: `the reader has no read(path), which is needed for '${path}' (contents, and ignore files unless gitignore: false)`,
   })
   if (reader.mounted !== undefined && typeof reader.mounted !== 'boolean') {
-    throw invalid(`\`reader.mounted\` must be a boolean when present; got ${describe(reader.mounted)}`)
+    throw invalid(`\`reader.mounted\` must be a boolean when present; got ${describeBriefly(reader.mounted)}`)
   }
   return {
     concurrency,

@@ -9,6 +9,10 @@
 
 const nodePath = require('node:path')
 
+const { FindFilesError } = require('./errors.js')
+const { find, findFilesWith, searchFiles } = require('./search.js')
+const { formatFindResult, formatSearchResult } = require('./format.js')
+
 // ---------------------------------------------------------------------------
 // Tool definitions
 
@@ -297,130 +301,121 @@ function defaultError(code, message) {
 /** A value that survives JSON.stringify / JSON.parse unchanged: plain objects, arrays, strings, finite numbers, booleans. */
 const plain = (value) => JSON.parse(JSON.stringify(value))
 
-/**
- * Binds the tools to the core functions of index.js (passed in, so that this
- * file and index.js do not require each other).
- */
-function bind(core) {
-  const { find, findFilesWith, searchFiles, formatFindResult, formatSearchResult, FindFilesError } = core
-  const argError = (code, message) => new FindFilesError(code, message)
+const argError = (code, message) => new FindFilesError(code, message)
 
-  function createTools(options = {}) {
-    if (options === null || typeof options !== 'object' || Array.isArray(options)) {
-      throw new FindFilesError('invalid-argument', 'createTools(options) takes an object such as { cwd, roots }')
+function createTools(options = {}) {
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+    throw new FindFilesError('invalid-argument', 'createTools(options) takes an object such as { cwd, roots }')
+  }
+  const known = ['cwd', 'roots', 'reader', 'policy', 'approve', 'timeoutMs', 'maxLimit', 'maxBytes']
+  for (const key of Object.keys(options)) {
+    if (!known.includes(key)) {
+      throw new FindFilesError('invalid-argument', `createTools: unknown option \`${key}\`; the options are ${known.join(', ')}`)
     }
-    const known = ['cwd', 'roots', 'reader', 'policy', 'approve', 'timeoutMs', 'maxLimit', 'maxBytes']
-    for (const key of Object.keys(options)) {
-      if (!known.includes(key)) {
-        throw new FindFilesError('invalid-argument', `createTools: unknown option \`${key}\`; the options are ${known.join(', ')}`)
-      }
-    }
-    if (options.cwd !== undefined && (typeof options.cwd !== 'string' || options.cwd === '')) {
-      throw new FindFilesError('invalid-argument', 'createTools: `cwd` must be a non-empty path')
-    }
-    // With a reader, paths live in its POSIX namespace, rooted at `/`.
-    const paths = options.reader ? nodePath.posix : nodePath
-    const cwd = options.reader ? paths.resolve('/', options.cwd ?? '/') : paths.resolve(options.cwd ?? process.cwd())
-    if (options.roots !== undefined && options.roots !== null &&
-        !(Array.isArray(options.roots) && options.roots.every((r) => typeof r === 'string'))) {
-      throw new FindFilesError('invalid-argument', 'createTools: `roots` must be an array of paths')
-    }
-    // The workspace is the sandbox unless the host says otherwise (`roots: null` lifts it).
-    const roots = options.roots === undefined ? [cwd] : options.roots === null ? undefined : options.roots.map((r) => paths.resolve(cwd, r))
-    const call = { cwd, roots, reader: options.reader, policy: options.policy, approve: options.approve, timeoutMs: options.timeoutMs }
-    const findHost = { ...call, maxLimit: options.maxLimit, maxBytes: options.maxBytes }
-    const withHost = (args, host, signal) => {
-      const merged = { ...args, ...host, signal }
-      for (const key of Object.keys(merged)) if (merged[key] === undefined) delete merged[key]
-      return merged
-    }
-
-    // Codemode scripts call `tools.find('**/*.ts')` or `tools.find('*.ts', { path })`,
-    // as the plain functions take them: a string that is not JSON object text
-    // is the pattern (a brace glob such as '{src,lib}/**' is a pattern too).
-    const withPattern = (name, args, more) => {
-      if (typeof args === 'string' && more === undefined) return JSON_OBJECT_START.test(args) ? args : { pattern: args }
-      if (more === undefined) return args
-      if (typeof args !== 'string' || more === null || typeof more !== 'object' || Array.isArray(more)) {
-        throw new FindFilesError('invalid-argument', `${name} takes one object of arguments, or (pattern, { ...options })`)
-      }
-      return { ...toolArgs(name, more, argError), pattern: args }
-    }
-    const runFind = (args, signal) => find(withHost(toolArgs('find', args, argError), findHost, signal))
-    const runSearch = (args, signal) => searchFiles(withHost(toolArgs('search_files', args, argError), call, signal))
-
-    const tools = {
-      /** The workspace: where relative paths start. */
-      cwd,
-      /** The folders every search must stay inside (`null` when unconfined). */
-      roots: roots ? [...roots] : null,
-
-      /**
-       * `find` with the workspace's cwd and roots: a plain-JSON FindResult.
-       * Takes `{ pattern, ... }`, its JSON text, or `(pattern, { ...options })`.
-       */
-      async find(args, more) {
-        return plain(await runFind(withPattern('find', args, more)))
-      },
-
-      /** Absolute paths of the files matching `pattern` (`{ pattern, path? }`, or the pattern string), in path order. */
-      async findFiles(args, path) {
-        if (typeof args === 'string') args = path === undefined ? { pattern: args } : { pattern: args, path }
-        if (args === null || typeof args !== 'object' || Array.isArray(args)) {
-          throw new FindFilesError('invalid-argument', 'findFiles takes { pattern, path? } or a pattern string')
-        }
-        for (const key of Object.keys(args)) {
-          if (key !== 'pattern' && key !== 'path') {
-            throw new FindFilesError('invalid-argument', `findFiles: unknown argument \`${key}\`; the arguments are \`pattern\` and \`path\``)
-          }
-        }
-        return plain(await findFilesWith(withHost({ pattern: args.pattern, path: args.path }, call)))
-      },
-
-      /**
-       * `searchFiles` with the workspace's cwd and roots: a plain-JSON SearchResult.
-       * Takes `{ pattern, ... }`, its JSON text, or `(pattern, { ...options })`.
-       */
-      async searchFiles(args, more) {
-        return plain(await runSearch(withPattern('search_files', args, more)))
-      },
-
-      /**
-       * Runs one tool call from a model: `name` is 'find' or 'search_files',
-       * `args` an object or its JSON text. Resolves to `{ text, isError }`:
-       * the model text, or the error (`Error (code): message`) for the model
-       * to read and recover from. Only bugs reject.
-       */
-      async call(name, args, callOptions = {}) {
-        const signal = callOptions && callOptions.signal
-        try {
-          if (name === 'find') return { text: formatFindResult(await runFind(args, signal)), isError: false }
-          if (name === 'search_files') return { text: formatSearchResult(await runSearch(args, signal)), isError: false }
-          throw new FindFilesError('invalid-argument', `unknown tool \`${name}\`; the tools are ${TOOL_NAMES.join(' and ')}`)
-        } catch (error) {
-          if (error instanceof FindFilesError) return { text: `Error (${error.code}): ${error.message}`, isError: true }
-          throw error
-        }
-      },
-
-      /** The tool definitions, as `toolDefinitions` holds them. */
-      definitions: TOOL_NAMES.map((n) => toolDefinitions[n]),
-      /** For OpenAI Chat Completions `tools`. */
-      openaiTools: TOOL_NAMES.map((n) => openaiTool(toolDefinitions[n])),
-      /** For the Anthropic Messages API `tools`. */
-      anthropicTools: TOOL_NAMES.map((n) => anthropicTool(toolDefinitions[n])),
-      /** For the Vercel AI SDK `tools` (generateText / streamText): execute resolves to the model text. */
-      vercelTools: Object.fromEntries(
-        TOOL_NAMES.map((n) => [
-          n,
-          vercelTool(toolDefinitions[n], async (input, opts) => (await tools.call(n, input, { signal: opts && opts.abortSignal })).text),
-        ]),
-      ),
-    }
-    return tools
+  }
+  if (options.cwd !== undefined && (typeof options.cwd !== 'string' || options.cwd === '')) {
+    throw new FindFilesError('invalid-argument', 'createTools: `cwd` must be a non-empty path')
+  }
+  // With a reader, paths live in its POSIX namespace, rooted at `/`.
+  const paths = options.reader ? nodePath.posix : nodePath
+  const cwd = options.reader ? paths.resolve('/', options.cwd ?? '/') : paths.resolve(options.cwd ?? process.cwd())
+  if (options.roots !== undefined && options.roots !== null &&
+      !(Array.isArray(options.roots) && options.roots.every((r) => typeof r === 'string'))) {
+    throw new FindFilesError('invalid-argument', 'createTools: `roots` must be an array of paths')
+  }
+  // The workspace is the sandbox unless the host says otherwise (`roots: null` lifts it).
+  const roots = options.roots === undefined ? [cwd] : options.roots === null ? undefined : options.roots.map((r) => paths.resolve(cwd, r))
+  const call = { cwd, roots, reader: options.reader, policy: options.policy, approve: options.approve, timeoutMs: options.timeoutMs }
+  const findHost = { ...call, maxLimit: options.maxLimit, maxBytes: options.maxBytes }
+  const withHost = (args, host, signal) => {
+    const merged = { ...args, ...host, signal }
+    for (const key of Object.keys(merged)) if (merged[key] === undefined) delete merged[key]
+    return merged
   }
 
-  return { toolDefinitions, openaiTool, anthropicTool, vercelTool, createTools }
+  // Codemode scripts call `tools.find('**/*.ts')` or `tools.find('*.ts', { path })`,
+  // as the plain functions take them: a string that is not JSON object text
+  // is the pattern (a brace glob such as '{src,lib}/**' is a pattern too).
+  const withPattern = (name, args, more) => {
+    if (typeof args === 'string' && more === undefined) return JSON_OBJECT_START.test(args) ? args : { pattern: args }
+    if (more === undefined) return args
+    if (typeof args !== 'string' || more === null || typeof more !== 'object' || Array.isArray(more)) {
+      throw new FindFilesError('invalid-argument', `${name} takes one object of arguments, or (pattern, { ...options })`)
+    }
+    return { ...toolArgs(name, more, argError), pattern: args }
+  }
+  const runFind = (args, signal) => find(withHost(toolArgs('find', args, argError), findHost, signal))
+  const runSearch = (args, signal) => searchFiles(withHost(toolArgs('search_files', args, argError), call, signal))
+
+  const tools = {
+    /** The workspace: where relative paths start. */
+    cwd,
+    /** The folders every search must stay inside (`null` when unconfined). */
+    roots: roots ? [...roots] : null,
+
+    /**
+     * `find` with the workspace's cwd and roots: a plain-JSON FindResult.
+     * Takes `{ pattern, ... }`, its JSON text, or `(pattern, { ...options })`.
+     */
+    async find(args, more) {
+      return plain(await runFind(withPattern('find', args, more)))
+    },
+
+    /** Absolute paths of the files matching `pattern` (`{ pattern, path? }`, or the pattern string), in path order. */
+    async findFiles(args, path) {
+      if (typeof args === 'string') args = path === undefined ? { pattern: args } : { pattern: args, path }
+      if (args === null || typeof args !== 'object' || Array.isArray(args)) {
+        throw new FindFilesError('invalid-argument', 'findFiles takes { pattern, path? } or a pattern string')
+      }
+      for (const key of Object.keys(args)) {
+        if (key !== 'pattern' && key !== 'path') {
+          throw new FindFilesError('invalid-argument', `findFiles: unknown argument \`${key}\`; the arguments are \`pattern\` and \`path\``)
+        }
+      }
+      return plain(await findFilesWith(withHost({ pattern: args.pattern, path: args.path }, call)))
+    },
+
+    /**
+     * `searchFiles` with the workspace's cwd and roots: a plain-JSON SearchResult.
+     * Takes `{ pattern, ... }`, its JSON text, or `(pattern, { ...options })`.
+     */
+    async searchFiles(args, more) {
+      return plain(await runSearch(withPattern('search_files', args, more)))
+    },
+
+    /**
+     * Runs one tool call from a model: `name` is 'find' or 'search_files',
+     * `args` an object or its JSON text. Resolves to `{ text, isError }`:
+     * the model text, or the error (`Error (code): message`) for the model
+     * to read and recover from. Only bugs reject.
+     */
+    async call(name, args, callOptions = {}) {
+      const signal = callOptions && callOptions.signal
+      try {
+        if (name === 'find') return { text: formatFindResult(await runFind(args, signal)), isError: false }
+        if (name === 'search_files') return { text: formatSearchResult(await runSearch(args, signal)), isError: false }
+        throw new FindFilesError('invalid-argument', `unknown tool \`${name}\`; the tools are ${TOOL_NAMES.join(' and ')}`)
+      } catch (error) {
+        if (error instanceof FindFilesError) return { text: `Error (${error.code}): ${error.message}`, isError: true }
+        throw error
+      }
+    },
+
+    /** The tool definitions, as `toolDefinitions` holds them. */
+    definitions: TOOL_NAMES.map((n) => toolDefinitions[n]),
+    /** For OpenAI Chat Completions `tools`. */
+    openaiTools: TOOL_NAMES.map((n) => openaiTool(toolDefinitions[n])),
+    /** For the Anthropic Messages API `tools`. */
+    anthropicTools: TOOL_NAMES.map((n) => anthropicTool(toolDefinitions[n])),
+    /** For the Vercel AI SDK `tools` (generateText / streamText): execute resolves to the model text. */
+    vercelTools: Object.fromEntries(
+      TOOL_NAMES.map((n) => [
+        n,
+        vercelTool(toolDefinitions[n], async (input, opts) => (await tools.call(n, input, { signal: opts && opts.abortSignal })).text),
+      ]),
+    ),
+  }
+  return tools
 }
 
-module.exports = { bind, toolDefinitions, HOST_FIXED }
+module.exports = { toolDefinitions, openaiTool, anthropicTool, vercelTool, createTools, HOST_FIXED }

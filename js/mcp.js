@@ -48,8 +48,8 @@ function loadSdk() {
 
 /** Starts the server on stdin/stdout; resolves once it is connected. */
 async function serve({ roots, timeoutMs } = {}) {
-  const { createTools, toolDefinitions } = require('./index.js')
-  const { version } = require('./package.json')
+  const { createTools, toolDefinitions } = require('./tools.js')
+  const { version } = require('../package.json')
   const { Server, StdioServerTransport, types } = loadSdk()
   const tools = createTools({ cwd: roots[0], roots, timeoutMs })
 

@@ -1,0 +1,74 @@
+'use strict'
+// `openIndex` and the FileIndex it opens: a live index of one folder, kept
+// by the binding, answering `find`, `findFiles` and `searchFiles`.
+
+const binding = require('./native.js')
+const { FindFilesError, invalid } = require('./errors.js')
+const { isNonArrayObject } = require('./util.js')
+const { searches } = require('./search.js')
+
+/**
+ * A live index of one folder: the same calls as the module's, answered from
+ * memory and kept exact by file-system events. `cwd` defaults to its folder;
+ * a `path` outside it is `outside-root`.
+ */
+class FileIndex {
+  #native
+  #searches
+
+  constructor(native) {
+    this.#native = native
+    this.#searches = searches(native)
+  }
+
+  /** The indexed folder. */
+  get path() {
+    return this.#native.path
+  }
+
+  find(first, second) {
+    return this.#searches.find(first, second)
+  }
+
+  findFiles(pattern, path, more) {
+    return this.#searches.findFiles(pattern, path, more)
+  }
+
+  searchFiles(options) {
+    return this.#searches.searchFiles(options)
+  }
+
+  /** Counts and sizes; `closed: true` once closed. */
+  stats() {
+    return this.#native.stats()
+  }
+
+  /** Resolves once every change made before the call is reflected. */
+  async settled() {
+    const failure = await this.#native.settled()
+    if (failure) throw new FindFilesError(failure.code, failure.message)
+  }
+
+  /** Releases every watcher and the index's thread; later calls reject. */
+  async close() {
+    this.#native.close()
+  }
+}
+
+/** `openIndex(path, { cwd }?)`: walks the folder once, then watches it. */
+async function openIndex(path, options = {}) {
+  if (typeof path !== 'string' || path === '') throw invalid('openIndex(path) takes the folder to index, as a non-empty string')
+  if (!isNonArrayObject(options)) throw invalid('openIndex(path, options) takes an options object such as { cwd }')
+  for (const key of Object.keys(options)) {
+    if (key !== 'cwd') throw invalid(`openIndex: unknown option \`${key}\`; the only option is \`cwd\``)
+  }
+  if (options.cwd !== undefined && (typeof options.cwd !== 'string' || options.cwd === '')) {
+    throw invalid('openIndex: `cwd` must be a non-empty path')
+  }
+  const native = new binding.FileIndex()
+  const failure = await native.open(path, options.cwd)
+  if (failure) throw new FindFilesError(failure.code, failure.message)
+  return new FileIndex(native)
+}
+
+module.exports = { openIndex }

@@ -1,0 +1,189 @@
+'use strict'
+// `mountReader`: a storage reader for `find({ reader })`, `findFiles` and
+// `searchFiles` over local folders mounted at virtual paths, never reachable
+// beyond them, local paths never shown. It takes only normalized absolute
+// POSIX paths (see paths.js); any other path rejects with ENOENT. It
+// never follows a symlink: `stat` reports one as `type: 'symlink'`, a path
+// through one is ENOTDIR and reading one is ELOOP (EACCES when it leads out
+// of its mount).
+
+const fs = require('node:fs')
+const nodePath = require('node:path')
+const nodeUtil = require('node:util')
+
+const { invalid } = require('../errors.js')
+const { describe, pairsOf } = require('../util.js')
+const { DESCRIPTIONS, fsError, isReaderFsError } = require('./fs-errors.js')
+const { segmentsOf } = require('./paths.js')
+
+/** The validated mounts, `[{ at: ['workspace'], local: '/abs/local' }]`. */
+function mountsOf(mounts) {
+  const pairs = pairsOf(mounts)
+  if (!pairs) throw invalid(`mountReader(mounts) takes a plain object or a Map such as { '/workspace': '/home/me/project' }; got ${describe(mounts)}`)
+  if (pairs.length === 0) throw invalid("mountReader: no mounts; give at least one, such as { '/workspace': '/home/me/project' }")
+  const list = pairs.map(([key, local]) => {
+    if (typeof key !== 'string') throw invalid(`mountReader: every mount point must be a string; got ${describe(key)}`)
+    const at = segmentsOf(key.length > 1 && key.endsWith('/') ? key.slice(0, -1) : key)
+    if (!at) {
+      throw invalid(`mountReader: the mount point ${JSON.stringify(key)} must be an absolute POSIX path without '.', '..' or empty segments, such as '/workspace'`)
+    }
+    if (at.length === 0) throw invalid("mountReader: '/' cannot be a mount point; mount folders below it, such as '/workspace'")
+    if (typeof local !== 'string' || local === '' || local.includes('\0')) {
+      throw invalid(`mountReader: the local folder of ${JSON.stringify(key)} must be a non-empty path; got ${describe(local)}`)
+    }
+    return { at, name: `/${at.join('/')}`, local: nodePath.resolve(local) }
+  })
+  for (const a of list) {
+    for (const b of list) {
+      if (a !== b && a.at.length <= b.at.length && a.at.every((s, i) => s === b.at[i])) {
+        throw invalid(`mountReader: the mount points ${JSON.stringify(a.name)} and ${JSON.stringify(b.name)} ${a.at.length === b.at.length ? 'are the same' : 'are nested'}; mount points must be disjoint`)
+      }
+    }
+  }
+  return list
+}
+
+/** Whether the local path `real` is `rootReal` or inside it. */
+function within(rootReal, real) {
+  const rel = nodePath.relative(rootReal, real)
+  return rel === '' || (rel !== '..' && !rel.startsWith(`..${nodePath.sep}`) && !nodePath.isAbsolute(rel))
+}
+
+const TYPE_OF = (stats) => (stats.isFile() ? 'file' : stats.isDirectory() ? 'dir' : stats.isSymbolicLink() ? 'symlink' : null)
+
+/**
+ * A reader of local folders mounted at virtual paths:
+ * `mountReader({ '/workspace': '/home/me/project' })`. A strict ancestor of
+ * mount points lists the next components as folders; anything outside them
+ * is ENOENT. A path whose real path (through symlinks) leaves its mount is
+ * refused with EACCES; one through a symlink that stays inside, with
+ * ENOTDIR (ELOOP to read the symlink itself), as memoryReader does: no
+ * symlink is followed, so `roots`, checked on virtual paths as written,
+ * cannot be left through one. Error messages name virtual paths only.
+ *
+ * Known limit: a folder swapped for a symlink between the realpath check
+ * and `readdir` (or a file between the check and `open`, which is made with
+ * O_NOFOLLOW) is followed once. The walk itself never asks for such paths.
+ */
+function mountReader(mounts) {
+  const table = mountsOf(mounts)
+
+  /** Where `path` leads: `{ mount, rest }` inside a mount, `{ children }` above some, or null. */
+  function locate(path) {
+    const segments = segmentsOf(path)
+    // A segment holding the local separator (say '\' on Windows) would be two names locally.
+    if (!segments || segments.some((s) => s.includes(nodePath.sep))) return null
+    const children = new Set()
+    for (const mount of table) {
+      if (mount.at.length <= segments.length) {
+        if (mount.at.every((s, i) => s === segments[i])) return { mount, rest: segments.slice(mount.at.length) }
+      } else if (segments.every((s, i) => s === mount.at[i])) {
+        children.add(mount.at[segments.length])
+      }
+    }
+    return children.size ? { children } : null
+  }
+
+  /** The error of a local failure with its code, its message naming the virtual path. */
+  function rewrite(err, op, path) {
+    const code = typeof err?.code === 'string' ? err.code : 'EIO'
+    const system = typeof err?.errno === 'number' ? nodeUtil.getSystemErrorMap().get(err.errno) : undefined
+    return fsError(code, op, path, DESCRIPTIONS[code] || (system && system[1]))
+  }
+
+  /**
+   * The real local path of `rest` in `mount`: refused with EACCES when it
+   * leaves the mount, with ENOTDIR (or ELOOP, reading a symlink) when it
+   * goes through a symlink at all.
+   */
+  async function realInside(op, path, mount, rest) {
+    if (rest.length === 0) return fs.promises.realpath(mount.local)
+    const [rootReal, real] = await Promise.all([
+      fs.promises.realpath(mount.local),
+      fs.promises.realpath(nodePath.join(mount.local, ...rest)),
+    ])
+    if (!within(rootReal, real)) throw fsError('EACCES', op, path, undefined, ' (it leads outside its mount)')
+    const lexical = nodePath.join(rootReal, ...rest)
+    if (real !== lexical) {
+      const parent = nodePath.dirname(lexical)
+      const last = op === 'read' && (await fs.promises.realpath(parent)) === parent
+      throw fsError(last ? 'ELOOP' : 'ENOTDIR', op, path, undefined, ' (symlinks are not followed)')
+    }
+    return real
+  }
+
+  /** Runs `fn(place)` for a path inside a mount, rewriting local errors to virtual ones. */
+  async function inMount(op, path, fn) {
+    const place = locate(path)
+    if (!place) throw fsError('ENOENT', op, String(path))
+    if (!place.mount) return fn(place)
+    try {
+      return await fn(place)
+    } catch (err) {
+      if (isReaderFsError(err)) throw err
+      throw rewrite(err, op, path)
+    }
+  }
+
+  async function entryAt(dirReal, name) {
+    let stats
+    try {
+      stats = await fs.promises.lstat(nodePath.join(dirReal, name))
+    } catch (err) {
+      if (err.code === 'ENOENT') return null // vanished since readdir
+      throw err
+    }
+    const type = TYPE_OF(stats)
+    return type && { name, type, size: stats.size, modifiedTime: stats.mtimeMs }
+  }
+
+  return {
+    // Its search directories show as rooted virtual paths (`/workspace/docs`).
+    mounted: true,
+    async list(dir) {
+      return inMount('list', dir, async ({ mount, rest, children }) => {
+        if (!mount) return [...children].map((name) => ({ name, type: 'dir' }))
+        const real = await realInside('list', dir, mount, rest)
+        const names = await fs.promises.readdir(real)
+        return (await Promise.all(names.map((name) => entryAt(real, name)))).filter(Boolean)
+      })
+    },
+
+    async stat(path) {
+      return inMount('stat', path, async ({ mount, rest }) => {
+        if (!mount) return { type: 'dir' }
+        let stats
+        if (rest.length === 0) {
+          stats = await fs.promises.stat(await realInside('stat', path, mount, rest))
+        } else {
+          // The last component is not followed (a symlink is reported as one); its folder must stay inside.
+          const parent = await realInside('stat', path, mount, rest.slice(0, -1))
+          stats = await fs.promises.lstat(nodePath.join(parent, rest[rest.length - 1]))
+        }
+        const type = TYPE_OF(stats)
+        if (!type) throw fsError('ENOENT', 'stat', path, undefined, ' (sockets, FIFOs and devices are not listed)')
+        return { type, size: stats.size, modifiedTime: stats.mtimeMs }
+      })
+    },
+
+    async read(path) {
+      return inMount('read', path, async ({ mount, rest }) => {
+        if (!mount) throw fsError('EISDIR', 'read', path)
+        const real = await realInside('read', path, mount, rest)
+        const { O_RDONLY, O_NOFOLLOW = 0, O_NONBLOCK = 0 } = fs.constants
+        // O_NONBLOCK: opening a FIFO does not wait for a writer; it is refused below.
+        const handle = await fs.promises.open(real, O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
+        try {
+          const stats = await handle.stat()
+          if (stats.isDirectory()) throw fsError('EISDIR', 'read', path)
+          if (!stats.isFile()) throw fsError('ENOENT', 'read', path, undefined, ' (sockets, FIFOs and devices are not listed)')
+          return await handle.readFile()
+        } finally {
+          await handle.close()
+        }
+      })
+    },
+  }
+}
+
+module.exports = { mountReader }

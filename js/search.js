@@ -1,0 +1,107 @@
+'use strict'
+// The search calls: `find`, `findFiles` and `searchFiles` in their argument
+// forms, on the disk (or a host's `reader`) or from a live index; the
+// options split into what only JS holds (signal, policy, approve, reader) and
+// the plain data for Rust; and the internal `findText` (for the CLI) and
+// `findFilesWith` (for createTools).
+
+const binding = require('./native.js')
+const { FindFilesError, invalid, abortedError } = require('./errors.js')
+const { isNonArrayObject } = require('./util.js')
+const { checkPolicy, untilAborted } = require('./policy.js')
+const { findResult, allPaths } = require('./columns.js')
+const { adaptReader } = require('./readers/adapter.js')
+
+/** `find(options)` or `find(pattern, options?)` → one options object. */
+function callOptions(first, second) {
+  if (typeof first === 'string') {
+    if (second !== undefined && second !== null && !isNonArrayObject(second)) {
+      throw invalid('the second argument of find(pattern, options) must be an options object')
+    }
+    return { ...(second || {}), pattern: first }
+  }
+  if (isNonArrayObject(first)) return first
+  throw invalid("find() takes an options object such as { pattern: '**/*.ts' }, or a pattern string and options")
+}
+
+/** Splits off what only JS can hold; the rest goes to Rust as plain data. */
+function splitOptions(options) {
+  const { signal, policy, approve, reader, ...native } = options
+  if (signal !== undefined && signal !== null &&
+      !(typeof signal === 'object' && typeof signal.aborted === 'boolean' && typeof signal.addEventListener === 'function')) {
+    throw invalid('`signal` must be an AbortSignal')
+  }
+  for (const [name, fn] of [['policy', policy], ['approve', approve]]) {
+    if (fn !== undefined && fn !== null && typeof fn !== 'function') throw invalid(`\`${name}\` must be a function`)
+  }
+  if (native.modifiedSince instanceof Date) native.modifiedSince = native.modifiedSince.getTime()
+  const storage = reader === undefined || reader === null ? undefined : adaptReader(reader)
+  return { signal: signal || undefined, policy: policy || undefined, approve: approve || undefined, storage, native }
+}
+
+async function runPlan(tool, purpose, options, index) {
+  const { signal, policy, approve, storage, native } = splitOptions(options)
+  if (index && storage) throw invalid('an index searches its own folder: pass `reader` to find(), not to an index')
+  const plan = new binding.Plan(native, purpose, storage, index)
+  const refused = plan.error
+  if (refused) throw new FindFilesError(refused.code, refused.message)
+  if (signal && signal.aborted) throw abortedError()
+  await checkPolicy(policy, approve, { tool, operation: 'search_files', path: plan.path }, signal)
+  if (signal && signal.aborted) throw abortedError()
+  const onAbort = () => plan.cancel()
+  if (signal) signal.addEventListener('abort', onAbort, { once: true })
+  try {
+    // A call waiting for a walk slot still rejects as soon as it is aborted.
+    const out = await untilAborted(plan.run(), signal)
+    if (out.error) throw new FindFilesError(out.error.code, out.error.message)
+    return out
+  } finally {
+    if (signal) signal.removeEventListener('abort', onAbort)
+  }
+}
+
+/** The model text of a `find`, rendered natively (no object per entry): for the CLI. */
+async function findText(options) {
+  return (await runPlan('find', 'findText', callOptions(options))).text
+}
+
+/** findFiles with a whole options object (cwd, roots, policy...): for createTools. */
+async function findFilesWith(options) {
+  return allPaths(await runPlan('find_files', 'findFiles', options))
+}
+
+/** `findFiles(pattern, path?, options?)` or `findFiles(pattern, options?)` as one options object. */
+function findFilesOptions(pattern, path, more) {
+  if (typeof pattern !== 'string') throw invalid('findFiles(pattern, path?, options?) takes a glob string as `pattern`')
+  if (isNonArrayObject(path) && more === undefined) [path, more] = [undefined, path]
+  if (more !== undefined && more !== null && !isNonArrayObject(more)) {
+    throw invalid('the last argument of findFiles(pattern, path?, options?) must be an options object')
+  }
+  const options = { ...(more || {}), pattern }
+  if (path !== undefined) options.path = path
+  return options
+}
+
+function searchOptions(options) {
+  if (!isNonArrayObject(options)) {
+    throw invalid("searchFiles() takes an options object such as { pattern: 'TODO', fileGlob: '*.py' }")
+  }
+  return options
+}
+
+/**
+ * `find`, `findFiles` and `searchFiles`, on the disk (or a `reader`) when
+ * `index` is undefined, else from that live index.
+ */
+function searches(index) {
+  return {
+    find: async (first, second) => findResult(await runPlan('find', 'find', callOptions(first, second), index)),
+    findFiles: async (pattern, path, more) =>
+      allPaths(await runPlan('find_files', 'findFiles', findFilesOptions(pattern, path, more), index)),
+    searchFiles: async (options) => (await runPlan('search_files', 'search', searchOptions(options), index)).search,
+  }
+}
+
+const { find, findFiles, searchFiles } = searches(undefined)
+
+module.exports = { find, findFiles, searchFiles, searches, findText, findFilesWith }
