@@ -24,7 +24,7 @@ function omittedTree() {
 }
 
 describe('limit and maxLimit', () => {
-  test('limit below maxLimit: truncatedBy limit, the contract notice, omitted, and the text', async (t) => {
+  test('limit below maxLimit: truncatedBy limit, the notice docs/API.md gives, omitted, and the text', async (t) => {
     const dir = tmpTree(t, omittedTree())
     const r = await find('**/*', { cwd: dir, sortBy: 'name', limit: 1 })
     assert.deepEqual(paths(r), ['aaa/k.txt'])
@@ -60,7 +60,7 @@ describe('limit and maxLimit', () => {
     assert.ok(!formatFindResult(r).includes('matched;'))
   })
 
-  test('the default limit is 1000, the maximum: truncatedBy maximum with the contract notice', async (t) => {
+  test('the default limit is 1000, the maximum: truncatedBy maximum with the notice docs/API.md gives', async (t) => {
     const dir = tmpTree(t, flat(1005))
     const r = await find('*.txt', { cwd: dir, sortBy: 'name' })
     assert.equal(r.entries.length, 1000)

@@ -115,13 +115,13 @@ describe('toolDefinitions', () => {
     assert.match(toolDefinitions.search_files.description, /node_modules/, 'says what it skips')
   })
 
-  test('the parameters are the contract options minus what the host fixes', () => {
+  test('the parameters are the options of docs/API.md minus what the host fixes', () => {
     const expect = (all) => all.filter((o) => !HOST_ONLY.includes(o)).sort()
     assert.deepEqual(Object.keys(toolDefinitions.find.parameters.properties).sort(), expect(FIND_OPTIONS))
     assert.deepEqual(Object.keys(toolDefinitions.search_files.parameters.properties).sort(), expect(SEARCH_OPTIONS))
   })
 
-  test("the schemas' defaults and enums are the contract's", () => {
+  test("the schemas' defaults and enums are those of docs/API.md", () => {
     const defaults = (def) => Object.fromEntries(
       Object.entries(def.parameters.properties).filter(([, p]) => 'default' in p).map(([k, p]) => [k, p.default]),
     )

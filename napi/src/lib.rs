@@ -410,7 +410,7 @@ pub struct Plan {
 #[napi]
 impl Plan {
     /// `purpose` is `"find"`, `"findText"`, `"findFiles"` or `"search"`;
-    /// `reader`, the host's storage as `index.js` adapts it. Never throws: see `error`.
+    /// `reader`, the host's storage as `js/readers/adapter.js` adapts it. Never throws: see `error`.
     #[napi(constructor, catch_unwind)]
     pub fn new(options: Unknown, purpose: String, reader: Option<Object>, index: Option<&FileIndex>) -> Self {
         let job = read_options(&options).and_then(|mut fields| {
