@@ -824,6 +824,13 @@ impl<'a, Input: InputIndexer> MatchAttempter<'a, Input> {
 
                     &Insn::EndCaptureGroup(cg_idx) => {
                         let cg = self.s.groups.mat(cg_idx as usize);
+                        // agent-find patch: restore the open group when backtracking into it,
+                        // so a backreference inside it (`(.{1,2}\1)`) does not see the end of
+                        // an earlier, abandoned attempt.
+                        self.bts.push(BacktrackInsn::SetCaptureGroup {
+                            id: cg_idx,
+                            data: *cg,
+                        });
                         if Dir::FORWARD {
                             debug_assert!(
                                 cg.start_matched(),

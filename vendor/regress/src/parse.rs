@@ -332,18 +332,29 @@ fn codepoints_from_class_positive(ct: CharacterClassType) -> CodePointSet {
 }
 
 /// Returns code points for a character class, optionally inverted.
-fn codepoints_from_class(ct: CharacterClassType, positive: bool) -> CodePointSet {
-    let cps = codepoints_from_class_positive(ct);
+/// agent-find patch: with `unicode_icase` (`u` or `v`, and `i`), `\w` is
+/// ECMA-262's WordCharacters, which adds `ſ` and `K` (they fold to `s`, `k`),
+/// so that `[\W]` leaves out `s`, `k` and their case variants.
+fn codepoints_from_class(ct: CharacterClassType, positive: bool, unicode_icase: bool) -> CodePointSet {
+    let mut cps = codepoints_from_class_positive(ct);
+    if unicode_icase && matches!(ct, CharacterClassType::Words) {
+        cps.add_one(0x017F);
+        cps.add_one(0x212A);
+    }
     if positive { cps } else { cps.inverted() }
 }
 
 /// \return a Bracket for a given character escape (positive or negative).
 /// For icase mode, we expand the positive set first, then invert if needed.
-fn make_bracket_class(ct: CharacterClassType, positive: bool, icase: bool) -> ir::Node {
+fn make_bracket_class(ct: CharacterClassType, positive: bool, icase: bool, unicode: bool) -> ir::Node {
     // Get the positive (non-inverted) set, perform any icase expansion, then maybe invert.
     let mut cps = codepoints_from_class_positive(ct);
     if icase {
-        cps = unicode::add_icase_code_points(cps);
+        // agent-find patch: without `u`/`v`, case-insensitivity is Canonicalize's.
+        cps = match unicode {
+            true => unicode::add_icase_code_points(cps),
+            false => unicode::add_icase_code_points_legacy(cps),
+        };
     }
     if !positive {
         cps = cps.inverted();
@@ -351,14 +362,14 @@ fn make_bracket_class(ct: CharacterClassType, positive: bool, icase: bool) -> ir
     ir::Node::Bracket(BracketContents { invert: false, cps })
 }
 
-fn add_class_atom(bc: &mut BracketContents, atom: ClassAtom) {
+fn add_class_atom(bc: &mut BracketContents, atom: ClassAtom, unicode_icase: bool) {
     match atom {
         ClassAtom::CodePoint(c) => bc.cps.add_one(c),
         ClassAtom::CharacterClass {
             class_type,
             positive,
         } => {
-            bc.cps.add_set(codepoints_from_class(class_type, positive));
+            bc.cps.add_set(codepoints_from_class(class_type, positive, unicode_icase));
         }
         ClassAtom::Range { iv, negate } => {
             if negate {
@@ -567,6 +578,8 @@ where
                                 invert: false,
                                 unicode_icase: self.flags.unicode && self.flags.icase,
                             });
+                            // agent-find patch: an assertion takes no quantifier (V8: "Nothing to repeat").
+                            quantifier_allowed = false;
                         }
                         // Term :: Assertion :: \B
                         'B' => {
@@ -575,6 +588,7 @@ where
                                 invert: true,
                                 unicode_icase: self.flags.unicode && self.flags.icase,
                             });
+                            quantifier_allowed = false;
                         }
                         // Term :: Atom :: \ AtomEscape :: CharacterEscape :: c AsciiLetter
                         // Term :: ExtendedAtom :: \ [lookahead = c]
@@ -645,8 +659,10 @@ where
                     } else if self.try_consume_str("(?:") {
                         // Non-capturing group.
                         result.push(self.consume_disjunction()?);
-                    } else if let Some(group) = self.try_consume_modifier_group()? {
-                        result.push(group);
+                    } else if self.try_consume_modifier_group()?.is_some() {
+                        // agent-find patch: modifier groups (`(?i:...)`) are ES2025; the V8 of
+                        // Node 20 and 22 refuses them.
+                        return error("Invalid group");
                     } else {
                         // Capturing group.
                         self.consume('(');
@@ -833,6 +849,7 @@ where
     /// ES6 21.2.2.13 CharacterClass.
     fn consume_bracket(&mut self) -> Result<ir::Node, Error> {
         self.consume('[');
+        let unicode_icase = self.flags.unicode && self.flags.icase;
         let invert = self.try_consume('^');
         let mut result = BracketContents {
             invert,
@@ -847,7 +864,11 @@ where
                 Some(']') => {
                     self.consume(']');
                     if self.flags.icase {
-                        result.cps = unicode::add_icase_code_points(result.cps);
+                        // agent-find patch: without `u`/`v`, case-insensitivity is Canonicalize's.
+                        result.cps = match self.flags.unicode {
+                            true => unicode::add_icase_code_points(result.cps),
+                            false => unicode::add_icase_code_points_legacy(result.cps),
+                        };
                     }
                     return Ok(ir::Node::Bracket(result));
                 }
@@ -861,14 +882,14 @@ where
 
             // Check for a dash; we may have a range.
             if !self.try_consume('-') {
-                add_class_atom(&mut result, first);
+                add_class_atom(&mut result, first, unicode_icase);
                 continue;
             }
 
             let Some(second) = self.try_consume_bracket_class_atom()? else {
                 // No second atom. For example: [a-].
-                add_class_atom(&mut result, first);
-                add_class_atom(&mut result, ClassAtom::CodePoint(u32::from('-')));
+                add_class_atom(&mut result, first, unicode_icase);
+                add_class_atom(&mut result, ClassAtom::CodePoint(u32::from('-')), unicode_icase);
                 continue;
             };
 
@@ -893,9 +914,9 @@ where
             }
 
             // If it does not match a range treat as any match single characters.
-            add_class_atom(&mut result, first);
-            add_class_atom(&mut result, ClassAtom::CodePoint(u32::from('-')));
-            add_class_atom(&mut result, second);
+            add_class_atom(&mut result, first, unicode_icase);
+            add_class_atom(&mut result, ClassAtom::CodePoint(u32::from('-')), unicode_icase);
+            add_class_atom(&mut result, second, unicode_icase);
         }
     }
 
@@ -1022,6 +1043,41 @@ where
         }
     }
 
+    /// agent-find patch: with `v` and `i`, ECMA-262 case-folds each operand of
+    /// a class set (MaybeSimpleCaseFolding) before complements, intersections
+    /// and subtractions. Here a set is closed under simple case folding at
+    /// those points instead (which matches the same characters), rather than
+    /// only once at the end, where `[\P{Ll}]`, `[^[^a]]` or `[\p{Lu}&&\p{Ll}]`
+    /// came out wrong.
+    fn fold_class_set(&self, cps: CodePointSet) -> CodePointSet {
+        if self.flags.icase { unicode::add_icase_code_points(cps) } else { cps }
+    }
+
+    fn fold_class_set_operand(&self, operand: ClassSetOperand) -> ClassSetOperand {
+        if !self.flags.icase {
+            return operand;
+        }
+        match operand {
+            ClassSetOperand::ClassSetCharacter(c) => {
+                let mut cps = CodePointSet::new();
+                cps.add_one(c);
+                ClassSetOperand::CharacterClassEscape(self.fold_class_set(cps))
+            }
+            ClassSetOperand::CharacterClassEscape(cps) => ClassSetOperand::CharacterClassEscape(self.fold_class_set(cps)),
+            ClassSetOperand::Class(mut class) => {
+                class.codepoints = self.fold_class_set(class.codepoints);
+                ClassSetOperand::Class(class)
+            }
+            other => other,
+        }
+    }
+
+    /// `\d \D \s \S \w \W` in a class set, folded before any complement.
+    fn class_set_escape(&self, ct: CharacterClassType, positive: bool) -> CodePointSet {
+        let cps = self.fold_class_set(codepoints_from_class(ct, true, self.flags.unicode && self.flags.icase));
+        if positive { cps } else { cps.inverted() }
+    }
+
     // CharacterClass :: ClassContents :: ClassSetExpression
     // `in_negated_class` forbids string operands. It does not invert the result.
     fn consume_class_set_expression(&mut self, in_negated_class: bool) -> Result<ClassSet, Error> {
@@ -1054,7 +1110,7 @@ where
                 self.consume('&');
                 if self.peek() == Some(0x26 /* & */) {
                     self.consume('&');
-                    result.union_operand(first.clone());
+                    result.union_operand(self.fold_class_set_operand(first.clone()));
                     ClassSetOperator::Intersection
                 } else {
                     result.codepoints.add_one(0x26 /* & */);
@@ -1065,7 +1121,7 @@ where
                 self.consume('-');
                 if self.peek() == Some(0x2D /* - */) {
                     self.consume('-');
-                    result.union_operand(first.clone());
+                    result.union_operand(self.fold_class_set_operand(first.clone()));
                     ClassSetOperator::Subtraction
                 } else {
                     match first {
@@ -1134,7 +1190,7 @@ where
             ClassSetOperator::Intersection => {
                 loop {
                     let operand = self.consume_class_set_operand(in_negated_class)?;
-                    result.intersect_operand(operand);
+                    result.intersect_operand(self.fold_class_set_operand(operand));
                     match self.next() {
                         Some(0x5D /* ] */) => return Ok(result),
                         Some(0x26 /* & */) => {}
@@ -1150,7 +1206,7 @@ where
             ClassSetOperator::Subtraction => {
                 loop {
                     let operand = self.consume_class_set_operand(in_negated_class)?;
-                    result.subtract_operand(operand);
+                    result.subtract_operand(self.fold_class_set_operand(operand));
                     match self.next() {
                         Some(0x5D /* ] */) => return Ok(result),
                         Some(0x2D /* - */) => {}
@@ -1185,7 +1241,7 @@ where
                 let negate_set = self.try_consume('^');
                 let mut result = self.consume_class_set_expression(negate_set)?;
                 if negate_set {
-                    result.codepoints = result.codepoints.inverted();
+                    result.codepoints = self.fold_class_set(result.codepoints).inverted();
                 }
                 self.depth -= 1;
                 Ok(Class(result))
@@ -1238,32 +1294,32 @@ where
                     // CharacterClassEscape :: d
                     0x64 /* d */ => {
                         self.consume('d');
-                        Ok(CharacterClassEscape(codepoints_from_class(CharacterClassType::Digits, true)))
+                        Ok(CharacterClassEscape(self.class_set_escape(CharacterClassType::Digits, true)))
                     }
                     // CharacterClassEscape :: D
                     0x44 /* D */ => {
                         self.consume('D');
-                        Ok(CharacterClassEscape(codepoints_from_class(CharacterClassType::Digits, false)))
+                        Ok(CharacterClassEscape(self.class_set_escape(CharacterClassType::Digits, false)))
                     }
                     // CharacterClassEscape :: s
                     0x73 /* s */ => {
                         self.consume('s');
-                        Ok(CharacterClassEscape(codepoints_from_class(CharacterClassType::Spaces, true)))
+                        Ok(CharacterClassEscape(self.class_set_escape(CharacterClassType::Spaces, true)))
                     }
                     // CharacterClassEscape :: S
                     0x53 /* S */ => {
                         self.consume('S');
-                        Ok(CharacterClassEscape(codepoints_from_class(CharacterClassType::Spaces, false)))
+                        Ok(CharacterClassEscape(self.class_set_escape(CharacterClassType::Spaces, false)))
                     }
                     // CharacterClassEscape :: w
                     0x77 /* w */ => {
                         self.consume('w');
-                        Ok(CharacterClassEscape(codepoints_from_class(CharacterClassType::Words, true)))
+                        Ok(CharacterClassEscape(self.class_set_escape(CharacterClassType::Words, true)))
                     }
                     // CharacterClassEscape :: W
                     0x57 /* W */ => {
                         self.consume('W');
-                        Ok(CharacterClassEscape(codepoints_from_class(CharacterClassType::Words, false)))
+                        Ok(CharacterClassEscape(self.class_set_escape(CharacterClassType::Words, false)))
                     }
                     // CharacterClassEscape :: [+UnicodeMode] p{ UnicodePropertyValueExpression }
                     0x70 /* p */ => {
@@ -1285,16 +1341,17 @@ where
                         self.consume('P');
                         match self.try_consume_unicode_property_escape()? {
                             PropertyEscapeKind::CharacterClass(s) => {
-                                Ok(CharacterClassEscape(CodePointSet::from_sorted_disjoint_intervals(
-                                    s.to_vec(),
-                                ).inverted()))
+                                let cps = CodePointSet::from_sorted_disjoint_intervals(s.to_vec());
+                                Ok(CharacterClassEscape(self.fold_class_set(cps).inverted()))
                             }
                             PropertyEscapeKind::StringSet(_) => error("Invalid character escape"),
                         }
                     }
                     // ClassSetCharacter:: \b
                     0x62 /* b */ => {
-                        Ok(ClassSetCharacter(self.consume(cp)))
+                        // agent-find patch: `\b` in a class is a backspace.
+                        self.consume(cp);
+                        Ok(ClassSetCharacter(0x08))
                     }
                     // ClassSetCharacter:: \ ClassSetReservedPunctuator
                     _ if Self::is_class_set_reserved_punctuator(cp) => Ok(ClassSetCharacter(self.consume(cp))),
@@ -1321,7 +1378,9 @@ where
                 match cp {
                     // \b
                     0x62 /* b */ => {
-                        Ok(self.consume(cp))
+                        // agent-find patch: `\b` in a class is a backspace, as in `u` mode.
+                        self.consume(cp);
+                        Ok(0x08)
                     }
                     // \ ClassSetReservedPunctuator
                     _ if Self::is_class_set_reserved_punctuator(cp) => Ok(self.consume(cp)),
@@ -1535,7 +1594,10 @@ where
             }
             // CharacterEscape :: RegExpUnicodeEscapeSequence
             'u' => {
-                if let Some(c) = self.try_escape_unicode_sequence() {
+                // agent-find patch: without `u`/`v`, `\u{...}` is not a code point escape and
+                // an escaped surrogate pair stays two code units.
+                let unicode_mode = self.flags.unicode || self.flags.unicode_sets;
+                if let Some(c) = self.try_escape_unicode_sequence(unicode_mode) {
                     Ok(c)
                 } else if !self.flags.unicode {
                     // CharacterEscape :: IdentityEscape :: SourceCharacterIdentityEscape
@@ -1599,6 +1661,7 @@ where
                     CharacterClassType::Digits,
                     c == 'd' as u32,
                     self.flags.icase,
+                    self.flags.unicode,
                 ))
             }
 
@@ -1608,6 +1671,7 @@ where
                     CharacterClassType::Spaces,
                     c == 's' as u32,
                     self.flags.icase,
+                    self.flags.unicode,
                 ))
             }
 
@@ -1617,6 +1681,7 @@ where
                     CharacterClassType::Words,
                     c == 'w' as u32,
                     self.flags.icase,
+                    self.flags.unicode,
                 ))
             }
 
@@ -1633,7 +1698,11 @@ where
                             // Per ES2024: apply SimpleCaseFolding to the property set first.
                             // For \P (inverted): complement before expansion so that case
                             // variants of the complement are included (existential quantifier).
-                            if negate {
+                            if negate && self.flags.unicode_sets {
+                                // agent-find patch: with `v`, the property is case-folded
+                                // before its complement is taken (MaybeSimpleCaseFolding).
+                                cps = unicode::add_icase_code_points(cps).inverted();
+                            } else if negate {
                                 cps = unicode::add_icase_code_points(cps.inverted());
                             } else {
                                 cps = unicode::add_icase_code_points(cps);
@@ -1747,11 +1816,11 @@ where
     }
 
     #[allow(clippy::branches_sharing_code)]
-    fn try_escape_unicode_sequence(&mut self) -> Option<u32> {
+    fn try_escape_unicode_sequence(&mut self, unicode_mode: bool) -> Option<u32> {
         let mut orig_input = self.input.clone();
 
         // Support \u{X..X} (Unicode CodePoint)
-        if self.try_consume('{') {
+        if unicode_mode && self.try_consume('{') {
             let mut s = String::new();
             loop {
                 match self.next().and_then(char::from_u32) {
@@ -1793,14 +1862,16 @@ where
             }
             match u16::from_str_radix(&s, 16) {
                 Ok(u) => {
-                    if (0xD800..=0xDBFF).contains(&u) {
+                    if unicode_mode && (0xD800..=0xDBFF).contains(&u) {
                         // Found a high surrogate. Try to parse a low surrogate next
                         // to see if we can rebuild the original `char`
 
+                        // agent-find patch: remember the input before `\u`, so that a
+                        // following `\u{...}` (not a low surrogate) is read again whole.
+                        orig_input = self.input.clone();
                         if !self.try_consume_str("\\u") {
                             return Some(u as u32);
                         }
-                        orig_input = self.input.clone();
 
                         // A poor man's try block to handle the backtracking
                         // in a single place instead of every time we want to return.
@@ -1846,7 +1917,7 @@ where
 
         if let Some(mut c) = self.next().and_then(char::from_u32) {
             if c == '\\' && self.try_consume('u') {
-                if let Some(escaped) = self.try_escape_unicode_sequence().and_then(char::from_u32) {
+                if let Some(escaped) = self.try_escape_unicode_sequence(true).and_then(char::from_u32) {
                     c = escaped;
                 } else {
                     self.input = orig_input;
@@ -1869,7 +1940,7 @@ where
             if let Some(mut c) = self.next().and_then(char::from_u32) {
                 if c == '\\' && self.try_consume('u') {
                     if let Some(escaped) =
-                        self.try_escape_unicode_sequence().and_then(char::from_u32)
+                        self.try_escape_unicode_sequence(true).and_then(char::from_u32)
                     {
                         c = escaped;
                     } else {
@@ -2041,6 +2112,11 @@ where
         named_group_locations: &HashMap<String, Vec<AlternativePath>>,
     ) -> Result<(), Error> {
         for paths in named_group_locations.values() {
+            // agent-find patch: duplicate names even in different alternatives are
+            // ES2025; the V8 of Node 20 and 22 refuses them.
+            if paths.len() > 1 {
+                return error("Duplicate capture group name");
+            }
             // Check each pair of paths for this group name
             for i in 0..paths.len() {
                 for j in (i + 1)..paths.len() {

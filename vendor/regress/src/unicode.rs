@@ -144,7 +144,25 @@ pub(crate) fn fold_code_point(cu: u32, unicode: bool) -> u32 {
     if unicode {
         return fold(cu);
     }
-    uppercase(cu)
+    canonicalize_legacy(cu)
+}
+
+/// agent-find patch: Canonicalize without `u`/`v`, as ECMA-262 defines it:
+/// the character's toUppercase when that is one code unit, except that a
+/// character at or above 128 never maps below 128 (so `ſ` and `ı` stay
+/// themselves), and a character whose full uppercase is several characters
+/// (`ß`, `ᾀ`, `ﬅ`, ...) stays itself. The one-to-one mapping comes from this
+/// crate's table; the standard library only says whether the full mapping
+/// is longer.
+pub(crate) fn canonicalize_legacy(cu: u32) -> u32 {
+    let upper = uppercase(cu);
+    if upper == cu || (cu >= 128 && upper < 128) {
+        return cu;
+    }
+    match char::from_u32(cu) {
+        Some(c) if c.to_uppercase().nth(1).is_none() => upper,
+        _ => cu,
+    }
 }
 
 pub fn fold(cu: u32) -> u32 {
@@ -300,26 +318,36 @@ pub fn unfold_char(c: u32) -> Vec<u32> {
     res
 }
 
+/// agent-find patch: the characters with the same `canonicalize_legacy` as
+/// `c`. Each of them lies in `c`'s simple case folding class, which is
+/// searched and filtered.
 pub(crate) fn unfold_uppercase_char(c: u32) -> Vec<u32> {
-    let mut res = vec![c];
-    let fcp = uppercase(c);
-    if fcp != c {
-        res.push(fcp);
-    }
-    for tr in TO_UPPERCASE.iter() {
-        if !tr.transformed_to().contains(fcp) {
-            continue;
-        }
-        for cp in tr.transformed_from().codepoints() {
-            let tcp = tr.apply(cp);
-            if tcp == fcp {
-                res.push(cp);
-            }
-        }
-    }
+    let canonical = canonicalize_legacy(c);
+    let mut res = unfold_char(c);
+    res.push(canonical);
+    res.retain(|&x| canonicalize_legacy(x) == canonical);
     res.sort_unstable();
     res.dedup();
     res
+}
+
+/// agent-find patch: `add_icase_code_points` without `u`/`v`: adds the
+/// characters that Canonicalize (`canonicalize_legacy`) to the same as some
+/// member. They lie in the simple case folding closure, which is computed
+/// first and filtered.
+pub fn add_icase_code_points_legacy(input: CodePointSet) -> CodePointSet {
+    let mut extra = add_icase_code_points(input.clone());
+    extra.remove(input.intervals());
+    let mut result = input.clone();
+    for iv in extra.intervals() {
+        for y in iv.codepoints() {
+            let canonical = canonicalize_legacy(y);
+            if unfold_char(y).into_iter().any(|x| input.contains(x) && canonicalize_legacy(x) == canonical) {
+                result.add_one(y);
+            }
+        }
+    }
+    result
 }
 
 /// Expand `c` into the code points a literal `c` matches: just `c` itself when
