@@ -29,8 +29,13 @@ export interface CallOptions {
 }
 
 export interface FindOptions extends CallOptions {
-  /** A glob by default; a regex (Rust syntax) tested against each basename when `regex: true`. */
+  /** A glob by default; with `regex: true`, a JavaScript regex tested against each basename. */
   pattern: string
+  /**
+   * `pattern` is a JavaScript regex, tested as `new RegExp(pattern, 'i').test(basename)`
+   * (no `i` with `caseSensitive: true`); the form `/source/flags` gives its own flags
+   * (plus `i` unless `caseSensitive`).
+   */
   regex?: boolean
   /** Test the glob against the basename instead of the relative path. */
   matchBase?: boolean

@@ -45,7 +45,7 @@ const FIND_PARAMETERS = {
       type: 'string',
       description:
         "Glob matched against each path relative to `path`, e.g. '**/*.ts', 'src/**/test_*.py', '*.{md,txt}', 'README*'. " +
-        'With `regex: true`, a regular expression (Rust syntax) tested against each file name instead.',
+        'With `regex: true`, a JavaScript regular expression tested against each file name instead (case-insensitive unless `caseSensitive`; `/source/flags` also works).',
     },
     path: {
       type: 'string',

@@ -21,7 +21,7 @@ Options:
   --max-depth N             0 = only direct children of path
   --sort recent|name|mtime|size|none   (default recent)
   --reverse                 flip the order
-  --regex                   pattern is a regex tested against each file name
+  --regex                   pattern is a JavaScript regex tested against each file name
   --match-base              glob is tested against the file name, not the path
   --case-sensitive          match case (default: case-insensitive)
   --modified-since WHEN     ISO date, epoch ms, or an age such as 30m, 24h, 7d

@@ -100,6 +100,9 @@ pub fn run(config: &FindConfig, cancel: &Cancel) -> Result<FindOutcome> {
             None::<()>
         }
     })?;
+    if let Some(err) = config.matcher.failure() {
+        return Err(err);
+    }
     let Gathered { best: mut found, matched, per_dir: mut left_out } =
         gathered.into_inner().unwrap_or_else(|p| p.into_inner());
     // What falls past the limit here is already counted, by folder, in `left_out`.

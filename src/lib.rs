@@ -14,6 +14,7 @@ pub mod gitignore;
 pub mod hint;
 pub mod index;
 mod js_reader;
+pub mod js_regex;
 pub mod options;
 pub mod page;
 pub mod pattern;
