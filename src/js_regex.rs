@@ -514,3 +514,37 @@ mod tests {
         assert!(e.message.len() < 1024, "{}", e.message.len());
     }
 }
+
+/// `cargo test --release --lib js_regex::timing -- --ignored --nocapture`:
+/// the cost of testing 10,000 names, fast path against regress.
+#[cfg(test)]
+mod timing {
+    use super::*;
+    use std::time::Instant;
+
+    #[test]
+    #[ignore]
+    fn fast_path_against_regress_on_10k_names() {
+        let names: Vec<String> = (0..10_000)
+            .map(|i| {
+                format!("{}file_{}_{i}.{}", if i % 3 == 0 { "mod_" } else { "test_" }, i / 100, ["py", "ts"][i % 2])
+            })
+            .collect();
+        for pattern in [r"^test_.*\.py$", r"\.(py|ts)$", r"^[a-z]+_\d+_\d+\.py$"] {
+            let r = JsRegex::new(pattern, false).unwrap();
+            assert!(r.has_fast_path());
+            let time = |f: &dyn Fn(&[u8]) -> bool| {
+                let start = Instant::now();
+                let mut hits = 0;
+                for _ in 0..10 {
+                    hits += names.iter().filter(|n| f(n.as_bytes())).count();
+                }
+                (start.elapsed() / 10, hits / 10)
+            };
+            let (fast, a) = time(&|n| r.is_match(n));
+            let (slow, b) = time(&|n| r.engine_match(n));
+            assert_eq!(a, b);
+            println!("{pattern:<24} fast path {fast:>10.2?}  regress {slow:>10.2?}  ({a} of 10000 match)");
+        }
+    }
+}
