@@ -234,7 +234,10 @@ export declare function findFiles(pattern: string, options?: CallOptions): Promi
 export declare function formatFindResult(result: FindResult): string
 
 export interface SearchOptions extends CallOptions {
-  /** A regex (Rust `regex` syntax) for target 'content'; a file-name glob for 'files' (a bare word is a contains-match). */
+  /**
+   * For target 'content', a regex in ripgrep's syntax (the Rust `regex` crate); one that needs lookaround or a
+   * backreference runs on PCRE2, as `rg -P` would. For 'files', a file-name glob (a bare word is a contains-match).
+   */
   pattern: string
   /** Default 'content'. */
   target?: 'content' | 'files'

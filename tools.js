@@ -127,7 +127,7 @@ const SEARCH_PARAMETERS = {
     pattern: {
       type: 'string',
       description:
-        "For target 'content': a regular expression (Rust/ripgrep syntax) matched against each line; escape literal ( ) [ ] . * + ? { } | \\. " +
+        "For target 'content': a regular expression (Rust/ripgrep syntax; lookaround and backreferences also work, as with rg -P) matched against each line; escape literal ( ) [ ] . * + ? { } | \\. " +
         "For target 'files': a file-name glob ('*.py'); a plain word without * or ? matches names that contain it.",
     },
     target: {

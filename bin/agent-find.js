@@ -44,7 +44,8 @@ Exit status: 0 on success (also when nothing matched), 2 on bad usage, 1 on othe
 
 const SEARCH_USAGE = `Usage: agent-find search <regex> [path] [options]
 
-Search file contents with a regex (Rust regex syntax), skipping .git, node_modules,
+Search file contents with a regex (ripgrep's syntax; lookaround and backreferences
+run on PCRE2, as rg -P), skipping .git, node_modules,
 dist, build, target, vendor, .venv and other dependency folders, and gitignored files.
 
 Options:
