@@ -27,8 +27,9 @@
 //! The cost is build time and a C compiler: `pcre2-sys` compiles the
 //! bundled PCRE2 sources with `cc` (no system library is needed; it builds
 //! offline from the crates.io package). On the 2-core build machine its
-//! build script took 36 s of a clean build (fancy-regex, pure Rust, about
-//! half that), once; incremental builds do not repeat it.
+//! build script took 36 s of a clean release build (fancy-regex's own crate
+//! took 24 s in the same kind of build), once; incremental builds do not
+//! repeat it, and the addon grew by about 0.75 MB.
 
 use crate::error::{clip, FindError, Result};
 use grep_regex::RegexMatcherBuilder;
