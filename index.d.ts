@@ -29,8 +29,13 @@ export interface CallOptions {
 }
 
 export interface FindOptions extends CallOptions {
-  /** A glob by default; a regex (Rust syntax) tested against each basename when `regex: true`. */
+  /** A glob by default; with `regex: true`, a JavaScript regex tested against each basename. */
   pattern: string
+  /**
+   * `pattern` is a JavaScript regex, tested as `new RegExp(pattern, 'i').test(basename)`
+   * (no `i` with `caseSensitive: true`); the form `/source/flags` gives its own flags
+   * (plus `i` unless `caseSensitive`).
+   */
   regex?: boolean
   /** Test the glob against the basename instead of the relative path. */
   matchBase?: boolean
@@ -236,7 +241,10 @@ export declare function findFiles(pattern: string, options?: CallOptions): Promi
 export declare function formatFindResult(result: FindResult): string
 
 export interface SearchOptions extends CallOptions {
-  /** A regex (Rust `regex` syntax) for target 'content'; a file-name glob for 'files' (a bare word is a contains-match). */
+  /**
+   * For target 'content', a regex in ripgrep's syntax (the Rust `regex` crate); one that needs lookaround or a
+   * backreference runs on PCRE2, as `rg -P` would. For 'files', a file-name glob (a bare word is a contains-match).
+   */
   pattern: string
   /** Default 'content'. */
   target?: 'content' | 'files'

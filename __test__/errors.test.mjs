@@ -131,9 +131,9 @@ describe('invalid-pattern', () => {
     await rejectsWith(find('*.{ts,js', at()), 'invalid-pattern', 'character 3')
   })
 
-  test('a bad regex says it is a regex and shows the parse error', async () => {
-    const err = await rejectsWith(find('(unclosed', at({ regex: true })), 'invalid-pattern', 'regex')
-    assert.match(err.message, /unclosed group/)
+  test('a bad regex says it is a JavaScript regex and shows the parse error', async () => {
+    const err = await rejectsWith(find('(unclosed', at({ regex: true })), 'invalid-pattern', 'JavaScript regex')
+    assert.match(err.message, /Unbalanced parenthesis/)
     await rejectsWith(find('[z-a]', at({ regex: true })), 'invalid-pattern', 'regex')
   })
 

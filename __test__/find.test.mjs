@@ -190,7 +190,7 @@ describe('regex and matchBase', () => {
     'src/lib.rs': '', 'src/deep/mod.rs': '', 'src/deep/mod.rsx': '',
   }
 
-  test('regex: true tests a Rust regex against the basename, case-insensitively', async (t) => {
+  test('regex: true tests a JavaScript regex against the basename, case-insensitively', async (t) => {
     const dir = tmpTree(t, tree)
     const r = await find('^test_.*\\.py$', { cwd: dir, regex: true })
     assert.deepEqual(sortedPaths(r), ['test_a.py', 'tests/TEST_C.PY', 'tests/test_b.py'], 'test_dir/a.py: the folder name is not tested')

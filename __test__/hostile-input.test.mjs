@@ -253,7 +253,8 @@ describe('huge and pathological patterns', () => {
     const cases = [
       [{ pattern: 'a'.repeat(MB), regex: true }, 'invalid-pattern'],
       [{ pattern: `(${'('.repeat(10_000)}a${')'.repeat(10_000)})`, regex: true }, 'invalid-pattern'],
-      [{ pattern: '(a{1000}){1000}', regex: true }, 'invalid-pattern'],
+      // A valid JavaScript regex (V8 compiles it): regress loops instead of unrolling, so it is answered.
+      [{ pattern: '(a{1000}){1000}', regex: true }, 'ok'],
       [{ pattern: '.*'.repeat(100_000), regex: true }, 'invalid-pattern'],
       [{ pattern: `${'{'.repeat(10_000)}a${'}'.repeat(10_000)}` }, 'invalid-pattern'],
       [{ pattern: `${'{'.repeat(300_000)}a${'}'.repeat(300_000)}` }, 'invalid-pattern'],
@@ -266,6 +267,7 @@ describe('huge and pathological patterns', () => {
       const ms = performance.now() - start
       const what = `${opts.regex ? 'regex' : 'glob'} ${opts.pattern.slice(0, 30)}... (${opts.pattern.length} chars)`
       if (want === 'ok or invalid-pattern') assert.ok(out.ok || out.error.code === 'invalid-pattern', `${what}: ${out.error && out.error.message.slice(0, 200)}`)
+      else if (want === 'ok') assert.ok(out.ok, `${what}: ${out.error && out.error.message.slice(0, 200)}`)
       else {
         assert.ok(!out.ok && out.error instanceof FindFilesError, `${what}: ${out.ok ? 'resolved' : out.error.message.slice(0, 200)}`)
         assert.equal(out.error.code, want, what)

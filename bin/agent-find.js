@@ -21,7 +21,7 @@ Options:
   --max-depth N             0 = only direct children of path
   --sort recent|name|mtime|size|none   (default recent)
   --reverse                 flip the order
-  --regex                   pattern is a regex tested against each file name
+  --regex                   pattern is a JavaScript regex tested against each file name
   --match-base              glob is tested against the file name, not the path
   --case-sensitive          match case (default: case-insensitive)
   --modified-since WHEN     modified strictly after: ISO date, epoch ms, or an age (30m, 24h, 7d)
@@ -44,7 +44,8 @@ Exit status: 0 on success (also when nothing matched), 2 on bad usage, 1 on othe
 
 const SEARCH_USAGE = `Usage: agent-find search <regex> [path] [options]
 
-Search file contents with a regex (Rust regex syntax), skipping .git, node_modules,
+Search file contents with a regex (ripgrep's syntax; lookaround and backreferences
+run on PCRE2, as rg -P), skipping .git, node_modules,
 dist, build, target, vendor, .venv and other dependency folders, and gitignored files.
 
 Options:

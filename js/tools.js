@@ -50,7 +50,7 @@ const FIND_PARAMETERS = {
       type: 'string',
       description:
         "Glob matched against each path relative to `path`, e.g. '**/*.ts', 'src/**/test_*.py', '*.{md,txt}', 'README*'. " +
-        'With `regex: true`, a regular expression (Rust syntax) tested against each file name instead.',
+        'With `regex: true`, a JavaScript regular expression tested against each file name instead (case-insensitive unless `caseSensitive`; `/source/flags` also works).',
     },
     path: {
       type: 'string',
@@ -132,7 +132,7 @@ const SEARCH_PARAMETERS = {
     pattern: {
       type: 'string',
       description:
-        "For target 'content': a regular expression (Rust/ripgrep syntax) matched against each line; escape literal ( ) [ ] . * + ? { } | \\. " +
+        "For target 'content': a regular expression (Rust/ripgrep syntax; lookaround and backreferences also work, as with rg -P) matched against each line; escape literal ( ) [ ] . * + ? { } | \\. " +
         "For target 'files': a file-name glob ('*.py'); a plain word without * or ? matches names that contain it.",
     },
     target: {

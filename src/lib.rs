@@ -17,6 +17,7 @@ pub mod gitconfig;
 pub mod gitdir;
 pub mod gitignore;
 pub mod index;
+pub mod js_regex;
 pub mod limits;
 pub mod options;
 pub mod page;

@@ -1,5 +1,6 @@
 //! The name matcher: a glob tested against the relative path (or against the
-//! basename with `matchBase`), or a regex tested against the basename.
+//! basename with `matchBase`), or a JavaScript regex tested against the
+//! basename (`regex: true`, see `js_regex`).
 //!
 //! Globs are normalized first, so that what a model writes works as fast-glob
 //! users expect: a leading `./` or `/` and a trailing `/` are dropped, and a
@@ -13,6 +14,7 @@
 //! finds `Éclair.txt`. Names that are not UTF-8 keep byte matching.
 
 use crate::error::{FindError, Result};
+use crate::js_regex::JsRegex;
 use globset::{GlobBuilder, GlobMatcher};
 use regex::bytes::{Regex, RegexBuilder};
 use std::ffi::OsStr;
@@ -42,7 +44,8 @@ pub struct NameMatcher {
     glob: Option<GlobMatcher>,
     /// The Unicode twin of `glob`, for non-ASCII names (see the module doc).
     wide: Option<Regex>,
-    regex: Option<Regex>,
+    /// The JavaScript regex of `regex: true` (see `js_regex`).
+    regex: Option<JsRegex>,
     /// A fast way to the same answer for the commonest globs (`**/*.ts`).
     suffix: Option<Suffix>,
     /// The glob as compiled (after normalization), for hints.
@@ -105,17 +108,11 @@ impl NameMatcher {
             )));
         }
         if mode == PatternMode::BaseRegex {
-            let regex = RegexBuilder::new(pattern).case_insensitive(!case_sensitive).build().map_err(|e| {
-                FindError::invalid_pattern(format!(
-                    "invalid regex (Rust `regex` syntax; it is tested against each file name): {}",
-                    crate::error::regex_error(&e.to_string(), 600)
-                ))
-            })?;
             return Ok(NameMatcher {
                 mode,
                 glob: None,
                 wide: None,
-                regex: Some(regex),
+                regex: Some(JsRegex::new(pattern, case_sensitive)?),
                 suffix: None,
                 normalized: pattern.to_string(),
             });
@@ -139,6 +136,12 @@ impl NameMatcher {
 
     pub fn mode(&self) -> PatternMode {
         self.mode
+    }
+
+    /// An error when the regex engine failed (panicked) on some name while
+    /// testing: the walk then skipped that name, so its answer is not whole.
+    pub fn failure(&self) -> Option<FindError> {
+        self.regex.as_ref().and_then(JsRegex::failure)
     }
 
     /// Tests an entry by its path relative to the search directory.
@@ -491,6 +494,12 @@ mod tests {
         assert!(!r.is_match(Path::new("test_dir/a.py")));
         let cs = NameMatcher::new("^A", PatternMode::BaseRegex, true).unwrap();
         assert!(!cs.is_match(Path::new("abc")));
+        // JavaScript syntax: lookaround, backreferences, the `/source/flags` form.
+        let r = |p: &str| NameMatcher::new(p, PatternMode::BaseRegex, true).unwrap();
+        assert!(r(r"^(?!test).*\.py$").is_match(Path::new("src/main.py")));
+        assert!(!r(r"^(?!test).*\.py$").is_match(Path::new("src/test_main.py")));
+        assert!(r(r"^(\w)\1").is_match(Path::new("x/aab")) && r("(?<=a)b").is_match(Path::new("ab")));
+        assert!(r("/MAIN/i").is_match(Path::new("main.rs")) && !r("/MAIN/").is_match(Path::new("main.rs")));
     }
 
     #[test]
@@ -537,7 +546,7 @@ mod tests {
             assert!(e.message.len() < 1024, "{} bytes: {}", e.message.len(), crate::error::clip(&e.message, 300));
         }
         let e = NameMatcher::new(&format!("({long}"), PatternMode::BaseRegex, false).unwrap_err();
-        assert!(e.message.ends_with("(the pattern is too long to quote): unclosed group"), "{}", e.message);
+        assert!(e.message.contains("(10001 bytes in all)/i: Unbalanced parenthesis"), "{}", e.message);
         let e = NameMatcher::new(&format!("[{long}"), PatternMode::PathGlob, false).unwrap_err();
         assert!(e.message.contains("the bracket at character 1 of '[xxx"), "{}", e.message);
     }

@@ -105,6 +105,9 @@ pub fn run(config: &FindConfig, cancel: &Cancel) -> Result<FindOutcome> {
             None::<()>
         }
     })?;
+    if let Some(err) = config.matcher.failure() {
+        return Err(err);
+    }
     let Gathered { best: mut found, matched, per_dir: mut left_out } = unpoisoned(gathered.into_inner());
     // What falls past the limit here is already counted, by folder, in `left_out`.
     sort_and_split(&mut found, order, config.caps.limit);

@@ -1,10 +1,13 @@
-//! Searching inside one file with ripgrep's engine (`grep-searcher` with a
-//! `grep-regex` matcher): binary files (a NUL byte) are skipped whole, lines
-//! come 1-based, and long lines are cut to `MAX_LINE_CHARS`.
+//! Searching inside one file with ripgrep's engine (`grep-searcher` with the
+//! matcher of `matcher`): binary files (a NUL byte) are skipped whole, lines
+//! come 1-based, and long lines are cut to `MAX_LINE_CHARS`. A file that
+//! cannot be read is skipped; one the regex engine could not finish (PCRE2's
+//! match limit) is recorded on the matcher, which then fails the search.
 
-use grep_regex::RegexMatcher;
+use super::matcher::{ContentMatcher, Engine};
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkError, SinkFinish, SinkMatch};
 use std::fs::File;
+use std::panic::{catch_unwind, AssertUnwindSafe};
 
 pub use crate::limits::MAX_LINE_CHARS;
 pub const CUT_MARK: &str = " …[line cut]";
@@ -44,24 +47,66 @@ pub fn new_searcher(scan: Scan) -> Searcher {
         .build()
 }
 
+/// Where a file's contents come from.
+enum Input<'a> {
+    File(&'a File),
+    Bytes(&'a [u8]),
+}
+
 /// Searches a file opened by the walk; `None` when it is binary or cannot be
 /// read (it vanished, or permission was denied): such files are skipped.
+/// `name` names the file if the engine fails on it.
 pub fn scan_file(
     searcher: &mut Searcher,
-    matcher: &RegexMatcher,
+    matcher: &ContentMatcher,
     file: std::io::Result<File>,
     scan: Scan,
+    name: &std::path::Path,
 ) -> Option<FileScan> {
-    let mut sink = Collect { scan, found: FileScan::default(), binary: false };
-    searcher.search_file(matcher, &file.ok()?, &mut sink).ok()?;
-    (!sink.binary).then_some(sink.found)
+    scan_input(searcher, matcher, Input::File(&file.ok()?), scan, name)
 }
 
 /// `scan_file` for contents already read (from a host's storage).
-pub fn scan_bytes(searcher: &mut Searcher, matcher: &RegexMatcher, bytes: &[u8], scan: Scan) -> Option<FileScan> {
+pub fn scan_bytes(
+    searcher: &mut Searcher,
+    matcher: &ContentMatcher,
+    bytes: &[u8],
+    scan: Scan,
+    name: &std::path::Path,
+) -> Option<FileScan> {
+    scan_input(searcher, matcher, Input::Bytes(bytes), scan, name)
+}
+
+fn scan_input(
+    searcher: &mut Searcher,
+    matcher: &ContentMatcher,
+    input: Input<'_>,
+    scan: Scan,
+    name: &std::path::Path,
+) -> Option<FileScan> {
     let mut sink = Collect { scan, found: FileScan::default(), binary: false };
-    searcher.search_slice(matcher, bytes, &mut sink).ok()?;
-    (!sink.binary).then_some(sink.found)
+    // A panic in an engine must not unwind through the walker threads.
+    let done = catch_unwind(AssertUnwindSafe(|| match (&matcher.engine, input) {
+        (Engine::Rust(m), Input::File(f)) => searcher.search_file(m, f, &mut sink),
+        (Engine::Rust(m), Input::Bytes(b)) => searcher.search_slice(m, b, &mut sink),
+        (Engine::Pcre2(m), Input::File(f)) => searcher.search_file(m.as_ref(), f, &mut sink),
+        (Engine::Pcre2(m), Input::Bytes(b)) => searcher.search_slice(m.as_ref(), b, &mut sink),
+    }));
+    match done {
+        Ok(Ok(())) => (!sink.binary).then_some(sink.found),
+        Ok(Err(Stop::Unreadable)) => None,
+        Ok(Err(Stop::Engine(why))) => {
+            matcher.fail(&name.to_string_lossy(), &why);
+            None
+        }
+        Err(_) => {
+            matcher.fail(
+                &name.to_string_lossy(),
+                "the regex engine panicked (an internal error in agent-find; please report it)",
+            );
+            None
+        }
+    }
 }
 
 struct Collect {
@@ -70,12 +115,22 @@ struct Collect {
     binary: bool,
 }
 
+/// Why a file's search stopped early.
 #[derive(Debug)]
-struct Stop;
+enum Stop {
+    /// Reading failed (the file vanished or is not readable): it is skipped.
+    Unreadable,
+    /// The regex engine failed (grep-searcher reports matcher errors as messages).
+    Engine(String),
+}
 
 impl SinkError for Stop {
-    fn error_message<T: std::fmt::Display>(_: T) -> Self {
-        Stop
+    fn error_message<T: std::fmt::Display>(message: T) -> Self {
+        Stop::Engine(message.to_string())
+    }
+
+    fn error_io(_: std::io::Error) -> Self {
+        Stop::Unreadable
     }
 }
 
@@ -118,10 +173,10 @@ pub fn line_text(bytes: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use grep_regex::RegexMatcherBuilder;
+    use std::path::Path;
 
-    fn matcher(p: &str) -> RegexMatcher {
-        RegexMatcherBuilder::new().line_terminator(Some(b'\n')).build(p).unwrap()
+    fn matcher(p: &str) -> ContentMatcher {
+        ContentMatcher::new(p, false).unwrap()
     }
 
     fn file(name: &str, bytes: &[u8]) -> std::path::PathBuf {
@@ -133,14 +188,27 @@ mod tests {
     #[test]
     fn lines_are_numbered_and_counted() {
         let p = file("count", b"alpha\nbeta\nalpha beta\r\ngamma\n");
-        let found =
-            scan_file(&mut new_searcher(Scan::Lines(1)), &matcher("alpha"), File::open(&p), Scan::Lines(1)).unwrap();
+        let found = scan_file(
+            &mut new_searcher(Scan::Lines(1)),
+            &matcher("alpha"),
+            File::open(&p),
+            Scan::Lines(1),
+            Path::new("f"),
+        )
+        .unwrap();
         assert_eq!(found.count, 2);
         assert_eq!(found.lines, vec![LineHit { line: 1, text: "alpha".into() }]);
-        let all =
-            scan_file(&mut new_searcher(Scan::Lines(10)), &matcher("beta"), File::open(&p), Scan::Lines(10)).unwrap();
+        let all = scan_file(
+            &mut new_searcher(Scan::Lines(10)),
+            &matcher("beta"),
+            File::open(&p),
+            Scan::Lines(10),
+            Path::new("f"),
+        )
+        .unwrap();
         assert_eq!(all.lines[1], LineHit { line: 3, text: "alpha beta".into() });
-        let any = scan_file(&mut new_searcher(Scan::Any), &matcher("a"), File::open(&p), Scan::Any).unwrap();
+        let any =
+            scan_file(&mut new_searcher(Scan::Any), &matcher("a"), File::open(&p), Scan::Any, Path::new("f")).unwrap();
         assert_eq!(any.count, 1);
         std::fs::remove_file(p).unwrap();
     }
@@ -148,9 +216,60 @@ mod tests {
     #[test]
     fn binary_and_missing_files_are_skipped() {
         let p = file("bin", b"needle\n\x00\x01\x02needle\n");
-        assert!(scan_file(&mut new_searcher(Scan::Count), &matcher("needle"), File::open(&p), Scan::Count).is_none());
+        assert!(scan_file(
+            &mut new_searcher(Scan::Count),
+            &matcher("needle"),
+            File::open(&p),
+            Scan::Count,
+            Path::new("f")
+        )
+        .is_none());
         std::fs::remove_file(&p).unwrap();
-        assert!(scan_file(&mut new_searcher(Scan::Count), &matcher("needle"), File::open(&p), Scan::Count).is_none());
+        assert!(scan_file(
+            &mut new_searcher(Scan::Count),
+            &matcher("needle"),
+            File::open(&p),
+            Scan::Count,
+            Path::new("f")
+        )
+        .is_none());
+    }
+
+    #[test]
+    fn lookaround_and_backreferences_run_on_the_fallback() {
+        let p = file("fallback", b"foobar\nfoobaz\nxfoo\naab\r\nab\n\xff\xfeaa\n");
+        let run = |pattern: &str, ignore_case: bool| {
+            let m = ContentMatcher::new(pattern, ignore_case).unwrap();
+            assert!(m.is_fallback(), "{pattern}");
+            let found =
+                scan_file(&mut new_searcher(Scan::Lines(10)), &m, File::open(&p), Scan::Lines(10), Path::new("f"));
+            let lines: Vec<u64> = found.unwrap().lines.iter().map(|l| l.line).collect();
+            (lines, m.failure().is_none())
+        };
+        assert_eq!(run("foo(?=bar)", false), (vec![1], true));
+        assert_eq!(run("(?<!x)foo", false), (vec![1, 2], true));
+        assert_eq!(
+            run(r"(\w)\1", false),
+            (vec![1, 2, 3, 4, 6], true),
+            "oo, oo, oo, aa, and aa after bytes that are not UTF-8"
+        );
+        assert_eq!(run("(?<=x)FOO", true), (vec![3], true));
+        assert_eq!(run("(?<=x)FOO", false), (vec![], true));
+        assert_eq!(run(r"^a(?=b$)", false), (vec![5], true), "^ and $ are line anchors, as in rg -P");
+        std::fs::remove_file(p).unwrap();
+    }
+
+    #[test]
+    fn an_engine_failure_is_recorded_not_skipped_silently() {
+        let line = format!("{}!\n", "a".repeat(4000));
+        let p = file("catastrophic", line.as_bytes());
+        let m = ContentMatcher::new(r"^(\w+\s?)*(?=x)$", false).unwrap();
+        let found = scan_file(&mut new_searcher(Scan::Count), &m, File::open(&p), Scan::Count, Path::new("big.txt"));
+        assert!(found.is_none());
+        let e = m.failure().expect("PCRE2 stops at its match limit");
+        assert_eq!(e.code, crate::error::ErrorCode::InvalidPattern);
+        assert!(e.message.contains("`big.txt`"), "{}", e.message);
+        std::fs::remove_file(p).unwrap();
     }
 
     #[test]

@@ -4,6 +4,7 @@
 
 pub mod content;
 mod elsewhere;
+pub mod matcher;
 pub mod options;
 pub mod render;
 
@@ -16,7 +17,7 @@ use crate::source::{walk, Backend, Root, Source};
 use crate::storage::{block_on, in_flight, reader_failed, StorageRef};
 use crate::walk::{posix_string, Entry, WalkRules, Walked};
 use content::{new_searcher, scan_bytes, scan_file, FileScan, LineHit, Scan};
-use grep_regex::RegexMatcher;
+use matcher::ContentMatcher;
 use std::path::Path;
 
 /// Folders never searched unless `noIgnore`.
@@ -54,7 +55,7 @@ pub enum OutputMode {
 #[derive(Debug, Clone)]
 pub enum Target {
     /// A regex over each file's lines; `file_glob` limits which files.
-    Content { regex: RegexMatcher, file_glob: Option<NameMatcher>, mode: OutputMode },
+    Content { regex: ContentMatcher, file_glob: Option<NameMatcher>, mode: OutputMode },
     /// A glob over file names (a bare word is a contains-match).
     Files { name: NameMatcher },
 }
@@ -142,6 +143,12 @@ pub fn run(config: &SearchConfig, cancel: &Cancel) -> Result<SearchOutcome> {
             (SearchItems::Matches(matches), total, total > max as u64)
         }
     };
+    if let Some(err) = match &config.target {
+        Target::Content { regex, .. } => regex.failure(),
+        Target::Files { .. } => None,
+    } {
+        return Err(err);
+    }
     let notice = match match_count {
         0 => elsewhere::notice(config, &root, &walked.skipped, walked.ignored, cancel)?,
         _ => None,
@@ -181,7 +188,7 @@ fn gather(
                         return None;
                     }
                     match entry.open() {
-                        Some(file) => scan_file(&mut searcher, regex, file, scan)?.count,
+                        Some(file) => scan_file(&mut searcher, regex, file, scan, relative)?.count,
                         None => UNREAD,
                     }
                 }
@@ -212,7 +219,13 @@ fn gather(
 
 /// The first `max` matching lines in path order: the walk only counted, so
 /// only the few files that hold them are read again, for their text.
-fn first_lines(root: &Root, regex: &RegexMatcher, hits: &[Hit], max: usize, cancel: &Cancel) -> Result<Vec<LineMatch>> {
+fn first_lines(
+    root: &Root,
+    regex: &ContentMatcher,
+    hits: &[Hit],
+    max: usize,
+    cancel: &Cancel,
+) -> Result<Vec<LineMatch>> {
     let mut searcher = new_searcher(Scan::Lines(max));
     let mut out = Vec::with_capacity(max.min(1024));
     for hit in hits {
@@ -222,12 +235,11 @@ fn first_lines(root: &Root, regex: &RegexMatcher, hits: &[Hit], max: usize, canc
         cancel.check()?;
         let scan = Scan::Lines(max - out.len());
         let found = match &root.backend {
-            Backend::Disk(_) | Backend::Index(..) => {
-                open_on_disk(root, &hit.relative).and_then(|file| scan_file(&mut searcher, regex, file, scan))
-            }
+            Backend::Disk(_) | Backend::Index(..) => open_on_disk(root, &hit.relative)
+                .and_then(|file| scan_file(&mut searcher, regex, file, scan, Path::new(&hit.path))),
             Backend::Storage(storage) => {
                 let bytes = block_on(storage.read(&stored_path(root, hit))).ok().and_then(Result::ok);
-                bytes.and_then(|bytes| scan_bytes(&mut searcher, regex, &bytes, scan))
+                bytes.and_then(|bytes| scan_bytes(&mut searcher, regex, &bytes, scan, Path::new(&hit.path)))
             }
         };
         let FileScan { lines, .. } = found.unwrap_or_default();
@@ -247,7 +259,7 @@ fn open_on_disk(root: &Root, relative: &Path) -> Option<std::io::Result<std::fs:
 
 /// Counts the matching lines of the files a live index's walk found, read
 /// from disk; files gone since, unreadable or binary drop out.
-fn scan_indexed(root: &Root, regex: &RegexMatcher, hits: Vec<Hit>, scan: Scan, cancel: &Cancel) -> Result<Vec<Hit>> {
+fn scan_indexed(root: &Root, regex: &ContentMatcher, hits: Vec<Hit>, scan: Scan, cancel: &Cancel) -> Result<Vec<Hit>> {
     let mut searcher = new_searcher(scan);
     let mut kept = Vec::with_capacity(hits.len());
     for (i, mut hit) in hits.into_iter().enumerate() {
@@ -255,7 +267,7 @@ fn scan_indexed(root: &Root, regex: &RegexMatcher, hits: Vec<Hit>, scan: Scan, c
             cancel.check()?;
         }
         let Some(file) = open_on_disk(root, &hit.relative) else { continue };
-        if let Some(found) = scan_file(&mut searcher, regex, file, scan).filter(|f| f.count > 0) {
+        if let Some(found) = scan_file(&mut searcher, regex, file, scan, Path::new(&hit.path)).filter(|f| f.count > 0) {
             hit.count = found.count;
             kept.push(hit);
         }
@@ -269,7 +281,7 @@ fn scan_indexed(root: &Root, regex: &RegexMatcher, hits: Vec<Hit>, scan: Scan, c
 fn scan_stored(
     storage: &StorageRef,
     root: &Root,
-    regex: &RegexMatcher,
+    regex: &ContentMatcher,
     hits: Vec<Hit>,
     scan: Scan,
     cancel: &Cancel,
@@ -286,7 +298,7 @@ fn scan_stored(
             Err(e) if is_unreadable(&e) => return Ok(()),
             Err(e) => return Err(reader_failed(&path, &e)),
         };
-        if let Some(found) = scan_bytes(&mut searcher, regex, &bytes, scan).filter(|f| f.count > 0) {
+        if let Some(found) = scan_bytes(&mut searcher, regex, &bytes, scan, Path::new(&path)).filter(|f| f.count > 0) {
             hit.count = found.count;
             kept.push(hit);
         }

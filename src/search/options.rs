@@ -1,5 +1,6 @@
 //! Reading `searchFiles` options into a validated `SearchConfig`.
 
+use super::matcher::ContentMatcher;
 use super::{OutputMode, SearchConfig, Target, DEFAULT_MAX_RESULTS, MAX_RESULTS, SKIPPED_DIRS};
 use crate::args::{wrong, Reader, Value};
 use crate::error::{FindError, Result};
@@ -7,7 +8,6 @@ use crate::pattern::{NameMatcher, PatternMode};
 use crate::sandbox::Scope;
 use crate::source::Source;
 use crate::walk::WalkRules;
-use grep_regex::RegexMatcherBuilder;
 
 const KNOWN: &[&str] = &[
     "pattern",
@@ -91,16 +91,7 @@ pub fn parse(fields: &[(String, Value)]) -> Result<SearchConfig> {
         }
         Target::Files { name: name_glob(&name_pattern(&pattern), !ignore_case)? }
     } else {
-        let regex = RegexMatcherBuilder::new()
-            .case_insensitive(ignore_case)
-            .line_terminator(Some(b'\n'))
-            .build(&pattern)
-            .map_err(|e| {
-                FindError::invalid_pattern(format!(
-                    "invalid regex (Rust `regex` syntax, searched line by line): {}",
-                    crate::error::regex_error(&e.to_string(), 600)
-                ))
-            })?;
+        let regex = ContentMatcher::new(&pattern, ignore_case)?;
         let file_glob = match file_glob {
             Some("") => {
                 return Err(FindError::invalid_argument("`fileGlob` is empty; omit it or pass a glob such as '*.py'"))
