@@ -143,6 +143,18 @@ export async function rejectsWith(promiseOrFn, code, ...messages) {
 /** Byte length of a string as UTF-8. */
 export const bytes = (text) => Buffer.byteLength(text, 'utf8')
 
+/** A small deterministic PRNG (mulberry32): `seededRandom(seed)()` gives numbers in [0, 1), the same for the same seed, so a failure can be replayed. */
+export function seededRandom(seed) {
+  let a = seed >>> 0
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
 /** setpriv arguments that run a command as uid/gid 65534 (nobody). */
 export const NOBODY = ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups']
 

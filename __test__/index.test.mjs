@@ -7,19 +7,8 @@ import path from 'node:path'
 import { describe, test } from 'node:test'
 
 import { find, findFiles, openIndex, searchFiles } from '../index.mjs'
-import { rejectsWith, tmpTree } from './helpers.mjs'
+import { rejectsWith, seededRandom as random, tmpTree } from './helpers.mjs'
 
-/** A small deterministic PRNG (mulberry32), so a failure can be replayed from its seed. */
-function random(seed) {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 /** Every folder and file below `root` (relative), `.git` left out. */
 function listTree(root) {

@@ -9,21 +9,10 @@ import path from 'node:path'
 import { describe, test } from 'node:test'
 
 import { find, FindFilesError } from '../index.mjs'
-import { sortedPaths, tmpTree } from './helpers.mjs'
+import { seededRandom as prng, sortedPaths, tmpTree } from './helpers.mjs'
 
-/** mulberry32: a small seeded PRNG, so every run tests the same patterns. */
-function prng(seed) {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
-/** The contract's literal form: a leading `/`, and a last `/` followed only by flag letters. */
+/** The literal form (docs/API.md): a leading `/`, and a last `/` followed only by flag letters. */
 function splitLiteral(pattern) {
   if (!pattern.startsWith('/')) return null
   const slash = pattern.lastIndexOf('/')
