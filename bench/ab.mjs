@@ -8,7 +8,8 @@
 //                                               the current build
 //   npm run bench:ab -- <a.node> <b.node> [tree]  compare two built addons
 //
-// tree: gen-10k, gen-100k (default) or gen-1m (see trees.mjs). Prints a
+// tree: gen-10k, gen-100k (default) or gen-1m (see trees.mjs). AB_ROUNDS
+// (default 7) sets the rounds, AB_ONLY=js-gi,recent the queries (by id). Prints a
 // markdown table: median ms of each build per query and the ratio B/A
 // (above 1: B is slower).
 import { execFileSync, spawnSync } from 'node:child_process'
@@ -83,7 +84,7 @@ if (args.length === 0) {
   process.exit(2)
 }
 let a, b, treeName
-if (args[0].endsWith('.node')) [a, b, treeName] = args
+if (args[0].endsWith('.node')) [a, b, treeName] = [path.resolve(args[0]), path.resolve(args[1]), args[2]]
 else [a, b, treeName] = [buildRef(args[0]), currentBuild(), args[1]]
 const tree = GENERATED.find((t) => t.name === (treeName || 'gen-100k'))
 if (!tree) throw new Error(`unknown tree ${treeName}; one of ${GENERATED.map((t) => t.name).join(', ')}`)
@@ -94,7 +95,8 @@ const queries = [
   ...QUERIES.map((q) => ({ id: q.id, label: q.label, options: (d) => agentFindOptions(q, d) })),
   ...EXTRA,
 ]
-for (const q of queries) {
+const only = process.env.AB_ONLY ? process.env.AB_ONLY.split(',') : null
+for (const q of queries.filter((q) => !only || only.includes(q.id))) {
   const options = JSON.parse(JSON.stringify(q.options(dir)))
   const times = { a: [], b: [] }
   for (let round = 0; round < ROUNDS; round++) {
