@@ -442,12 +442,8 @@ mod tests {
     use super::*;
     use std::fs;
 
-    fn scratch(name: &str) -> std::path::PathBuf {
-        let dir = std::env::temp_dir().join(format!("af-dir-{name}-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(dir.join("sub")).unwrap();
-        fs::write(dir.join("sub/a.txt"), "hello").unwrap();
-        dir
+    fn scratch(name: &str) -> crate::testing::TempTree {
+        crate::testing::TempTree::with(&format!("dir-{name}"), &[("sub/a.txt", b"hello")])
     }
 
     #[test]
@@ -468,7 +464,6 @@ mod tests {
         assert!(dir.folder_beneath(Path::new("")).unwrap().is_none());
         assert!(dir.open_beneath(Path::new("sub/a.txt")).is_ok());
         assert_eq!(dir.real_path(&root).unwrap(), fs::canonicalize(&root).unwrap());
-        fs::remove_dir_all(root).unwrap();
     }
 
     #[cfg(unix)]
@@ -483,7 +478,6 @@ mod tests {
         assert!(dir.open_beneath(Path::new("link/a.txt")).is_err());
         assert_eq!(dir.stat(OsStr::new("link")).unwrap().kind, Some(EntryKind::Symlink));
         assert!(dir.read_ignore_file(OsStr::new(".gitignore")).is_none());
-        fs::remove_dir_all(root).unwrap();
     }
 
     #[cfg(unix)]
@@ -496,7 +490,6 @@ mod tests {
         let dir = Dir::open(&root).unwrap();
         assert!(dir.read_ignore_file(OsStr::new(".ignore")).is_none());
         assert_eq!(dir.stat(OsStr::new(".ignore")).unwrap().kind, None);
-        fs::remove_dir_all(root).unwrap();
     }
 
     #[cfg(unix)]
@@ -518,6 +511,5 @@ mod tests {
         assert_eq!(sub.kind_following(Path::new("../link")), Some(EntryKind::File));
         assert_eq!(read_file_following(&root.join("link"), 100).as_deref(), Some(&b"hello"[..]));
         assert_eq!(read_file_following(&root.join("fifo"), 100), None);
-        fs::remove_dir_all(root).unwrap();
     }
 }

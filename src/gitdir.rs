@@ -79,11 +79,8 @@ mod tests {
     use super::*;
     use std::fs;
 
-    fn scratch(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("af-gitdir-{name}-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(&dir).unwrap();
-        dir.canonicalize().unwrap()
+    fn scratch(name: &str) -> crate::testing::TempTree {
+        crate::testing::TempTree::new(&format!("gitdir-{name}"))
     }
 
     /// The common dir found from `holder`, made absolute and real.
@@ -116,7 +113,6 @@ mod tests {
         assert_eq!(found(&root.join("repo")), Some(root.join("repo/.git")));
         fs::create_dir_all(root.join("plain")).unwrap();
         assert_eq!(found(&root.join("plain")), None);
-        fs::remove_dir_all(root).unwrap();
     }
 
     #[test]
@@ -156,6 +152,5 @@ mod tests {
         fs::create_dir_all(root.join("junk")).unwrap();
         fs::write(root.join("junk/.git"), "not a gitfile\n").unwrap();
         assert_eq!(common_dir(&Dir::open(&root.join("junk")).unwrap()), None);
-        fs::remove_dir_all(root).unwrap();
     }
 }

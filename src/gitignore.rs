@@ -433,18 +433,9 @@ impl Rules {
 mod tests {
     use super::*;
     use std::fs;
-    use std::path::PathBuf;
 
-    fn tree(name: &str, files: &[(&str, &[u8])]) -> PathBuf {
-        let root = std::env::temp_dir().join(format!("af-gitignore-{name}-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&root);
-        fs::create_dir_all(&root).unwrap();
-        for (path, content) in files {
-            let p = root.join(path);
-            fs::create_dir_all(p.parent().unwrap()).unwrap();
-            fs::write(p, content).unwrap();
-        }
-        root
+    fn tree(name: &str, files: &[(&str, &[u8])]) -> crate::testing::TempTree {
+        crate::testing::TempTree::with(&format!("gitignore-{name}"), files)
     }
 
     #[test]
@@ -465,7 +456,6 @@ mod tests {
         let sub = top.enter(&Dir::open(&root.join("sub")).unwrap(), "sub/".len(), &GitEnv::none());
         assert!(!sub.is_ignored(Path::new("sub/a.log"), false), "the deeper .gitignore re-includes");
         assert!(sub.is_ignored(Path::new("sub/secret.log"), false), ".ignore beats .gitignore");
-        fs::remove_dir_all(root).unwrap();
     }
 
     #[test]
@@ -476,7 +466,6 @@ mod tests {
         assert!(!inner.is_ignored(Path::new("inner/a.tmp"), false));
         assert!(inner.is_ignored(Path::new("inner/a.bak"), false));
         assert!(top.is_ignored(Path::new("a.tmp"), false));
-        fs::remove_dir_all(root).unwrap();
     }
 
     #[test]
@@ -490,7 +479,6 @@ mod tests {
         assert!(rules.is_ignored(Path::new("gen"), true), "anchored at the repository root");
         assert!(rules.is_ignored(Path::new("deep/a.o"), false));
         assert!(!rules.is_ignored(Path::new("a.c"), false));
-        fs::remove_dir_all(root).unwrap();
     }
 
     #[test]
@@ -506,7 +494,6 @@ mod tests {
         assert!(rules.is_ignored(Path::new("a-b123-c"), false));
         assert!(!rules.is_ignored(Path::new("keep.log"), false));
         assert!(!rules.is_ignored(Path::new("y.txt"), false));
-        fs::remove_dir_all(root).unwrap();
     }
 
     #[cfg(unix)]
@@ -518,7 +505,6 @@ mod tests {
         assert!(rules.is_ignored(Path::new(OsStr::from_bytes(b"bad-\xff.txt")), false));
         assert!(!rules.is_ignored(Path::new(OsStr::from_bytes(b"bad-\xfe.txt")), false));
         assert!(rules.is_ignored(Path::new("a.tmp"), false));
-        fs::remove_dir_all(root).unwrap();
     }
 
     /// The rules inside `rel` below `root`, entered from `root` down with `git`.
@@ -552,7 +538,6 @@ mod tests {
         assert!(rules.is_ignored(Path::new("a.tmp"), false));
         assert!(rules.is_ignored(Path::new("out"), true));
         assert!(!rules.is_ignored(Path::new("a.txt"), false));
-        fs::remove_dir_all(root).unwrap();
     }
 
     #[test]
@@ -582,7 +567,6 @@ mod tests {
         assert!(!lib.is_ignored(Path::new("local-x"), false), "the submodule's top is the search root itself");
         fs::create_dir_all(root.join("wt/deep")).unwrap();
         assert!(Rules::above(&real.join("wt/deep"), &GitEnv::none()).is_ignored(Path::new("secret"), false));
-        fs::remove_dir_all(root).unwrap();
     }
 
     #[test]
@@ -621,7 +605,6 @@ mod tests {
         fs::write(root.join("repo/own-excludes"), "*.own\n").unwrap();
         let repo = inside(&root.join("repo"), "", &user_at(&root.join("home")));
         assert!(repo.is_ignored(Path::new("a.own"), false) && !repo.is_ignored(Path::new("a.mine"), false));
-        fs::remove_dir_all(root).unwrap();
     }
 
     #[test]
@@ -659,6 +642,5 @@ mod tests {
         assert!(!inside(&root.join("repo"), "", &git).is_ignored(Path::new("a.log"), false));
         fs::write(root.join("home/.gitconfig"), "[core]\n\tignorecase\n").unwrap();
         assert!(inside(&root.join("repo"), "", &user_at(&root.join("home"))).is_ignored(Path::new("a.log"), false));
-        fs::remove_dir_all(root).unwrap();
     }
 }

@@ -31,4 +31,6 @@ pub mod sort;
 pub mod source;
 pub mod storage;
 pub mod sync;
+#[cfg(test)]
+mod testing;
 pub mod walk;

@@ -242,7 +242,7 @@ mod tests {
 
     #[test]
     fn roots_confine_lexically_and_through_links() {
-        let dir = std::env::temp_dir().join(format!("af-sandbox-{}", std::process::id()));
+        let dir = crate::testing::TempTree::new("sandbox");
         let inside = dir.join("root");
         let outside = dir.join("elsewhere");
         std::fs::create_dir_all(&inside).unwrap();
@@ -266,17 +266,14 @@ mod tests {
         let many: Vec<PathBuf> = (0..1000).map(|i| dir.join(format!("{i}{}", "r".repeat(5000)))).collect();
         let e = check_roots(&outside.join("p".repeat(5000)), &many).unwrap_err();
         assert!(e.message.len() < 1024 && e.message.contains(" and 997 more;"), "{}", e.message);
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
     fn opening_reports_missing_and_files() {
-        let dir = std::env::temp_dir().join(format!("af-open-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = crate::testing::TempTree::new("open");
         std::fs::write(dir.join("f.txt"), "x").unwrap();
         assert!(open_search_dir(&dir).is_ok());
         assert_eq!(open_search_dir(&dir.join("nope")).unwrap_err().code, ErrorCode::NotFound);
         assert_eq!(open_search_dir(&dir.join("f.txt")).unwrap_err().code, ErrorCode::NotADir);
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

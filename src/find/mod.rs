@@ -173,32 +173,22 @@ mod tests {
     use crate::options::{parse, Purpose};
     use crate::result::Truncation;
     use std::fs;
-    use std::path::PathBuf;
 
-    struct Tree(PathBuf);
+    struct Tree(crate::testing::TempTree);
 
     impl Tree {
         fn new(name: &str, files: &[(&str, usize)]) -> Tree {
-            let dir = std::env::temp_dir().join(format!("af-find-{name}-{}", std::process::id()));
-            let _ = fs::remove_dir_all(&dir);
+            let tree = crate::testing::TempTree::new(&format!("find-{name}"));
             for (path, size) in files {
-                let p = dir.join(path);
-                fs::create_dir_all(p.parent().unwrap()).unwrap();
-                fs::write(p, vec![b'x'; *size]).unwrap();
+                tree.write(path, vec![b'x'; *size]);
             }
-            Tree(dir)
+            Tree(tree)
         }
 
         fn find(&self, pairs: &[(&str, Value)]) -> Result<FindOutcome> {
             let mut fields = vec![("cwd".to_string(), Value::Text(self.0.to_string_lossy().into_owned()))];
             fields.extend(pairs.iter().map(|(k, v)| (k.to_string(), v.clone())));
             run(&parse(&fields, Purpose::Find)?, &Cancel::never())
-        }
-    }
-
-    impl Drop for Tree {
-        fn drop(&mut self) {
-            let _ = fs::remove_dir_all(&self.0);
         }
     }
 

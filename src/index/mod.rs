@@ -549,13 +549,8 @@ mod tests {
     use super::*;
     use std::fs;
 
-    fn temp(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("af-index-{name}-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(dir.join("src/deep")).unwrap();
-        fs::write(dir.join("src/deep/a.ts"), "a").unwrap();
-        fs::write(dir.join(".gitignore"), "*.log\n").unwrap();
-        dir.canonicalize().unwrap()
+    fn temp(name: &str) -> crate::testing::TempTree {
+        crate::testing::TempTree::with(&format!("index-{name}"), &[("src/deep/a.ts", b"a"), (".gitignore", b"*.log\n")])
     }
 
     fn paths(index: &Index) -> Vec<String> {
@@ -575,7 +570,7 @@ mod tests {
     #[test]
     fn a_dropped_event_queue_is_answered_by_comparing_the_whole_tree() {
         let dir = temp("overflow");
-        let index = Index::open(dir.clone()).unwrap();
+        let index = Index::open(dir.to_path_buf()).unwrap();
         assert_eq!(paths(&index), [".gitignore", "src", "src/deep", "src/deep/a.ts"]);
         // Changes whose events are taken to be lost: only the rescan can see them.
         fs::remove_dir_all(dir.join("src/deep")).unwrap();
@@ -589,13 +584,12 @@ mod tests {
         assert!(stats.last_rescan.unwrap().contains("overflow"));
         index.close();
         assert!(index.read().is_err() && index.stats().closed);
-        fs::remove_dir_all(dir).unwrap();
     }
 
     #[test]
     fn an_event_names_the_folder_to_list_again() {
         let dir = temp("folder");
-        let index = Index::open(dir.clone()).unwrap();
+        let index = Index::open(dir.to_path_buf()).unwrap();
         let folder = |p: &str| index.changed_folder(&dir.join(p)).map(|f| String::from_utf8(f).unwrap());
         assert_eq!(folder("src/deep/a.ts").as_deref(), Some("src/deep"));
         assert_eq!(folder("top.txt").as_deref(), Some(""));
@@ -609,6 +603,5 @@ mod tests {
         assert!(modules(".git/info/exclude").is_empty() && modules("src/deep/a.ts").is_empty());
         assert_eq!(index.changed_folder(Path::new("/elsewhere/x")), None);
         index.close();
-        fs::remove_dir_all(dir).unwrap();
     }
 }

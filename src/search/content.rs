@@ -179,15 +179,16 @@ mod tests {
         ContentMatcher::new(p, false).unwrap()
     }
 
-    fn file(name: &str, bytes: &[u8]) -> std::path::PathBuf {
-        let p = std::env::temp_dir().join(format!("af-content-{name}-{}", std::process::id()));
-        std::fs::write(&p, bytes).unwrap();
-        p
+    /// A temp tree holding one file `f` with `bytes`, and that file's path.
+    fn file(name: &str, bytes: &[u8]) -> (crate::testing::TempTree, std::path::PathBuf) {
+        let tree = crate::testing::TempTree::new(&format!("content-{name}"));
+        let path = tree.write("f", bytes);
+        (tree, path)
     }
 
     #[test]
     fn lines_are_numbered_and_counted() {
-        let p = file("count", b"alpha\nbeta\nalpha beta\r\ngamma\n");
+        let (_tree, p) = file("count", b"alpha\nbeta\nalpha beta\r\ngamma\n");
         let found = scan_file(
             &mut new_searcher(Scan::Lines(1)),
             &matcher("alpha"),
@@ -215,7 +216,7 @@ mod tests {
 
     #[test]
     fn binary_and_missing_files_are_skipped() {
-        let p = file("bin", b"needle\n\x00\x01\x02needle\n");
+        let (_tree, p) = file("bin", b"needle\n\x00\x01\x02needle\n");
         assert!(scan_file(
             &mut new_searcher(Scan::Count),
             &matcher("needle"),
@@ -237,7 +238,7 @@ mod tests {
 
     #[test]
     fn lookaround_and_backreferences_run_on_the_fallback() {
-        let p = file("fallback", b"foobar\nfoobaz\nxfoo\naab\r\nab\n\xff\xfeaa\n");
+        let (_tree, p) = file("fallback", b"foobar\nfoobaz\nxfoo\naab\r\nab\n\xff\xfeaa\n");
         let run = |pattern: &str, ignore_case: bool| {
             let m = ContentMatcher::new(pattern, ignore_case).unwrap();
             assert!(m.is_fallback(), "{pattern}");
@@ -262,7 +263,7 @@ mod tests {
     #[test]
     fn an_engine_failure_is_recorded_not_skipped_silently() {
         let line = format!("{}!\n", "a".repeat(4000));
-        let p = file("catastrophic", line.as_bytes());
+        let (_tree, p) = file("catastrophic", line.as_bytes());
         let m = ContentMatcher::new(r"^(\w+\s?)*(?=x)$", false).unwrap();
         let found = scan_file(&mut new_searcher(Scan::Count), &m, File::open(&p), Scan::Count, Path::new("big.txt"));
         assert!(found.is_none());

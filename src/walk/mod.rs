@@ -309,13 +309,11 @@ mod tests {
     use super::*;
     use crate::entry::Found;
     use crate::source::{walk, Root};
+    use crate::testing::TempTree;
     use std::fs;
 
-    fn tree(name: &str) -> std::path::PathBuf {
-        let dir = std::env::temp_dir().join(format!("af-walk-{name}-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(&dir).unwrap();
-        dir.canonicalize().unwrap()
+    fn tree(name: &str) -> TempTree {
+        TempTree::new(&format!("walk-{name}"))
     }
 
     pub(super) fn rules() -> WalkRules {
@@ -365,7 +363,6 @@ mod tests {
         let all = paths(&root, &WalkRules { gitignore: false, ..rules() });
         assert!(all.contains(&"sub/build/x".to_string()));
         assert!(!all.iter().any(|p| p.starts_with(".git/") || p == ".git"));
-        fs::remove_dir_all(&root).unwrap();
     }
 
     #[test]
@@ -383,7 +380,6 @@ mod tests {
         assert!(!excluded.iter().any(|p| p.contains("dist") || p.ends_with(".LOG")), "{excluded:?}");
         let shallow = paths(&root, &WalkRules { max_depth: Some(0), ..rules() });
         assert_eq!(shallow, vec![".cache", "src", "top.txt"]);
-        fs::remove_dir_all(&root).unwrap();
     }
 
     #[cfg(unix)]
@@ -395,7 +391,6 @@ mod tests {
         std::os::unix::fs::symlink(&root, root.join("d/loop")).unwrap();
         std::os::unix::fs::symlink("/nonexistent", root.join("dangling")).unwrap();
         assert_eq!(paths(&root, &rules()), vec!["d", "d/f", "d/loop", "dangling"]);
-        fs::remove_dir_all(&root).unwrap();
     }
 
     #[test]
@@ -411,7 +406,6 @@ mod tests {
         })
         .unwrap_err();
         assert_eq!(err.code, ErrorCode::Aborted);
-        fs::remove_dir_all(&root).unwrap();
     }
 
     #[test]
@@ -428,6 +422,5 @@ mod tests {
         })
         .unwrap_err();
         assert_eq!(err.code, ErrorCode::InvalidArgument);
-        fs::remove_dir_all(&root).unwrap();
     }
 }
