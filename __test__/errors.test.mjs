@@ -101,6 +101,8 @@ describe('invalid-argument', () => {
     await rejectsWith(find('*', at({ maxdepth: 1 })), 'invalid-argument', '`maxdepth`', 'maxDepth')
     await rejectsWith(find('*', at({ ignoreCase: true })), 'invalid-argument', '`ignoreCase`', 'caseSensitive')
     await rejectsWith(find({ pattern: '*', types: 'file', cwd: NOWHERE }), 'invalid-argument', '`types`')
+    // The list names the options the JS side takes too, `reader` among them.
+    await rejectsWith(find({ pattern: '*', readr: 1, cwd: NOWHERE }), 'invalid-argument', '`readr`', 'signal, policy, approve, reader')
   })
 
   test('bad sizes and dates', async () => {

@@ -129,11 +129,11 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// Fails on a name not in `known`, listing the known ones.
+    /// Fails on a name not in `known`, listing the known ones and those the JS side takes (`signal`, `policy`, `approve`, `reader`).
     pub fn only(&self, known: &[&str]) -> Result<()> {
         match self.fields.iter().find(|(k, _)| !known.contains(&k.as_str())) {
             Some((unknown, _)) => Err(FindError::invalid_argument(format!(
-                "unknown option `{}`; the options are: {}, signal, policy, approve",
+                "unknown option `{}`; the options are: {}, signal, policy, approve, reader",
                 clip(unknown, 100),
                 known.join(", ")
             ))),
@@ -164,6 +164,6 @@ mod tests {
         let e = Reader { fields: &f }.only(&["pattern", "path"]).unwrap_err();
         assert!(e.message.len() < 1024, "{} bytes", e.message.len());
         assert!(e.message.starts_with("unknown option `xxx"), "{}", e.message);
-        assert!(e.message.ends_with("; the options are: pattern, path, signal, policy, approve"), "{}", e.message);
+        assert!(e.message.ends_with("; the options are: pattern, path, signal, policy, approve, reader"), "{}", e.message);
     }
 }
