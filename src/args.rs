@@ -164,6 +164,10 @@ mod tests {
         let e = Reader { fields: &f }.only(&["pattern", "path"]).unwrap_err();
         assert!(e.message.len() < 1024, "{} bytes", e.message.len());
         assert!(e.message.starts_with("unknown option `xxx"), "{}", e.message);
-        assert!(e.message.ends_with("; the options are: pattern, path, signal, policy, approve, reader"), "{}", e.message);
+        assert!(
+            e.message.ends_with("; the options are: pattern, path, signal, policy, approve, reader"),
+            "{}",
+            e.message
+        );
     }
 }

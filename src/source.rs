@@ -2,7 +2,8 @@
 //! storage (a JS reader) or a live index. `Source` is the caller's choice;
 //! `Source::open` confines the search path to the roots and opens it in that
 //! backend, giving a `Root`; `walk` runs that backend's engine with the one
-//! `Gate` of `walk`; `Source::display` is how the search directory shows.
+//! `Gate` of `walk`; `Root::read_one` and `Root::read_each` give file
+//! contents; `Source::display` is how the search directory shows.
 //! `find` and `search` reach the backends only through here: a new backend
 //! is a variant of `Source` and `Backend` and its engine, nothing else.
 
@@ -14,7 +15,7 @@ use crate::index::{query, IndexRef};
 use crate::sandbox::{
     check_roots, inside_really, not_a_dir, open_search_dir, outside_roots, search_path_error, Asked, Scope,
 };
-use crate::storage::{block_on, in_flight, StorageRef};
+use crate::storage::{block_on, in_flight, is_skipped, join, reader_failed, StorageRef};
 use crate::walk::{walk_dir, walk_storage, Entry, WalkRules, Walked};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -51,6 +52,14 @@ pub enum Backend {
     Index(IndexRef, Vec<u8>),
 }
 
+/// A file's contents as its backend gives them: a file opened on disk
+/// (`Err` when it could not be, which a search skips), or bytes a host's
+/// storage read.
+pub enum Contents {
+    Opened(std::io::Result<std::fs::File>),
+    Bytes(Vec<u8>),
+}
+
 impl Root {
     /// The open folder, for a local tree.
     pub fn local_dir(&self) -> Option<&Dir> {
@@ -59,6 +68,77 @@ impl Root {
             Backend::Storage(_) | Backend::Index(..) => None,
         }
     }
+
+    /// Whether a walk's selector opens files itself (`Entry::open`); if not,
+    /// their contents come after the walk, through `read_each`.
+    pub fn opens_in_walk(&self) -> bool {
+        matches!(self.backend, Backend::Disk(_))
+    }
+
+    /// The contents of the file at `relative` (from the root); `None` when a
+    /// storage says it vanished or cannot be read.
+    pub fn read_one(&self, relative: &str) -> Result<Option<Contents>> {
+        match &self.backend {
+            Backend::Storage(storage) => {
+                let path = join(&self.path.to_string_lossy(), relative);
+                match block_on(storage.read(&path)).map_err(|e| reader_failed(&path, &e))? {
+                    Ok(bytes) => Ok(Some(Contents::Bytes(bytes))),
+                    Err(e) if is_unreadable(&e) => Ok(None),
+                    Err(e) => Err(reader_failed(&path, &e)),
+                }
+            }
+            _ => Ok(Some(Contents::Opened(self.open_on_disk(Path::new(relative))))),
+        }
+    }
+
+    /// Hands the contents of each file of `items` (`relative` names its
+    /// path) to `each`, in the order they arrive: on disk one after the
+    /// other, in a storage with up to its `concurrency` reads in flight.
+    /// Files that vanished or cannot be read are passed over; any other
+    /// failure of a storage fails the call.
+    pub fn read_each<T: Send + 'static>(
+        &self,
+        items: Vec<T>,
+        relative: impl Fn(&T) -> &str,
+        cancel: &Cancel,
+        mut each: impl FnMut(T, Contents) -> Result<()>,
+    ) -> Result<()> {
+        let Backend::Storage(storage) = &self.backend else {
+            for (i, item) in items.into_iter().enumerate() {
+                if i % 64 == 0 {
+                    cancel.check()?;
+                }
+                let opened = self.open_on_disk(Path::new(relative(&item)));
+                each(item, Contents::Opened(opened))?;
+            }
+            return Ok(());
+        };
+        let start = |item: T| {
+            let (storage, path) = (storage.clone(), join(&self.path.to_string_lossy(), relative(&item)));
+            async move { (storage.read(&path).await, path, item) }
+        };
+        let reading = in_flight(storage.concurrency(), items, cancel, start, |(read, path, item), _| match read {
+            Ok(bytes) => each(item, Contents::Bytes(bytes)),
+            Err(e) if is_unreadable(&e) => Ok(()),
+            Err(e) => Err(reader_failed(&path, &e)),
+        });
+        block_on(reading).map_err(|e| reader_failed(&self.path.to_string_lossy(), &e))?
+    }
+
+    /// Opens a file below the root on disk (a local tree, or a live index's folder).
+    fn open_on_disk(&self, relative: &Path) -> std::io::Result<std::fs::File> {
+        match &self.backend {
+            Backend::Disk(dir) => dir.open_beneath(relative),
+            Backend::Index(index, rel) => index.open_file(rel, relative),
+            Backend::Storage(_) => Err(std::io::Error::from(std::io::ErrorKind::Unsupported)),
+        }
+    }
+}
+
+/// A storage's answer for a file that is passed over, as a vanished or
+/// unreadable file is on disk.
+fn is_unreadable(e: &std::io::Error) -> bool {
+    is_skipped(e) || e.kind() == std::io::ErrorKind::IsADirectory
 }
 
 #[cfg(test)]

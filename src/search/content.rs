@@ -5,6 +5,7 @@
 //! match limit) is recorded on the matcher, which then fails the search.
 
 use super::matcher::{ContentMatcher, Engine};
+use crate::source::Contents;
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkError, SinkFinish, SinkMatch};
 use std::fs::File;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -64,6 +65,20 @@ pub fn scan_file(
     name: &std::path::Path,
 ) -> Option<FileScan> {
     scan_input(searcher, matcher, Input::File(&file.ok()?), scan, name)
+}
+
+/// `scan_file` or `scan_bytes`, as the source gave the contents.
+pub fn scan_contents(
+    searcher: &mut Searcher,
+    matcher: &ContentMatcher,
+    contents: Contents,
+    scan: Scan,
+    name: &std::path::Path,
+) -> Option<FileScan> {
+    match contents {
+        Contents::Opened(file) => scan_file(searcher, matcher, file, scan, name),
+        Contents::Bytes(bytes) => scan_bytes(searcher, matcher, &bytes, scan, name),
+    }
 }
 
 /// `scan_file` for contents already read (from a host's storage).

@@ -13,10 +13,9 @@ use crate::entry::EntryKind;
 use crate::error::Result;
 use crate::pattern::NameMatcher;
 use crate::sandbox::Scope;
-use crate::source::{walk, Backend, Root, Source};
-use crate::storage::{block_on, in_flight, reader_failed, StorageRef};
+use crate::source::{walk, Root, Source};
 use crate::walk::{posix_string, Entry, WalkRules, Walked};
-use content::{new_searcher, scan_bytes, scan_file, FileScan, LineHit, Scan};
+use content::{new_searcher, scan_contents, scan_file, FileScan, LineHit, Scan};
 use matcher::ContentMatcher;
 use std::path::Path;
 
@@ -203,16 +202,26 @@ fn gather(
             Some(Hit { path: posix_string(relative), relative: relative.to_path_buf(), count, mtime_ms })
         }
     })?;
-    if let Target::Content { regex, .. } = &config.target {
-        let hits = std::mem::take(&mut walked.found);
-        walked.found = match &root.backend {
-            Backend::Storage(storage) => scan_stored(storage, root, regex, hits, scan, cancel)?,
-            Backend::Index(..) => scan_indexed(root, regex, hits, scan, cancel)?,
-            Backend::Disk(_) => hits,
-        };
-        if !matches!(root.backend, Backend::Disk(_)) {
-            walked.found.iter().for_each(|hit| on_match(&hit.relative));
-        }
+    if let (Target::Content { regex, .. }, false) = (&config.target, root.opens_in_walk()) {
+        // The walk only listed these: their contents come now.
+        let mut searcher = new_searcher(scan);
+        let mut kept = Vec::new();
+        root.read_each(
+            std::mem::take(&mut walked.found),
+            |hit| &hit.path,
+            cancel,
+            |mut hit, contents| {
+                if let Some(found) = scan_contents(&mut searcher, regex, contents, scan, Path::new(&hit.path)) {
+                    if found.count > 0 {
+                        hit.count = found.count;
+                        on_match(&hit.relative);
+                        kept.push(hit);
+                    }
+                }
+                Ok(())
+            },
+        )?;
+        walked.found = kept;
     }
     Ok(walked)
 }
@@ -234,87 +243,12 @@ fn first_lines(
         }
         cancel.check()?;
         let scan = Scan::Lines(max - out.len());
-        let found = match &root.backend {
-            Backend::Disk(_) | Backend::Index(..) => open_on_disk(root, &hit.relative)
-                .and_then(|file| scan_file(&mut searcher, regex, file, scan, Path::new(&hit.path))),
-            Backend::Storage(storage) => {
-                let bytes = block_on(storage.read(&stored_path(root, hit))).ok().and_then(Result::ok);
-                bytes.and_then(|bytes| scan_bytes(&mut searcher, regex, &bytes, scan, Path::new(&hit.path)))
-            }
-        };
+        let found =
+            root.read_one(&hit.path)?.and_then(|c| scan_contents(&mut searcher, regex, c, scan, Path::new(&hit.path)));
         let FileScan { lines, .. } = found.unwrap_or_default();
         out.extend(lines.into_iter().map(|LineHit { line, text }| LineMatch { file: hit.path.clone(), line, text }));
     }
     Ok(out)
-}
-
-/// Opens a file the walk found on disk (a local tree, or a live index's folder).
-fn open_on_disk(root: &Root, relative: &Path) -> Option<std::io::Result<std::fs::File>> {
-    match &root.backend {
-        Backend::Disk(dir) => Some(dir.open_beneath(relative)),
-        Backend::Index(index, rel) => Some(index.open_file(rel, relative)),
-        Backend::Storage(_) => None,
-    }
-}
-
-/// Counts the matching lines of the files a live index's walk found, read
-/// from disk; files gone since, unreadable or binary drop out.
-fn scan_indexed(root: &Root, regex: &ContentMatcher, hits: Vec<Hit>, scan: Scan, cancel: &Cancel) -> Result<Vec<Hit>> {
-    let mut searcher = new_searcher(scan);
-    let mut kept = Vec::with_capacity(hits.len());
-    for (i, mut hit) in hits.into_iter().enumerate() {
-        if i % 64 == 0 {
-            cancel.check()?;
-        }
-        let Some(file) = open_on_disk(root, &hit.relative) else { continue };
-        if let Some(found) = scan_file(&mut searcher, regex, file, scan, Path::new(&hit.path)).filter(|f| f.count > 0) {
-            hit.count = found.count;
-            kept.push(hit);
-        }
-    }
-    Ok(kept)
-}
-
-/// Reads the files of a storage the walk found and counts their matching
-/// lines, up to the storage's `concurrency` reads at once; files that
-/// vanished, are not readable or are binary drop out, as on disk.
-fn scan_stored(
-    storage: &StorageRef,
-    root: &Root,
-    regex: &ContentMatcher,
-    hits: Vec<Hit>,
-    scan: Scan,
-    cancel: &Cancel,
-) -> Result<Vec<Hit>> {
-    let mut searcher = new_searcher(scan);
-    let start = |hit: Hit| {
-        let (storage, path) = (storage.clone(), stored_path(root, &hit));
-        async move { (storage.read(&path).await, path, hit) }
-    };
-    let mut kept = Vec::new();
-    let reading = in_flight(storage.concurrency(), hits, cancel, start, |(read, path, mut hit), _| {
-        let bytes = match read {
-            Ok(bytes) => bytes,
-            Err(e) if is_unreadable(&e) => return Ok(()),
-            Err(e) => return Err(reader_failed(&path, &e)),
-        };
-        if let Some(found) = scan_bytes(&mut searcher, regex, &bytes, scan, Path::new(&path)).filter(|f| f.count > 0) {
-            hit.count = found.count;
-            kept.push(hit);
-        }
-        Ok(())
-    });
-    block_on(reading).map_err(|e| reader_failed(&root.path.to_string_lossy(), &e))??;
-    Ok(kept)
-}
-
-fn is_unreadable(e: &std::io::Error) -> bool {
-    crate::storage::is_skipped(e) || e.kind() == std::io::ErrorKind::IsADirectory
-}
-
-/// A hit's path in its storage's namespace.
-fn stored_path(root: &Root, hit: &Hit) -> String {
-    crate::storage::join(&root.path.to_string_lossy(), &hit.path)
 }
 
 #[cfg(test)]
