@@ -17,7 +17,9 @@ pub use crate::limits::{DEFAULT_LIMIT, DEFAULT_MAX_BYTES, DEFAULT_MAX_LIMIT, MIN
 
 /// Option names a caller may pass; the JS wrapper removes `signal`, `policy`
 /// and `approve` (and turns a `Date` into epoch ms) before this sees them.
-const KNOWN: &[&str] = &[
+/// The options `find` and `findFiles` read here (the JS side also takes
+/// `signal`, `policy`, `approve` and `reader`).
+pub const KNOWN: &[&str] = &[
     "pattern",
     "path",
     "cwd",

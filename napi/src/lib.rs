@@ -446,7 +446,11 @@ impl Plan {
                 }),
                 "findFiles" => find(Purpose::FindFiles, Answer::Paths),
                 "findText" => find(Purpose::Find, Answer::Text),
-                _ => find(Purpose::Find, Answer::Entries),
+                "find" => find(Purpose::Find, Answer::Entries),
+                other => Err(FindError::invalid_argument(format!(
+                    "internal: unknown purpose `{}`; it is find, findText, findFiles or search",
+                    error::clip(other, 40)
+                ))),
             }
         });
         Plan { job, flag: CancelFlag::default() }
@@ -670,4 +674,19 @@ pub fn format_find_result(result: JsFindResult) -> String {
 #[napi(catch_unwind)]
 pub fn format_search_result(result: JsSearchResult) -> String {
     search::render::render(&result.into())
+}
+
+/// The option names each call reads (the JS side adds `signal`, `policy`,
+/// `approve` and `reader`): the one list that validation uses, exported so
+/// a test can hold `index.d.ts` and the tool schemas to it.
+#[napi(object)]
+pub struct OptionNames {
+    pub find: Vec<String>,
+    pub search: Vec<String>,
+}
+
+#[napi]
+pub fn option_names() -> OptionNames {
+    let names = |known: &[&str]| known.iter().map(|n| n.to_string()).collect();
+    OptionNames { find: names(options::KNOWN), search: names(search::options::KNOWN) }
 }

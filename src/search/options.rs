@@ -9,7 +9,9 @@ use crate::sandbox::Scope;
 use crate::source::Source;
 use crate::walk::WalkRules;
 
-const KNOWN: &[&str] = &[
+/// The options `searchFiles` reads here (the JS side also takes `signal`,
+/// `policy`, `approve` and `reader`).
+pub const KNOWN: &[&str] = &[
     "pattern",
     "target",
     "path",
