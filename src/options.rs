@@ -145,14 +145,13 @@ pub fn parse(fields: &[(String, Value)], purpose: Purpose) -> Result<FindConfig>
     let rules = WalkRules {
         hidden: r.flag("hidden", true)?,
         gitignore: r.flag("gitignore", true)?,
-        exclude: r.texts("exclude")?.unwrap_or_default(),
+        // Compiled now, once: a bad glob fails before any file is touched.
+        exclude: Excludes::new(r.texts("exclude")?.unwrap_or_default(), case_sensitive)?,
         case_sensitive,
         max_depth,
         skip_dirs: &[".git"],
         record_ignored: false,
     };
-    // Compile `exclude` now, so a bad glob fails before any file is touched.
-    Excludes::new(&rules)?;
 
     Ok(FindConfig {
         source: Source::Disk,

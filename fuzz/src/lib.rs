@@ -10,7 +10,7 @@ use agent_find_core::args::Value;
 use agent_find_core::filter::{size, time};
 use agent_find_core::options::{self, Purpose};
 use agent_find_core::pattern::{normalize_glob, NameMatcher, PatternMode};
-use agent_find_core::walk::{Excludes, WalkRules};
+use agent_find_core::walk::Excludes;
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
@@ -56,16 +56,7 @@ pub fn pattern(data: &[u8]) -> String {
         hits += usize::from(deep.is_match(raw));
     }
     if mode != PatternMode::BaseRegex {
-        let rules = WalkRules {
-            hidden: true,
-            gitignore: false,
-            exclude: vec![pattern.clone().into_owned()],
-            case_sensitive,
-            max_depth: None,
-            skip_dirs: &[],
-            record_ignored: false,
-        };
-        if let Ok(ex) = Excludes::new(&rules) {
+        if let Ok(ex) = Excludes::new(vec![pattern.clone().into_owned()], case_sensitive) {
             hits += usize::from(ex.is_excluded(raw, false));
         }
     }

@@ -10,7 +10,7 @@ use crate::error::Result;
 use crate::filter::TypeFilter;
 use crate::pattern::PatternMode;
 use crate::source::{walk, Root};
-use crate::walk::{posix_string, Entry, Excludes};
+use crate::walk::{posix_string, Entry};
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
@@ -99,7 +99,7 @@ pub fn explain_no_match(config: &FindConfig, root: &Root, cancel: &Cancel) -> Re
     }
     let walked: HashSet<&str> = seen.iter().map(|(p, _)| p.as_str()).collect();
     let hidden_matches = relaxed_matches;
-    let excludes = Excludes::new(&config.rules)?;
+    let excludes = &config.rules.exclude;
     let mut places: HashMap<(String, Skip, bool), usize> = HashMap::new();
     for (path, is_dir) in &hidden_matches {
         let (place, place_is_dir) = first_skipped(path, *is_dir, &walked);

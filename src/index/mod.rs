@@ -28,7 +28,7 @@ use crate::error::{clip, ErrorCode, FindError, Result};
 use crate::gitignore::{FolderRules, GitEnv, IgnoreFiles, Rules, GITIGNORE, IGNORE};
 use crate::shared::Shared;
 use crate::sync::{lock, unpoisoned};
-use crate::walk::{walk_dir, Entry, WalkRules};
+use crate::walk::{walk_dir, Entry, Excludes, WalkRules};
 use notify::{RecursiveMode, Watcher};
 use query::{Visible, VisibleKey};
 use std::collections::{BTreeSet, HashMap};
@@ -178,7 +178,7 @@ impl Index {
         let everything = WalkRules {
             hidden: true,
             gitignore: false,
-            exclude: Vec::new(),
+            exclude: Excludes::default(),
             case_sensitive: true,
             max_depth: None,
             skip_dirs: &[".git"],

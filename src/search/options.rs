@@ -7,7 +7,7 @@ use crate::error::{FindError, Result};
 use crate::pattern::{NameMatcher, PatternMode};
 use crate::sandbox::Scope;
 use crate::source::Source;
-use crate::walk::WalkRules;
+use crate::walk::{Excludes, WalkRules};
 
 /// The options `searchFiles` reads here (the JS side also takes `signal`,
 /// `policy`, `approve` and `reader`).
@@ -120,7 +120,7 @@ pub fn parse(fields: &[(String, Value)]) -> Result<SearchConfig> {
     let rules = WalkRules {
         hidden: true,
         gitignore: !no_ignore,
-        exclude: Vec::new(),
+        exclude: Excludes::default(),
         case_sensitive: false,
         max_depth: None,
         // `.git/` stays skipped even then, as in `find`: its objects are never what a search wants.

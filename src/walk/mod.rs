@@ -30,8 +30,8 @@ pub struct WalkRules {
     /// Apply `.gitignore` (nested, negations), `.ignore`, each repository's
     /// `info/exclude` and the global excludes file (see `gitignore`).
     pub gitignore: bool,
-    /// Extra globs to leave out, gitignore-style (see `Excludes`).
-    pub exclude: Vec<String>,
+    /// Extra globs to leave out, gitignore-style, compiled once (see `Excludes`).
+    pub exclude: Excludes,
     pub case_sensitive: bool,
     /// 0 = only the direct children of the root.
     pub max_depth: Option<usize>,
@@ -58,7 +58,7 @@ pub struct Walked<T> {
 impl WalkRules {
     /// The same rules with every skip that the model could turn off turned off.
     pub fn relaxed(&self) -> WalkRules {
-        WalkRules { hidden: true, gitignore: false, exclude: Vec::new(), ..self.clone() }
+        WalkRules { hidden: true, gitignore: false, exclude: Excludes::default(), ..self.clone() }
     }
 
     /// True when some rule hides entries that an option could bring back.
@@ -72,8 +72,20 @@ impl WalkRules {
 /// `/`, against the path from the search root (`/*.md` is the top level
 /// only); with a trailing `/`, against folders only. An excluded folder is
 /// not entered.
+/// Compiled when the options are read and shared by every walk of the call
+/// (and the hint's); two are equal when their globs are (the case rule is
+/// `WalkRules::case_sensitive`).
 #[derive(Debug, Clone, Default)]
-pub struct Excludes(Vec<Exclude>);
+pub struct Excludes {
+    globs: Vec<String>,
+    compiled: Arc<Vec<Exclude>>,
+}
+
+impl PartialEq for Excludes {
+    fn eq(&self, other: &Excludes) -> bool {
+        self.globs == other.globs
+    }
+}
 
 #[derive(Debug, Clone)]
 struct Exclude {
@@ -82,7 +94,7 @@ struct Exclude {
 }
 
 impl Excludes {
-    pub fn new(rules: &WalkRules) -> Result<Excludes> {
+    pub fn new(globs: Vec<String>, case_sensitive: bool) -> Result<Excludes> {
         let compile = |glob: &String| {
             let trimmed = glob.strip_prefix("./").unwrap_or(glob);
             let dirs_only = trimmed.len() > 1 && trimmed.ends_with('/');
@@ -104,19 +116,20 @@ impl Excludes {
             } else {
                 PatternMode::BaseGlob
             };
-            let matcher = NameMatcher::new(body, mode, rules.case_sensitive)
+            let matcher = NameMatcher::new(body, mode, case_sensitive)
                 .map_err(|e| FindError::new(e.code, format!("in `exclude`: {}", e.message)))?;
             Ok(Exclude { matcher, dirs_only })
         };
-        rules.exclude.iter().map(compile).collect::<Result<_>>().map(Excludes)
+        let compiled = globs.iter().map(compile).collect::<Result<Vec<_>>>()?;
+        Ok(Excludes { globs, compiled: Arc::new(compiled) })
     }
 
     pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        self.globs.is_empty()
     }
 
     pub fn is_excluded(&self, relative: &Path, is_dir: bool) -> bool {
-        self.0.iter().any(|e| (is_dir || !e.dirs_only) && e.matcher.is_match(relative))
+        self.compiled.iter().any(|e| (is_dir || !e.dirs_only) && e.matcher.is_match(relative))
     }
 }
 
@@ -162,7 +175,6 @@ impl Entry<'_> {
 /// folder-by-folder judgement every walk engine (disk, storage, index) asks.
 pub struct Gate<'a> {
     rules: &'a WalkRules,
-    excludes: Excludes,
     /// Folders not entered because of `skip_dirs` (relative, `.git` left out).
     skipped: Mutex<Vec<String>>,
     /// Folders holding a `.git` that was passed over.
@@ -193,7 +205,7 @@ impl Gate<'_> {
             }
             return false;
         }
-        self.excludes.is_empty() || !self.excludes.is_excluded(rel, is_dir)
+        self.rules.exclude.is_empty() || !self.rules.exclude.is_excluded(rel, is_dir)
     }
 
     /// Whether children at `depth` (the root's are at 1) are listed in turn.
@@ -225,7 +237,6 @@ pub fn gated<T>(rules: &WalkRules, cancel: &Cancel, engine: impl FnOnce(&Gate) -
     cancel.check()?;
     let gate = Gate {
         rules,
-        excludes: Excludes::new(rules)?,
         skipped: Mutex::new(Vec::new()),
         git_holders: Mutex::new(Vec::new()),
         ignored: Mutex::new(Vec::new()),
@@ -320,7 +331,7 @@ mod tests {
         WalkRules {
             hidden: true,
             gitignore: true,
-            exclude: vec![],
+            exclude: Excludes::default(),
             case_sensitive: false,
             max_depth: None,
             skip_dirs: &[".git"],
@@ -376,7 +387,10 @@ mod tests {
         fs::write(root.join("top.txt"), "").unwrap();
         let no_hidden = paths(&root, &WalkRules { hidden: false, ..rules() });
         assert_eq!(no_hidden, vec!["src", "src/a.LOG", "src/dist", "src/dist/bundle.js", "top.txt"]);
-        let excluded = paths(&root, &WalkRules { exclude: vec!["dist".into(), "*.log".into()], ..rules() });
+        let excluded = paths(
+            &root,
+            &WalkRules { exclude: Excludes::new(vec!["dist".into(), "*.log".into()], false).unwrap(), ..rules() },
+        );
         assert!(!excluded.iter().any(|p| p.contains("dist") || p.ends_with(".LOG")), "{excluded:?}");
         let shallow = paths(&root, &WalkRules { max_depth: Some(0), ..rules() });
         assert_eq!(shallow, vec![".cache", "src", "top.txt"]);
@@ -410,17 +424,10 @@ mod tests {
 
     #[test]
     fn bad_exclude_globs_are_reported() {
-        let root = tree("bx");
-        let open = Root::open_local(&root).unwrap();
-        let err = walk(&open, &WalkRules { exclude: vec!["[".into()], ..rules() }, &Cancel::never(), || {
-            |_: &Path, _, _: &Entry| None::<()>
-        })
-        .unwrap_err();
+        let err = Excludes::new(vec!["[".into()], false).unwrap_err();
         assert_eq!(err.code, ErrorCode::InvalidPattern);
-        let err = walk(&open, &WalkRules { exclude: vec!["".into()], ..rules() }, &Cancel::never(), || {
-            |_: &Path, _, _: &Entry| None::<()>
-        })
-        .unwrap_err();
+        assert!(err.message.starts_with("in `exclude`:"), "{}", err.message);
+        let err = Excludes::new(vec!["".into()], false).unwrap_err();
         assert_eq!(err.code, ErrorCode::InvalidArgument);
     }
 }
