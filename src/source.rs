@@ -75,19 +75,19 @@ impl Root {
         matches!(self.backend, Backend::Disk(_))
     }
 
-    /// The contents of the file at `relative` (from the root); `None` when a
-    /// storage says it vanished or cannot be read.
-    pub fn read_one(&self, relative: &str) -> Result<Option<Contents>> {
+    /// The contents of the file at `relative` (from the root, its real
+    /// name); `None` when a storage says it vanished or cannot be read.
+    pub fn read_one(&self, relative: &Path) -> Result<Option<Contents>> {
         match &self.backend {
             Backend::Storage(storage) => {
-                let path = join(&self.path.to_string_lossy(), relative);
+                let path = join(&self.path.to_string_lossy(), &relative.to_string_lossy());
                 match block_on(storage.read(&path)).map_err(|e| reader_failed(&path, &e))? {
                     Ok(bytes) => Ok(Some(Contents::Bytes(bytes))),
                     Err(e) if is_unreadable(&e) => Ok(None),
                     Err(e) => Err(reader_failed(&path, &e)),
                 }
             }
-            _ => Ok(Some(Contents::Opened(self.open_on_disk(Path::new(relative))))),
+            _ => Ok(Some(Contents::Opened(self.open_on_disk(relative)))),
         }
     }
 
@@ -99,7 +99,7 @@ impl Root {
     pub fn read_each<T: Send + 'static>(
         &self,
         items: Vec<T>,
-        relative: impl Fn(&T) -> &str,
+        relative: impl Fn(&T) -> &Path,
         cancel: &Cancel,
         mut each: impl FnMut(T, Contents) -> Result<()>,
     ) -> Result<()> {
@@ -108,13 +108,14 @@ impl Root {
                 if i % 64 == 0 {
                     cancel.check()?;
                 }
-                let opened = self.open_on_disk(Path::new(relative(&item)));
+                let opened = self.open_on_disk(relative(&item));
                 each(item, Contents::Opened(opened))?;
             }
             return Ok(());
         };
         let start = |item: T| {
-            let (storage, path) = (storage.clone(), join(&self.path.to_string_lossy(), relative(&item)));
+            let (storage, path) =
+                (storage.clone(), join(&self.path.to_string_lossy(), &relative(&item).to_string_lossy()));
             async move { (storage.read(&path).await, path, item) }
         };
         let reading = in_flight(storage.concurrency(), items, cancel, start, |(read, path, item), _| match read {

@@ -208,7 +208,7 @@ fn gather(
         let mut kept = Vec::new();
         root.read_each(
             std::mem::take(&mut walked.found),
-            |hit| &hit.path,
+            |hit| &hit.relative,
             cancel,
             |mut hit, contents| {
                 if let Some(found) = scan_contents(&mut searcher, regex, contents, scan, Path::new(&hit.path)) {
@@ -243,8 +243,9 @@ fn first_lines(
         }
         cancel.check()?;
         let scan = Scan::Lines(max - out.len());
-        let found =
-            root.read_one(&hit.path)?.and_then(|c| scan_contents(&mut searcher, regex, c, scan, Path::new(&hit.path)));
+        let found = root
+            .read_one(&hit.relative)?
+            .and_then(|c| scan_contents(&mut searcher, regex, c, scan, Path::new(&hit.path)));
         let FileScan { lines, .. } = found.unwrap_or_default();
         out.extend(lines.into_iter().map(|LineHit { line, text }| LineMatch { file: hit.path.clone(), line, text }));
     }
