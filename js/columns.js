@@ -1,12 +1,13 @@
 'use strict'
 // Decodes what a search hands back from the binding: entries and paths come
-// as columnar slices (see EntrySlice in src/lib.rs), the first with the
+// as columnar slices (see EntrySlice in napi/src/lib.rs), the first with the
 // answer and the rest taken slice by slice; this builds the FindResult
 // (entry objects) and the findFiles path list from them.
 
-const KINDS = ['file', 'dir', 'symlink']
+// The kinds in code order, from the one table in the binding.
+const KINDS = require('./native.js').entryKinds()
 
-/** Builds entry objects from a slice of columns (see EntrySlice in src/lib.rs). */
+/** Builds entry objects from a slice of columns (see EntrySlice in napi/src/lib.rs). */
 function addEntries(slice, entries) {
   if (slice.count === 0) return
   const start = entries.length

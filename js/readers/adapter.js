@@ -6,9 +6,12 @@
 
 const { invalid } = require('../errors.js')
 
-const TYPE_CODES = new Map([['file', 0], ['dir', 1], ['symlink', 2]])
+const native = require('../native.js')
+
+// A kind's code is its index in the binding's table, as Rust reads it.
+const TYPE_CODES = new Map(native.entryKinds().map((kind, code) => [kind, code]))
 const DEFAULT_CONCURRENCY = 32
-const MAX_CONCURRENCY = 1024
+const MAX_CONCURRENCY = native.MAX_READER_CONCURRENCY
 const MAX_MESSAGE = 500
 
 /** An answer of the wrong shape: the call fails with `fs-error` and this message. */

@@ -25,7 +25,8 @@ pub struct JsStorage {
     mounted: bool,
 }
 
-/// The most calls in flight a reader may ask for.
+/// The most calls in flight a reader may ask for (the JS adapter checks it
+/// as `MAX_READER_CONCURRENCY`).
 pub const MAX_CONCURRENCY: u32 = 1024;
 
 impl JsStorage {
@@ -91,12 +92,10 @@ fn failure(reply: &Object) -> Result<Option<io::Error>> {
 }
 
 fn kind_of(code: u8) -> io::Result<EntryKind> {
-    match code {
-        0 => Ok(EntryKind::File),
-        1 => Ok(EntryKind::Dir),
-        2 => Ok(EntryKind::Symlink),
-        _ => Err(io::Error::other(format!("unknown entry type code {code}"))),
-    }
+    crate::KIND_CODES
+        .get(usize::from(code))
+        .copied()
+        .ok_or_else(|| io::Error::other(format!("unknown entry type code {code}")))
 }
 
 fn meta(kind: EntryKind, size: f64, mtime_ms: f64) -> Meta {

@@ -92,11 +92,7 @@ fn entry_slice(found: impl Iterator<Item = Found>) -> EntrySlice {
             paths.push('\0');
         }
         paths.push_str(&f.path);
-        kinds.push(match f.kind {
-            EntryKind::File => 0,
-            EntryKind::Dir => 1,
-            EntryKind::Symlink => 2,
-        });
+        kinds.push(kind_code(f.kind));
         sizes.push(f.size() as f64);
         mtimes.push(f.mtime_ms());
     }
@@ -690,3 +686,21 @@ pub fn option_names() -> OptionNames {
     let names = |known: &[&str]| known.iter().map(|n| n.to_string()).collect();
     OptionNames { find: names(options::KNOWN), search: names(search::options::KNOWN) }
 }
+
+/// The entry kinds as they cross between JS and Rust: a kind's code is its
+/// index here. JS reads the same table through `entryKinds()`.
+const KIND_CODES: [EntryKind; 3] = [EntryKind::File, EntryKind::Dir, EntryKind::Symlink];
+
+fn kind_code(kind: EntryKind) -> u8 {
+    KIND_CODES.iter().position(|k| *k == kind).unwrap_or(0) as u8
+}
+
+/// The entry kinds' names, in code order.
+#[napi]
+pub fn entry_kinds() -> Vec<&'static str> {
+    KIND_CODES.iter().map(|k| k.as_str()).collect()
+}
+
+/// The most calls in flight a reader may ask for.
+#[napi]
+pub const MAX_READER_CONCURRENCY: u32 = js_reader::MAX_CONCURRENCY;
