@@ -335,7 +335,11 @@ fn codepoints_from_class_positive(ct: CharacterClassType) -> CodePointSet {
 /// agent-find patch: with `unicode_icase` (`u` or `v`, and `i`), `\w` is
 /// ECMA-262's WordCharacters, which adds `ſ` and `K` (they fold to `s`, `k`),
 /// so that `[\W]` leaves out `s`, `k` and their case variants.
-fn codepoints_from_class(ct: CharacterClassType, positive: bool, unicode_icase: bool) -> CodePointSet {
+fn codepoints_from_class(
+    ct: CharacterClassType,
+    positive: bool,
+    unicode_icase: bool,
+) -> CodePointSet {
     let mut cps = codepoints_from_class_positive(ct);
     if unicode_icase && matches!(ct, CharacterClassType::Words) {
         cps.add_one(0x017F);
@@ -346,7 +350,12 @@ fn codepoints_from_class(ct: CharacterClassType, positive: bool, unicode_icase: 
 
 /// \return a Bracket for a given character escape (positive or negative).
 /// For icase mode, we expand the positive set first, then invert if needed.
-fn make_bracket_class(ct: CharacterClassType, positive: bool, icase: bool, unicode: bool) -> ir::Node {
+fn make_bracket_class(
+    ct: CharacterClassType,
+    positive: bool,
+    icase: bool,
+    unicode: bool,
+) -> ir::Node {
     // Get the positive (non-inverted) set, perform any icase expansion, then maybe invert.
     let mut cps = codepoints_from_class_positive(ct);
     if icase {
@@ -369,7 +378,8 @@ fn add_class_atom(bc: &mut BracketContents, atom: ClassAtom, unicode_icase: bool
             class_type,
             positive,
         } => {
-            bc.cps.add_set(codepoints_from_class(class_type, positive, unicode_icase));
+            bc.cps
+                .add_set(codepoints_from_class(class_type, positive, unicode_icase));
         }
         ClassAtom::Range { iv, negate } => {
             if negate {
@@ -889,7 +899,11 @@ where
             let Some(second) = self.try_consume_bracket_class_atom()? else {
                 // No second atom. For example: [a-].
                 add_class_atom(&mut result, first, unicode_icase);
-                add_class_atom(&mut result, ClassAtom::CodePoint(u32::from('-')), unicode_icase);
+                add_class_atom(
+                    &mut result,
+                    ClassAtom::CodePoint(u32::from('-')),
+                    unicode_icase,
+                );
                 continue;
             };
 
@@ -915,7 +929,11 @@ where
 
             // If it does not match a range treat as any match single characters.
             add_class_atom(&mut result, first, unicode_icase);
-            add_class_atom(&mut result, ClassAtom::CodePoint(u32::from('-')), unicode_icase);
+            add_class_atom(
+                &mut result,
+                ClassAtom::CodePoint(u32::from('-')),
+                unicode_icase,
+            );
             add_class_atom(&mut result, second, unicode_icase);
         }
     }
@@ -1050,7 +1068,11 @@ where
     /// only once at the end, where `[\P{Ll}]`, `[^[^a]]` or `[\p{Lu}&&\p{Ll}]`
     /// came out wrong.
     fn fold_class_set(&self, cps: CodePointSet) -> CodePointSet {
-        if self.flags.icase { unicode::add_icase_code_points(cps) } else { cps }
+        if self.flags.icase {
+            unicode::add_icase_code_points(cps)
+        } else {
+            cps
+        }
     }
 
     fn fold_class_set_operand(&self, operand: ClassSetOperand) -> ClassSetOperand {
@@ -1063,7 +1085,9 @@ where
                 cps.add_one(c);
                 ClassSetOperand::CharacterClassEscape(self.fold_class_set(cps))
             }
-            ClassSetOperand::CharacterClassEscape(cps) => ClassSetOperand::CharacterClassEscape(self.fold_class_set(cps)),
+            ClassSetOperand::CharacterClassEscape(cps) => {
+                ClassSetOperand::CharacterClassEscape(self.fold_class_set(cps))
+            }
             ClassSetOperand::Class(mut class) => {
                 class.codepoints = self.fold_class_set(class.codepoints);
                 ClassSetOperand::Class(class)
@@ -1074,7 +1098,11 @@ where
 
     /// `\d \D \s \S \w \W` in a class set, folded before any complement.
     fn class_set_escape(&self, ct: CharacterClassType, positive: bool) -> CodePointSet {
-        let cps = self.fold_class_set(codepoints_from_class(ct, true, self.flags.unicode && self.flags.icase));
+        let cps = self.fold_class_set(codepoints_from_class(
+            ct,
+            true,
+            self.flags.unicode && self.flags.icase,
+        ));
         if positive { cps } else { cps.inverted() }
     }
 
@@ -1917,7 +1945,10 @@ where
 
         if let Some(mut c) = self.next().and_then(char::from_u32) {
             if c == '\\' && self.try_consume('u') {
-                if let Some(escaped) = self.try_escape_unicode_sequence(true).and_then(char::from_u32) {
+                if let Some(escaped) = self
+                    .try_escape_unicode_sequence(true)
+                    .and_then(char::from_u32)
+                {
                     c = escaped;
                 } else {
                     self.input = orig_input;
@@ -1939,8 +1970,9 @@ where
         loop {
             if let Some(mut c) = self.next().and_then(char::from_u32) {
                 if c == '\\' && self.try_consume('u') {
-                    if let Some(escaped) =
-                        self.try_escape_unicode_sequence(true).and_then(char::from_u32)
+                    if let Some(escaped) = self
+                        .try_escape_unicode_sequence(true)
+                        .and_then(char::from_u32)
                     {
                         c = escaped;
                     } else {

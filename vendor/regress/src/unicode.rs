@@ -342,7 +342,10 @@ pub fn add_icase_code_points_legacy(input: CodePointSet) -> CodePointSet {
     for iv in extra.intervals() {
         for y in iv.codepoints() {
             let canonical = canonicalize_legacy(y);
-            if unfold_char(y).into_iter().any(|x| input.contains(x) && canonicalize_legacy(x) == canonical) {
+            if unfold_char(y)
+                .into_iter()
+                .any(|x| input.contains(x) && canonicalize_legacy(x) == canonical)
+            {
                 result.add_one(y);
             }
         }
