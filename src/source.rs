@@ -80,7 +80,7 @@ impl Root {
     pub fn read_one(&self, relative: &Path) -> Result<Option<Contents>> {
         match &self.backend {
             Backend::Storage(storage) => {
-                let path = join(&self.path.to_string_lossy(), &relative.to_string_lossy());
+                let path = self.storage_path(relative);
                 match block_on(storage.read(&path)).map_err(|e| reader_failed(&path, &e))? {
                     Ok(bytes) => Ok(Some(Contents::Bytes(bytes))),
                     Err(e) if is_unreadable(&e) => Ok(None),
@@ -114,8 +114,7 @@ impl Root {
             return Ok(());
         };
         let start = |item: T| {
-            let (storage, path) =
-                (storage.clone(), join(&self.path.to_string_lossy(), &relative(&item).to_string_lossy()));
+            let (storage, path) = (storage.clone(), self.storage_path(relative(&item)));
             async move { (storage.read(&path).await, path, item) }
         };
         let reading = in_flight(storage.concurrency(), items, cancel, start, |(read, path, item), _| match read {
@@ -124,6 +123,11 @@ impl Root {
             Err(e) => Err(reader_failed(&path, &e)),
         });
         block_on(reading).map_err(|e| reader_failed(&self.path.to_string_lossy(), &e))?
+    }
+
+    /// The path in a storage's namespace of the file at `relative`.
+    fn storage_path(&self, relative: &Path) -> String {
+        join(&self.path.to_string_lossy(), &relative.to_string_lossy())
     }
 
     /// Opens a file below the root on disk (a local tree, or a live index's folder).

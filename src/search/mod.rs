@@ -59,6 +59,16 @@ pub enum Target {
     Files { name: NameMatcher },
 }
 
+impl Target {
+    /// Whether results come newest-modified first (file lists), not in path order.
+    fn newest_first(&self) -> bool {
+        match self {
+            Target::Files { .. } => true,
+            Target::Content { mode, .. } => *mode == OutputMode::Files,
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct SearchConfig {
     pub target: Target,
@@ -113,10 +123,7 @@ const UNREAD: u64 = u64::MAX;
 pub fn run(config: &SearchConfig, cancel: &Cancel) -> Result<SearchOutcome> {
     cancel.check()?;
     let root = config.source.open(&config.scope)?;
-    let newest_first = match &config.target {
-        Target::Files { .. } => true,
-        Target::Content { mode, .. } => *mode == OutputMode::Files,
-    };
+    let newest_first = config.target.newest_first();
     let walked = gather(config, &root, &config.rules, cancel, &|_| true, &|_| {})?;
     let mut hits = walked.found;
     if newest_first {
@@ -166,10 +173,7 @@ fn gather(
     wanted: &(dyn Fn(&Path) -> bool + Sync),
     on_match: &(dyn Fn(&Path) + Sync),
 ) -> Result<Walked<Hit>> {
-    let newest_first = match &config.target {
-        Target::Files { .. } => true,
-        Target::Content { mode, .. } => *mode == OutputMode::Files,
-    };
+    let newest_first = config.target.newest_first();
     let scan = match &config.target {
         Target::Content { mode: OutputMode::Files, .. } => Scan::Any,
         _ => Scan::Count,
