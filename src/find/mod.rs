@@ -14,11 +14,9 @@ use crate::pattern::NameMatcher;
 use crate::result::FindOutcome;
 use crate::sandbox::Scope;
 use crate::sort::{sort_and_split, Order, SortBy};
-use crate::source::{walk, Source};
-use crate::sync::unpoisoned;
-use crate::walk::{posix_string, Entry, WalkRules};
+use crate::source::{collect, Source};
+use crate::walk::{posix_string, Collector, Entry, WalkRules};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 
 /// Above this many returned entries, metadata is read by the walker threads
 /// in parallel rather than for the final page alone.
@@ -92,29 +90,16 @@ pub fn run(config: &FindConfig, cancel: &Cancel) -> Result<FindOutcome> {
         || (config.want_meta && config.caps.limit > STAT_IN_WALK_ABOVE)
         || root.local_dir().is_none();
     let order = Order { by: config.sort, reverse: config.reverse };
-    let gathered = Mutex::new(Gathered::default());
-    walk(&root, &config.rules, cancel, || {
-        let mut best = Best::new(order, config.caps.limit, &gathered);
-        move |relative: &Path, kind, entry: &Entry| {
-            if let Some(meta) = admit(&config.matcher, &config.filters, stat, relative, kind, entry) {
-                match relative.to_str().filter(|_| std::path::MAIN_SEPARATOR == '/') {
-                    Some(text) => best.offer(text, None, kind, meta),
-                    None => best.offer(&path_text(relative), raw_bytes(relative), kind, meta),
-                }
-            }
-            None::<()>
-        }
-    })?;
+    let walked =
+        collect(&root, &config.rules, cancel, || Matches { config, stat, best: Best::new(order, config.caps.limit) })?;
     if let Some(err) = config.matcher.failure() {
         return Err(err);
     }
-    let Gathered { best: mut found, matched, per_dir: mut left_out } = unpoisoned(gathered.into_inner());
+    let Gathered { best: mut found, matched, per_dir: mut left_out } = Gathered::merge(walked.found);
     // What falls past the limit here is already counted, by folder, in `left_out`.
     sort_and_split(&mut found, order, config.caps.limit);
     for f in &found {
-        if let Some(n) = left_out.get_mut(parent_dir(&f.path)) {
-            *n -= 1;
-        }
+        left_out.remove(parent_dir(&f.path), 1);
     }
     if let (true, false, Some(dir)) = (config.want_meta, stat, root.local_dir()) {
         fill_meta(dir, &mut found);
@@ -146,6 +131,32 @@ pub fn run(config: &FindConfig, cancel: &Cancel) -> Result<FindOutcome> {
         }
     }
     Ok(outcome)
+}
+
+/// One walker thread's matches: what the pattern and filters admit, kept
+/// under the limit (see `Best`).
+struct Matches<'a> {
+    config: &'a FindConfig,
+    stat: bool,
+    best: Best,
+}
+
+impl Collector for Matches<'_> {
+    type Out = Gathered;
+
+    fn offer(&mut self, relative: &Path, kind: EntryKind, entry: &Entry) {
+        let config = self.config;
+        if let Some(meta) = admit(&config.matcher, &config.filters, self.stat, relative, kind, entry) {
+            match relative.to_str().filter(|_| std::path::MAIN_SEPARATOR == '/') {
+                Some(text) => self.best.offer(text, None, kind, meta),
+                None => self.best.offer(&path_text(relative), raw_bytes(relative), kind, meta),
+            }
+        }
+    }
+
+    fn finish(self) -> Gathered {
+        self.best.finish()
+    }
 }
 
 /// Reads size and mtime for the returned page only. An entry that vanished
