@@ -15,8 +15,8 @@ use std::sync::OnceLock;
 /// How many matches each folder holds (relative, `""` for the search directory).
 #[derive(Debug)]
 pub struct FolderCounts {
-    /// Node 0 is the search directory; a parent always has a smaller id than its children.
-    nodes: Vec<Node>,
+    /// FolderNode 0 is the search directory; a parent always has a smaller id than its children.
+    nodes: Vec<FolderNode>,
     children: HashMap<(u32, Box<str>), u32, FolderHash>,
     /// The folder `add` reached last, and the node and end (in it) of each of its names.
     last: String,
@@ -24,7 +24,7 @@ pub struct FolderCounts {
 }
 
 #[derive(Debug)]
-struct Node {
+struct FolderNode {
     parent: u32,
     name: Box<str>,
     count: usize,
@@ -33,7 +33,7 @@ struct Node {
 impl Default for FolderCounts {
     fn default() -> Self {
         FolderCounts {
-            nodes: vec![Node { parent: 0, name: "".into(), count: 0 }],
+            nodes: vec![FolderNode { parent: 0, name: "".into(), count: 0 }],
             children: HashMap::default(),
             last: String::new(),
             last_nodes: Vec::new(),
@@ -107,7 +107,7 @@ impl FolderCounts {
             return id;
         }
         let id = self.nodes.len() as u32;
-        self.nodes.push(Node { parent, name: name.into(), count: 0 });
+        self.nodes.push(FolderNode { parent, name: name.into(), count: 0 });
         self.children.insert((parent, name.into()), id);
         id
     }

@@ -185,15 +185,15 @@ mod tests {
     use crate::result::Truncation;
     use std::fs;
 
-    struct Tree(crate::testing::TempTree);
+    struct FindTree(crate::testing::TempTree);
 
-    impl Tree {
-        fn new(name: &str, files: &[(&str, usize)]) -> Tree {
+    impl FindTree {
+        fn new(name: &str, files: &[(&str, usize)]) -> FindTree {
             let tree = crate::testing::TempTree::new(&format!("find-{name}"));
             for (path, size) in files {
                 tree.write(path, vec![b'x'; *size]);
             }
-            Tree(tree)
+            FindTree(tree)
         }
 
         fn find(&self, pairs: &[(&str, Value)]) -> Result<FindOutcome> {
@@ -213,7 +213,7 @@ mod tests {
 
     #[test]
     fn largest_files_are_sorted_before_the_limit() {
-        let t = Tree::new("largest", &[("a", 10), ("b/c", 300), ("b/d", 20), ("e", 200)]);
+        let t = FindTree::new("largest", &[("a", 10), ("b/c", 300), ("b/d", 20), ("e", 200)]);
         let o = t
             .find(&[
                 ("pattern", text("**/*")),
@@ -233,7 +233,7 @@ mod tests {
     fn maximum_and_bytes_caps() {
         let files: Vec<(String, usize)> = (0..50).map(|i| (format!("dir/file-{i:02}.txt"), 1)).collect();
         let refs: Vec<(&str, usize)> = files.iter().map(|(p, s)| (p.as_str(), *s)).collect();
-        let t = Tree::new("caps", &refs);
+        let t = FindTree::new("caps", &refs);
         let o = t
             .find(&[("pattern", text("**/*.txt")), ("maxLimit", Value::Number(10.0)), ("limit", Value::Number(99.0))])
             .unwrap();
@@ -246,7 +246,7 @@ mod tests {
 
     #[test]
     fn stats_the_page_when_no_sort_needs_it() {
-        let t = Tree::new("meta", &[("a.txt", 7)]);
+        let t = FindTree::new("meta", &[("a.txt", 7)]);
         let o = t.find(&[("pattern", text("*.txt")), ("sortBy", text("name"))]).unwrap();
         assert_eq!(o.entries[0].size(), 7);
         assert!(o.entries[0].mtime_ms() > 0.0);
@@ -254,7 +254,7 @@ mod tests {
 
     #[test]
     fn hints_for_top_level_globs_and_skipped_places() {
-        let t = Tree::new("hint", &[("src/deep/a.py", 1), ("node_modules/m/x.js", 1), (".cache/y.js", 1)]);
+        let t = FindTree::new("hint", &[("src/deep/a.py", 1), ("node_modules/m/x.js", 1), (".cache/y.js", 1)]);
         fs::create_dir_all(t.0.join(".git")).unwrap();
         fs::write(t.0.join(".gitignore"), "node_modules\n").unwrap();
         let o = t.find(&[("pattern", text("*.py"))]).unwrap();
@@ -272,7 +272,7 @@ mod tests {
     #[test]
     fn names_that_are_not_utf8_are_listed_with_their_bytes() {
         use std::os::unix::ffi::OsStrExt;
-        let t = Tree::new("raw", &[("ok.txt", 1)]);
+        let t = FindTree::new("raw", &[("ok.txt", 1)]);
         for name in [&b"caf\xe9.txt"[..], &b"caf\xe8.txt"[..]] {
             fs::write(t.0.join(std::ffi::OsStr::from_bytes(name)), "x").unwrap();
         }
@@ -288,7 +288,7 @@ mod tests {
 
     #[test]
     fn sandbox_and_path_errors() {
-        let t = Tree::new("errs", &[("in/f", 1), ("file", 1)]);
+        let t = FindTree::new("errs", &[("in/f", 1), ("file", 1)]);
         let root = t.0.join("in").to_string_lossy().into_owned();
         let e = t.find(&[("pattern", text("*")), ("roots", Value::List(vec![text(&root)]))]).unwrap_err();
         assert_eq!(e.code, ErrorCode::OutsideRoot);

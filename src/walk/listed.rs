@@ -31,7 +31,7 @@ pub(super) fn walk<C: Collector>(storage: &StorageRef, root: &Path, gate: &Gate,
             true => Some(rules_above(storage, &root_text, cancel).await?),
             false => None,
         };
-        let start = |work: Work| {
+        let start = |work: Pending<()>| {
             let (storage, path) = (storage.clone(), join(&root_text, &work.rel().to_string_lossy()));
             let with_ignores = work.reads_ignore_files();
             async move { (list_folder(&storage, path, with_ignores).await, work) }
@@ -53,9 +53,6 @@ pub(super) fn walk<C: Collector>(storage: &StorageRef, root: &Path, gate: &Gate,
     block_on(walking).map_err(|e| reader_failed(&root_text, &e))?
 }
 
-/// A folder to list: a storage folder is reached by its relative path.
-type Work = Pending<()>;
-
 /// A folder's children, and its ignore files when the rules need them.
 struct Listing {
     entries: Vec<Listed>,
@@ -73,10 +70,10 @@ enum Failed {
 /// Judges each child of a listed folder: rules, selector, and folders to list next.
 fn visit<C: Collector>(
     listing: Listing,
-    work: Work,
+    work: Pending<()>,
     gate: &Gate,
     collector: &mut C,
-    pending: &mut Vec<Work>,
+    pending: &mut Vec<Pending<()>>,
     root: &str,
 ) -> Result<()> {
     if let Some(bad) = listing.entries.iter().find(|listed| !is_valid_name(&listed.name)) {

@@ -30,7 +30,7 @@ where
     let git = GitEnv::from_process();
     let above = gate.rules().gitignore.then(|| rules_above_on_disk(root, &git));
     let first = Pending::root(FolderAt::Open(Arc::clone(dir)), above);
-    let shared = Shared {
+    let shared = WalkState {
         git: &git,
         queue: Mutex::new(Queue { pending: vec![first], busy: 0, stop: false }),
         wake: Condvar::new(),
@@ -51,9 +51,6 @@ where
     Ok(unpoisoned(shared.found.into_inner()))
 }
 
-/// A folder to list.
-type Work = Pending<FolderAt>;
-
 /// How the walk reaches a folder.
 enum FolderAt {
     Open(Arc<Dir>),
@@ -64,14 +61,14 @@ enum FolderAt {
 
 /// Folders waiting to be listed, shared by the walker threads.
 struct Queue {
-    pending: Vec<Work>,
+    pending: Vec<Pending<FolderAt>>,
     /// Threads holding a folder: when none does and nothing is pending, the walk is over.
     busy: usize,
     /// Set when the walk ends early (a failure, a cancel).
     stop: bool,
 }
 
-struct Shared<'a, T> {
+struct WalkState<'a, T> {
     queue: Mutex<Queue>,
     wake: Condvar,
     found: Mutex<Vec<T>>,
@@ -81,7 +78,7 @@ struct Shared<'a, T> {
     gate: &'a Gate<'a>,
 }
 
-impl<T: Send> Shared<'_, T> {
+impl<T: Send> WalkState<'_, T> {
     /// A walker thread: takes folders until there are none left.
     fn work<C: Collector<Out = T>>(&self, mut collector: C) {
         let mut children = Vec::new();
@@ -115,7 +112,7 @@ impl<T: Send> Shared<'_, T> {
 
     /// The next folder, or `None` once the walk is over. `done` says this
     /// thread finished the folder it held.
-    fn take(&self, done: bool) -> Option<Work> {
+    fn take(&self, done: bool) -> Option<Pending<FolderAt>> {
         let mut queue = lock(&self.queue);
         if done {
             queue.busy -= 1;
@@ -145,7 +142,12 @@ impl<T: Send> Shared<'_, T> {
 
     /// Lists one folder: applies the rules to each child, offers it to the
     /// collector, and queues child folders.
-    fn list<C: Collector>(&self, work: Work, collector: &mut C, children: &mut Vec<Work>) -> Result<()> {
+    fn list<C: Collector>(
+        &self,
+        work: Pending<FolderAt>,
+        collector: &mut C,
+        children: &mut Vec<Pending<FolderAt>>,
+    ) -> Result<()> {
         let is_root = work.is_root();
         let dir = match &work.folder {
             FolderAt::Open(dir) => Arc::clone(dir),
