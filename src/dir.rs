@@ -34,6 +34,25 @@ pub fn is_gone(err: &io::Error) -> bool {
         || err.raw_os_error().is_some_and(is_loop_errno)
 }
 
+/// True for the errors that let a file be passed over: it is gone (see
+/// `is_gone`), not ours to read, or not a file anything can be read from (a
+/// socket, a device without a driver). Anything else (out of descriptors,
+/// an I/O error) must fail the search: skipping would answer with files, or
+/// ignore rules, silently missing.
+pub fn is_skippable(err: &io::Error) -> bool {
+    is_gone(err) || err.kind() == io::ErrorKind::PermissionDenied || err.raw_os_error().is_some_and(is_unopenable_errno)
+}
+
+#[cfg(unix)]
+fn is_unopenable_errno(code: i32) -> bool {
+    matches!(code, libc::ENXIO | libc::ENODEV | libc::EOPNOTSUPP | libc::EISDIR)
+}
+
+#[cfg(not(unix))]
+fn is_unopenable_errno(_: i32) -> bool {
+    false
+}
+
 #[cfg(unix)]
 fn is_loop_errno(code: i32) -> bool {
     code == libc::ELOOP
@@ -42,6 +61,18 @@ fn is_loop_errno(code: i32) -> bool {
 #[cfg(not(unix))]
 fn is_loop_errno(_: i32) -> bool {
     false
+}
+
+/// How `Dir::open_dir_confined` keeps a path beneath its folder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Beneath {
+    /// `openat2` with `RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS` (Linux 5.6
+    /// and later), falling back to `Components` when the kernel lacks it.
+    Openat2,
+    /// One component at a time from the folder with `O_NOFOLLOW` (so no
+    /// symlink, magic or not, is followed), then the opened folder's
+    /// ancestors compared by identity (`st_dev`, `st_ino`) with the folder.
+    Components,
 }
 
 #[cfg(unix)]
@@ -74,7 +105,18 @@ impl Dir {
     /// there is none, it is anything but a regular file (a symlink, FIFO or
     /// device), it cannot be read, or it is larger than git reads.
     pub fn read_ignore_file(&self, name: &OsStr) -> Option<Vec<u8>> {
-        read_capped(self.open_file(name).ok()?, MAX_IGNORE_FILE_BYTES)
+        self.try_read_ignore_file(name).ok().flatten()
+    }
+
+    /// `read_ignore_file`, with an error when the file is there but could
+    /// not be opened or read for another reason than `is_skippable` (out of
+    /// descriptors, an I/O error): a walk must fail then, not lose its rules.
+    pub fn try_read_ignore_file(&self, name: &OsStr) -> io::Result<Option<Vec<u8>>> {
+        match self.open_file(name) {
+            Ok(file) => try_read_capped(file, MAX_IGNORE_FILE_BYTES),
+            Err(e) if is_skippable(&e) => Ok(None),
+            Err(e) => Err(e),
+        }
     }
 
     /// The contents of the regular file at `path` (relative to this folder,
@@ -84,10 +126,19 @@ impl Dir {
     /// missing, not a regular file (nothing else is even opened, and a FIFO
     /// swapped in meanwhile does not block), unreadable, or over `cap` bytes.
     pub fn read_following(&self, path: &Path, cap: u64) -> Option<Vec<u8>> {
-        if self.kind_following(path)? != EntryKind::File {
-            return None;
+        self.try_read_following(path, cap).ok().flatten()
+    }
+
+    /// `read_following`, with an error as `try_read_ignore_file` gives one.
+    pub fn try_read_following(&self, path: &Path, cap: u64) -> io::Result<Option<Vec<u8>>> {
+        if self.kind_following(path) != Some(EntryKind::File) {
+            return Ok(None);
         }
-        read_capped(self.open_following(path).ok()?, cap)
+        match self.open_following(path) {
+            Ok(file) => try_read_capped(file, cap),
+            Err(e) if is_skippable(&e) => Ok(None),
+            Err(e) => Err(e),
+        }
     }
 }
 
@@ -111,19 +162,27 @@ pub fn read_file_following(path: &Path, cap: u64) -> Option<Vec<u8>> {
 
 /// The contents of `file` when it is a regular file of at most `cap` bytes.
 fn read_capped(file: std::fs::File, cap: u64) -> Option<Vec<u8>> {
+    try_read_capped(file, cap).ok().flatten()
+}
+
+/// `read_capped`, with an error when reading failed other than `is_skippable`.
+fn try_read_capped(file: std::fs::File, cap: u64) -> io::Result<Option<Vec<u8>>> {
     use std::io::Read;
-    let md = file.metadata().ok()?;
+    let md = file.metadata()?;
     if !md.is_file() || md.len() > cap {
-        return None;
+        return Ok(None);
     }
     let mut bytes = Vec::with_capacity(md.len() as usize);
-    file.take(cap).read_to_end(&mut bytes).ok()?;
-    Some(bytes)
+    match file.take(cap).read_to_end(&mut bytes) {
+        Ok(_) => Ok(Some(bytes)),
+        Err(e) if is_skippable(&e) => Ok(None),
+        Err(e) => Err(e),
+    }
 }
 
 #[cfg(unix)]
 mod unix {
-    use super::{EntryKind, Meta, Stat};
+    use super::{Beneath, EntryKind, Meta, Stat};
     use std::ffi::{CStr, CString, OsStr};
     use std::io;
     use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
@@ -187,6 +246,67 @@ mod unix {
         };
         let meta = Meta::from_stat(kind == Some(EntryKind::Dir), st.st_size as u64, st.st_mtime, st.st_mtime_nsec);
         Stat { kind, meta }
+    }
+
+    /// The error of a folder found outside the one it was opened beneath.
+    fn moved_out() -> io::Error {
+        io::Error::from_raw_os_error(libc::EXDEV)
+    }
+
+    /// Whether `openat2` is known to be missing (an old kernel, or a
+    /// seccomp filter refusing it): then only the component walk is used.
+    #[cfg(target_os = "linux")]
+    static NO_OPENAT2: AtomicBool = AtomicBool::new(false);
+
+    /// `struct open_how` of `linux/openat2.h` (libc's is non-exhaustive).
+    #[cfg(target_os = "linux")]
+    #[repr(C)]
+    struct OpenHow {
+        flags: u64,
+        mode: u64,
+        resolve: u64,
+    }
+
+    /// Opens `relative` beneath `dir` with `openat2(RESOLVE_BENEATH |
+    /// RESOLVE_NO_MAGICLINKS)`: the kernel refuses any step out of `dir`
+    /// (`..` above it, an absolute symlink: `EXDEV`) and any `/proc` magic
+    /// link (`ELOOP`), atomically. `None` when this kernel has no `openat2`.
+    #[cfg(target_os = "linux")]
+    fn openat2_beneath(dir: &Dir, relative: &Path) -> Option<io::Result<Dir>> {
+        if NO_OPENAT2.load(Ordering::Relaxed) {
+            return None;
+        }
+        let path = if relative.as_os_str().is_empty() { OsStr::new(".") } else { relative.as_os_str() };
+        let path = match c_name(path) {
+            Ok(path) => path,
+            Err(e) => return Some(Err(e)),
+        };
+        let how = OpenHow {
+            flags: (libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC) as u64,
+            mode: 0,
+            resolve: libc::RESOLVE_BENEATH | libc::RESOLVE_NO_MAGICLINKS,
+        };
+        // SAFETY: a valid descriptor, a NUL-terminated path, and an `open_how` of the size given.
+        let fd = unsafe {
+            libc::syscall(
+                libc::SYS_openat2,
+                dir.fd.as_raw_fd(),
+                path.as_ptr(),
+                &how as *const OpenHow,
+                std::mem::size_of::<OpenHow>(),
+            )
+        };
+        if fd < 0 {
+            let err = io::Error::last_os_error();
+            // ENOSYS: before 5.6; EPERM: a seccomp filter that does not know it;
+            // EINVAL/E2BIG: a kernel that does not know these flags.
+            if matches!(err.raw_os_error(), Some(libc::ENOSYS | libc::EPERM | libc::EINVAL | libc::E2BIG)) {
+                NO_OPENAT2.store(true, Ordering::Relaxed);
+                return None;
+            }
+            return Some(Err(err));
+        }
+        Some(check(fd as libc::c_int).map(|fd| Dir { fd, listed: AtomicBool::new(false) }))
     }
 
     impl Dir {
@@ -337,6 +457,52 @@ mod unix {
                 // SAFETY: readdir returned a valid entry, alive until the next call.
                 let (name, d_type) = unsafe { (CStr::from_ptr((*entry).d_name.as_ptr()), (*entry).d_type) };
                 each(name, d_type);
+            }
+        }
+
+        /// What the folder is, whatever path reached it: `(st_dev, st_ino)`.
+        pub fn identity(&self) -> io::Result<(u64, u64)> {
+            let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
+            // SAFETY: a valid descriptor and room for the answer.
+            if unsafe { libc::fstat(self.fd.as_raw_fd(), st.as_mut_ptr()) } != 0 {
+                return Err(io::Error::last_os_error());
+            }
+            // SAFETY: fstat succeeded, so it filled `st`.
+            let st = unsafe { st.assume_init() };
+            #[allow(clippy::unnecessary_cast)] // the field types differ between platforms
+            Ok((st.st_dev as u64, st.st_ino as u64))
+        }
+
+        /// Opens the folder `relative` below this one so that it cannot lead
+        /// anywhere else: see `Beneath`. `relative` must be plain names (no
+        /// `..`, not absolute); "" opens this folder again.
+        pub fn open_dir_confined(&self, relative: &Path, how: Beneath) -> io::Result<Dir> {
+            use std::path::Component;
+            if relative.components().any(|c| !matches!(c, Component::Normal(_))) {
+                return Err(io::Error::from_raw_os_error(libc::EXDEV));
+            }
+            if how == Beneath::Openat2 {
+                #[cfg(target_os = "linux")]
+                if let Some(opened) = openat2_beneath(self, relative) {
+                    return opened;
+                }
+            }
+            let folder = match self.folder_beneath(relative)? {
+                Some(folder) => folder,
+                None => self.open_dir(OsStr::new("."))?,
+            };
+            // Each component was opened from the last without following a
+            // link, so the chain is this folder's; check it still is (a
+            // folder moved out meanwhile), by identity, up to this folder.
+            let mut ancestor = None;
+            for _ in relative.components() {
+                let up = ancestor.as_ref().unwrap_or(&folder).open_dir(OsStr::new(".."))?;
+                ancestor = Some(up);
+            }
+            if ancestor.as_ref().unwrap_or(&folder).identity()? == self.identity()? {
+                Ok(folder)
+            } else {
+                Err(moved_out())
             }
         }
 

@@ -1,7 +1,11 @@
 //! Where a search may run, as path logic: turning `cwd` + `path` into the
 //! logical absolute path the policy sees, confining it to `roots` (through
 //! `..` and through symlinks), and the errors for a search path that cannot
-//! be searched. Opening it in its backend is `source`'s.
+//! be searched. Opening it in its backend is `source`'s; on disk with
+//! `roots`, `open_confined` opens it so that it is inside a root by identity,
+//! not only by its path's text: a path string can lie (a symlink to
+//! `/proc/<pid>/root/...` of a process in another mount namespace has a
+//! real path inside the roots and leads to another folder).
 
 use crate::args::{Reader, Value};
 use crate::dir::Dir;
@@ -182,6 +186,70 @@ pub fn open_search_dir(logical: &Path) -> Result<(Dir, PathBuf)> {
     let dir = Dir::open(logical).map_err(refused)?;
     let real = dir.real_path(logical).map_err(refused)?;
     Ok((dir, real))
+}
+
+/// Opens the search path on disk with `roots`: the folder the path leads
+/// to, reached again beneath a root's own handle (see `Dir::open_dir_confined`:
+/// `openat2(RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS)` on Linux 5.6+, else a
+/// component walk with `O_NOFOLLOW` and an identity check of the ancestors),
+/// and the same folder by identity (`st_dev`, `st_ino`) as the one the path
+/// opened. The walk then goes from that handle. Anything else is
+/// `outside-root`: a path that only names a place inside the roots.
+#[cfg(unix)]
+pub fn open_confined(logical: &Path, roots: &[PathBuf]) -> Result<(Dir, PathBuf)> {
+    check_roots(logical, roots)?;
+    let (target, real) = open_search_dir(logical)?;
+    let shown = clip(&logical.to_string_lossy(), 300).into_owned();
+    let failed = |e: std::io::Error| search_path_error(&shown, &e, Asked::Os);
+    let wanted = target.identity().map_err(failed)?;
+    drop(target);
+    // Any root the folder really lies in (a symlink in one root may lead into another).
+    for root in roots {
+        let Ok(root_dir) = Dir::open(root) else { continue };
+        let Ok(root_real) = root_dir.real_path(root) else { continue };
+        let Ok(rel) = real.strip_prefix(&root_real) else { continue };
+        match root_dir.open_dir_confined(rel, beneath()) {
+            Ok(dir) if dir.identity().map_err(failed)? == wanted => return Ok((dir, real)),
+            // Another folder at that place, or no way to it beneath the root:
+            // the path does not lead where its text says.
+            Ok(_) => {}
+            Err(e) if leads_elsewhere(&e) => {}
+            Err(e) => return Err(failed(e)),
+        }
+    }
+    Err(outside_roots(logical, roots, true))
+}
+
+/// Off Unix: the path strings of the search path and of the opened folder.
+#[cfg(not(unix))]
+pub fn open_confined(logical: &Path, roots: &[PathBuf]) -> Result<(Dir, PathBuf)> {
+    check_roots(logical, roots)?;
+    let (dir, real) = open_search_dir(logical)?;
+    if !inside_really(&real, roots) {
+        return Err(outside_roots(logical, roots, true));
+    }
+    Ok((dir, real))
+}
+
+/// The errors of a path that is not beneath a root after all: a symlink or
+/// magic link on the way (`ELOOP`), a step out (`EXDEV`), or nothing there
+/// (the real path named a place that, from the root, is not the folder).
+#[cfg(unix)]
+fn leads_elsewhere(e: &std::io::Error) -> bool {
+    crate::dir::is_gone(e) || e.raw_os_error() == Some(libc::EXDEV)
+}
+
+/// How the sandbox opens beneath a root: `openat2` where the kernel has it.
+/// `AGENT_FIND_SANDBOX=components` forces the walk older kernels get, so
+/// the tests can run it on a new one.
+#[cfg(unix)]
+fn beneath() -> crate::dir::Beneath {
+    use crate::dir::Beneath;
+    static CHOSEN: std::sync::OnceLock<Beneath> = std::sync::OnceLock::new();
+    *CHOSEN.get_or_init(|| match std::env::var_os("AGENT_FIND_SANDBOX") {
+        Some(v) if v == "components" => Beneath::Components,
+        _ => Beneath::Openat2,
+    })
 }
 
 /// Who answered about the search path, for the messages.

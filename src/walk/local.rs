@@ -11,7 +11,7 @@ use crate::cancel::Cancel;
 use crate::dir::{is_gone, Dir};
 use crate::entry::EntryKind;
 use crate::error::{FindError, Result};
-use crate::gitignore::{GitEnv, Rules};
+use crate::gitignore::{unreadable, GitEnv, Rules};
 use crate::sync::{lock, unpoisoned};
 use std::ffi::{OsStr, OsString};
 use std::io::ErrorKind;
@@ -35,7 +35,7 @@ where
     // directory down; outside any repository, only those at and below it.
     // The user's git settings are read once, when a repository needs them.
     let git = GitEnv::from_process();
-    let ignore = gate.rules.gitignore.then(|| Rules::above(root, &git));
+    let ignore = if gate.rules.gitignore { Some(Rules::above(root, &git)?) } else { None };
     let first = Work { source: FolderAt::Open(Arc::clone(dir)), rel: OsString::new(), depth: 0, ignore };
     let shared = Shared {
         git: &git,
@@ -188,7 +188,10 @@ impl<T: Send> Shared<'_, T> {
         };
         let base = work.rel;
         let prefix = if base.is_empty() { 0 } else { base.len() + 1 };
-        let ignore = work.ignore.map(|rules| rules.enter(&dir, prefix, self.git));
+        let ignore = match work.ignore {
+            Some(rules) => Some(rules.enter(&dir, prefix, self.git).map_err(|e| unreadable(&self.root.join(&base), &e))?),
+            None => None,
+        };
         let child_depth = work.depth + 1;
         let descend = self.gate.descends_at(child_depth);
         let mut path = RelPath::new(&base);
@@ -230,6 +233,9 @@ impl<T: Send> Shared<'_, T> {
         match listed {
             // Removed while it was being listed (getdents says ENOENT): what was read is kept.
             Err(e) if work.depth > 0 && is_gone(&e) => return Ok(()),
+            // Opened, but its listing refused (`/proc/<pid>/map_files`): skipped
+            // like a folder that cannot be opened.
+            Err(e) if work.depth > 0 && e.kind() == ErrorKind::PermissionDenied => return Ok(()),
             listed => listed,
         }
         .map_err(|e| cannot_list(self.root, Path::new(&base), &e, "the OS"))
