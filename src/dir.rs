@@ -648,6 +648,79 @@ mod tests {
 
     #[cfg(unix)]
     #[test]
+    fn confined_opens_stay_beneath_by_either_method() {
+        let root = scratch("confined");
+        fs::create_dir_all(root.join("sub/deeper")).unwrap();
+        std::os::unix::fs::symlink("sub", root.join("link")).unwrap();
+        std::os::unix::fs::symlink(root.join("sub"), root.join("abs-link")).unwrap();
+        let dir = Dir::open(&root).unwrap();
+        let sub = Dir::open(&root.join("sub/deeper")).unwrap().identity().unwrap();
+        for how in [Beneath::Openat2, Beneath::Components] {
+            let opened = dir.open_dir_confined(Path::new("sub/deeper"), how).unwrap();
+            assert_eq!(opened.identity().unwrap(), sub, "{how:?}");
+            let again = dir.open_dir_confined(Path::new(""), how).unwrap();
+            assert_eq!(again.identity().unwrap(), dir.identity().unwrap(), "{how:?}");
+            for refused in ["../x", "/etc", "sub/../.."] {
+                let e = dir.open_dir_confined(Path::new(refused), how).unwrap_err();
+                assert_eq!(e.raw_os_error(), Some(libc::EXDEV), "{how:?} {refused}");
+            }
+            // An absolute symlink is refused by both; a relative one that
+            // stays inside only by `openat2` (the component walk refuses every
+            // link: the sandbox gives it real paths, which hold none).
+            assert!(dir.open_dir_confined(Path::new("abs-link/deeper"), how).is_err(), "{how:?}");
+            if how == Beneath::Components {
+                assert!(is_gone(&dir.open_dir_confined(Path::new("link"), how).unwrap_err()));
+            }
+            assert!(is_gone(&dir.open_dir_confined(Path::new("nope"), how).unwrap_err()), "{how:?}");
+        }
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn magic_links_are_refused_by_either_method() {
+        // `/proc/self/root` and `/proc/self/cwd` are magic links: they lead to
+        // a process's namespace's root and cwd whatever their text says.
+        let proc_self = Dir::open(Path::new("/proc/self")).unwrap();
+        for how in [Beneath::Openat2, Beneath::Components] {
+            for magic in ["root", "cwd", "root/tmp"] {
+                let e = proc_self.open_dir_confined(Path::new(magic), how).unwrap_err();
+                // openat2: ELOOP; O_NOFOLLOW | O_DIRECTORY on any link: ENOTDIR.
+                let code = e.raw_os_error();
+                assert!(
+                    code == Some(libc::ELOOP) || (how == Beneath::Components && code == Some(libc::ENOTDIR)),
+                    "{how:?} {magic}: {e}"
+                );
+            }
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn ignore_files_that_cannot_be_read_are_errors_unless_gone_or_denied() {
+        let root = scratch("try-ignore");
+        fs::write(root.join(".gitignore"), "*.log\n").unwrap();
+        fs::create_dir(root.join(".ignore")).unwrap();
+        let dir = Dir::open(&root).unwrap();
+        assert_eq!(dir.try_read_ignore_file(OsStr::new(".gitignore")).unwrap().as_deref(), Some(&b"*.log\n"[..]));
+        assert_eq!(dir.try_read_ignore_file(OsStr::new(".ignore")).unwrap(), None, "a folder");
+        assert_eq!(dir.try_read_ignore_file(OsStr::new("missing")).unwrap(), None);
+        for (code, skipped) in [
+            (libc::ENOENT, true),
+            (libc::EACCES, true),
+            (libc::EPERM, true),
+            (libc::ELOOP, true),
+            (libc::ENXIO, true),
+            (libc::EMFILE, false),
+            (libc::ENFILE, false),
+            (libc::EIO, false),
+            (libc::ENOMEM, false),
+        ] {
+            assert_eq!(is_skippable(&io::Error::from_raw_os_error(code)), skipped, "errno {code}");
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
     fn a_fifo_is_not_read_and_does_not_block() {
         let root = scratch("fifo");
         let fifo = std::ffi::CString::new(root.join(".ignore").into_os_string().into_encoded_bytes()).unwrap();

@@ -553,12 +553,10 @@ mod tests {
     #[test]
     fn rules_above_the_root_apply_up_to_the_repository() {
         let root = tree("above", &[(".git/HEAD", b""), (".gitignore", b"src/gen/\n*.o\n"), ("src/gen/x", b"")]);
-        let rules = Rules::above(&root.join("src"), &GitEnv::none()).unwrap().enter(
-            &Dir::open(&root.join("src")).unwrap(),
-            0,
-            &GitEnv::none(),
-        )
-        .unwrap();
+        let rules = Rules::above(&root.join("src"), &GitEnv::none())
+            .unwrap()
+            .enter(&Dir::open(&root.join("src")).unwrap(), 0, &GitEnv::none())
+            .unwrap();
         assert!(rules.is_ignored(Path::new("gen"), true), "anchored at the repository root");
         assert!(rules.is_ignored(Path::new("deep/a.o"), false));
         assert!(!rules.is_ignored(Path::new("a.c"), false));

@@ -200,24 +200,38 @@ pub fn open_confined(logical: &Path, roots: &[PathBuf]) -> Result<(Dir, PathBuf)
     check_roots(logical, roots)?;
     let (target, real) = open_search_dir(logical)?;
     let shown = clip(&logical.to_string_lossy(), 300).into_owned();
-    let failed = |e: std::io::Error| search_path_error(&shown, &e, Asked::Os);
-    let wanted = target.identity().map_err(failed)?;
+    let wanted = target.identity().map_err(|e| search_path_error(&shown, &e, Asked::Os))?;
     drop(target);
+    match beneath_a_root(wanted, &real, roots, beneath()).map_err(|e| search_path_error(&shown, &e, Asked::Os))? {
+        Some(dir) => Ok((dir, real)),
+        None => Err(outside_roots(logical, roots, true)),
+    }
+}
+
+/// The folder `wanted` (an identity), whose real path is `real`, opened
+/// beneath one of `roots` by `how`; `None` when it is beneath none of them.
+#[cfg(unix)]
+fn beneath_a_root(
+    wanted: (u64, u64),
+    real: &Path,
+    roots: &[PathBuf],
+    how: crate::dir::Beneath,
+) -> std::io::Result<Option<Dir>> {
     // Any root the folder really lies in (a symlink in one root may lead into another).
     for root in roots {
         let Ok(root_dir) = Dir::open(root) else { continue };
         let Ok(root_real) = root_dir.real_path(root) else { continue };
         let Ok(rel) = real.strip_prefix(&root_real) else { continue };
-        match root_dir.open_dir_confined(rel, beneath()) {
-            Ok(dir) if dir.identity().map_err(failed)? == wanted => return Ok((dir, real)),
+        match root_dir.open_dir_confined(rel, how) {
+            Ok(dir) if dir.identity()? == wanted => return Ok(Some(dir)),
             // Another folder at that place, or no way to it beneath the root:
             // the path does not lead where its text says.
             Ok(_) => {}
             Err(e) if leads_elsewhere(&e) => {}
-            Err(e) => return Err(failed(e)),
+            Err(e) => return Err(e),
         }
     }
-    Err(outside_roots(logical, roots, true))
+    Ok(None)
 }
 
 /// Off Unix: the path strings of the search path and of the opened folder.
@@ -334,6 +348,46 @@ mod tests {
         let many: Vec<PathBuf> = (0..1000).map(|i| dir.join(format!("{i}{}", "r".repeat(5000)))).collect();
         let e = check_roots(&outside.join("p".repeat(5000)), &many).unwrap_err();
         assert!(e.message.len() < 1024 && e.message.contains(" and 997 more;"), "{}", e.message);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn the_roots_are_checked_by_identity() {
+        use crate::dir::Beneath;
+        let dir = crate::testing::TempTree::new("identity");
+        let (root, outside) = (dir.join("root"), dir.join("outside"));
+        std::fs::create_dir_all(root.join("inner/deep")).unwrap();
+        std::fs::create_dir_all(&outside).unwrap();
+        std::os::unix::fs::symlink(&outside, root.join("out")).unwrap();
+        let id = |p: &Path| Dir::open(p).unwrap().identity().unwrap();
+        let roots = vec![root.clone()];
+        for how in [Beneath::Openat2, Beneath::Components] {
+            let inner = beneath_a_root(id(&root.join("inner")), &root.join("inner"), &roots, how).unwrap();
+            assert_eq!(inner.unwrap().identity().unwrap(), id(&root.join("inner")), "{how:?}");
+            let top = beneath_a_root(id(&root), &root, &roots, how).unwrap();
+            assert!(top.is_some(), "{how:?}: the root itself");
+            // A real path that names a folder inside while the path led to
+            // another one (as through `/proc/<pid>/root` of another mount
+            // namespace): the identities differ.
+            let lying = beneath_a_root(id(&outside), &root.join("inner"), &roots, how).unwrap();
+            assert!(lying.is_none(), "{how:?}");
+            let missing = beneath_a_root(id(&outside), &root.join("gone/x"), &roots, how).unwrap();
+            assert!(missing.is_none(), "{how:?}");
+            let through_link = beneath_a_root(id(&outside), &root.join("out"), &roots, how).unwrap();
+            assert!(through_link.is_none(), "{how:?}");
+            assert!(beneath_a_root(id(&outside), &outside, &roots, how).unwrap().is_none(), "{how:?}");
+        }
+        // End to end: a symlink inside the root to a folder inside it is
+        // followed; one leading out is refused.
+        std::os::unix::fs::symlink(root.join("inner"), root.join("abs-in")).unwrap();
+        std::os::unix::fs::symlink("inner/deep", root.join("rel-in")).unwrap();
+        for inside in ["abs-in", "rel-in", "inner"] {
+            let (opened, real) = open_confined(&root.join(inside), &roots).unwrap();
+            assert_eq!(opened.identity().unwrap(), id(&real), "{inside}");
+            assert!(real.starts_with(&root), "{inside}");
+        }
+        assert_eq!(open_confined(&root.join("out"), &roots).unwrap_err().code, ErrorCode::OutsideRoot);
+        assert_eq!(open_confined(&root.join("missing"), &roots).unwrap_err().code, ErrorCode::NotFound);
     }
 
     #[test]

@@ -198,7 +198,12 @@ enum From<'a, R> {
     Slice(&'a [u8]),
 }
 
-fn search<R: Read>(searcher: &mut Searcher, engine: &Engine, from: From<'_, R>, sink: &mut Collect) -> Result<(), Stop> {
+fn search<R: Read>(
+    searcher: &mut Searcher,
+    engine: &Engine,
+    from: From<'_, R>,
+    sink: &mut Collect,
+) -> Result<(), Stop> {
     match (engine, from) {
         (Engine::Rust(m), From::Reader(r)) => searcher.search_reader(m, r, sink),
         (Engine::Rust(m), From::Slice(b)) => searcher.search_slice(m, b, sink),
@@ -485,8 +490,15 @@ mod tests {
         )
         .unwrap();
         assert_eq!(all.lines[1], LineHit { line: 3, text: "alpha beta".into() });
-        let any =
-            scan_file(&mut new_searcher(Scan::Any), &matcher("a"), File::open(&p), Scan::Any, Path::new("f"),&Cancel::never()).unwrap();
+        let any = scan_file(
+            &mut new_searcher(Scan::Any),
+            &matcher("a"),
+            File::open(&p),
+            Scan::Any,
+            Path::new("f"),
+            &Cancel::never(),
+        )
+        .unwrap();
         assert_eq!(any.count, 1);
         std::fs::remove_file(p).unwrap();
     }
@@ -500,7 +512,8 @@ mod tests {
             File::open(&p),
             Scan::Count,
             Path::new("f"),
-        &Cancel::never())
+            &Cancel::never()
+        )
         .is_none());
         std::fs::remove_file(&p).unwrap();
         assert!(scan_file(
@@ -509,7 +522,8 @@ mod tests {
             File::open(&p),
             Scan::Count,
             Path::new("f"),
-        &Cancel::never())
+            &Cancel::never()
+        )
         .is_none());
     }
 
@@ -519,8 +533,14 @@ mod tests {
         let run = |pattern: &str, ignore_case: bool| {
             let m = ContentMatcher::new(pattern, ignore_case).unwrap();
             assert!(m.is_fallback(), "{pattern}");
-            let found =
-                scan_file(&mut new_searcher(Scan::Lines(10)), &m, File::open(&p), Scan::Lines(10), Path::new("f"),&Cancel::never());
+            let found = scan_file(
+                &mut new_searcher(Scan::Lines(10)),
+                &m,
+                File::open(&p),
+                Scan::Lines(10),
+                Path::new("f"),
+                &Cancel::never(),
+            );
             let lines: Vec<u64> = found.unwrap().lines.iter().map(|l| l.line).collect();
             (lines, m.failure().is_none())
         };
@@ -542,12 +562,106 @@ mod tests {
         let line = format!("{}!\n", "a".repeat(4000));
         let (_tree, p) = file("catastrophic", line.as_bytes());
         let m = ContentMatcher::new(r"^(\w+\s?)*(?=x)$", false).unwrap();
-        let found = scan_file(&mut new_searcher(Scan::Count), &m, File::open(&p), Scan::Count, Path::new("big.txt"),&Cancel::never());
+        let found = scan_file(
+            &mut new_searcher(Scan::Count),
+            &m,
+            File::open(&p),
+            Scan::Count,
+            Path::new("big.txt"),
+            &Cancel::never(),
+        );
         assert!(found.is_none());
         let e = m.failure().expect("PCRE2 stops at its match limit");
         assert_eq!(e.code, crate::error::ErrorCode::InvalidPattern);
         assert!(e.message.contains("`big.txt`"), "{}", e.message);
         std::fs::remove_file(p).unwrap();
+    }
+
+    /// Scans the file at `p` for `pattern`.
+    fn scan_at(p: &Path, pattern: &str, scan: Scan, cancel: &Cancel) -> (Option<FileScan>, ContentMatcher) {
+        let m = matcher(pattern);
+        let found = scan_file(&mut new_searcher(scan), &m, File::open(p), scan, Path::new("f"), cancel);
+        (found, m)
+    }
+
+    #[test]
+    fn a_line_longer_than_the_buffer_is_searched_in_pieces() {
+        // Short lines, then one line of 3 times the buffer cap with a match
+        // across a cut and one near its end, then short lines again.
+        let long = MAX_LINE_BUFFER_BYTES * 3;
+        let mut bytes = b"first needle\nplain\n".to_vec();
+        let line_start = bytes.len();
+        bytes.resize(line_start + long, b'a');
+        let across = line_start + LINE_PIECE_BYTES - 3; // "needle" spans the first cut
+        bytes[across..across + 6].copy_from_slice(b"needle");
+        let late = line_start + long - 1000;
+        bytes[late..late + 12].copy_from_slice("é needle é".as_bytes());
+        bytes.extend_from_slice(b"\nafter\nlast needle\n");
+        let (_tree, p) = file("long", &bytes);
+        let (found, m) = scan_at(&p, "needle", Scan::Lines(10), &Cancel::never());
+        let found = found.expect("searched, not skipped");
+        assert!(m.failure().is_none());
+        assert_eq!(found.count, 3, "the long line counts once");
+        let lines: Vec<u64> = found.lines.iter().map(|l| l.line).collect();
+        assert_eq!(lines, [1, 3, 5], "real line numbers, not pieces");
+        // Found in the piece after the cut (it repeats the cut's last bytes).
+        let text = &found.lines[1].text;
+        assert!(text.starts_with(LEAD_MARK) && text.contains("aaneedleaa") && text.ends_with(CUT_MARK), "{text}");
+        assert_eq!(found.lines[2].text, "last needle");
+        // A match at the start of the line: shown from there, cut at the end only.
+        let (found, _) = scan_at(&p, "^a{10}", Scan::Lines(10), &Cancel::never());
+        let found = found.unwrap();
+        assert_eq!(found.count, 1);
+        let text = &found.lines[0].text;
+        assert!(text.starts_with("aaaaaaaaaa") && text.ends_with(CUT_MARK), "{text}");
+        // Only a match past the first piece: shown from just before it, marked.
+        let (found, _) = scan_at(&p, "é needle", Scan::Lines(10), &Cancel::never());
+        let hit = &found.unwrap().lines[0];
+        assert_eq!(hit.line, 3);
+        assert!(hit.text.starts_with(LEAD_MARK) && hit.text.contains("é needle é"), "{}", hit.text);
+        assert!(hit.text.chars().count() < MAX_LINE_CHARS + 40, "{}", hit.text);
+        assert_eq!(scan_at(&p, "needle", Scan::Count, &Cancel::never()).0.unwrap().count, 3);
+        assert_eq!(scan_at(&p, "é needle", Scan::Any, &Cancel::never()).0.unwrap().count, 1);
+        assert_eq!(scan_at(&p, "nothing", Scan::Count, &Cancel::never()).0.unwrap().count, 0);
+    }
+
+    #[test]
+    fn a_cancel_stops_inside_a_file_and_is_recorded() {
+        let (_tree, p) = file("cancel", "needle\n".repeat(100_000).as_bytes());
+        let flag = crate::cancel::CancelFlag::default();
+        flag.cancel();
+        let (found, m) = scan_at(&p, "needle", Scan::Count, &Cancel::new(flag, None));
+        assert!(found.is_none());
+        assert_eq!(m.failure().expect("recorded").code, crate::error::ErrorCode::Aborted);
+        let (found, m) = scan_at(&p, "needle", Scan::Count, &Cancel::new(Default::default(), Some(0)));
+        assert!(found.is_none());
+        assert!(m.failure().expect("recorded").message.contains("timeoutMs"));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_file_that_cannot_be_opened_fails_unless_gone_or_denied() {
+        let run = |err: std::io::Error| {
+            let m = matcher("x");
+            let found = scan_file(
+                &mut new_searcher(Scan::Count),
+                &m,
+                Err(err),
+                Scan::Count,
+                Path::new("a.txt"),
+                &Cancel::never(),
+            );
+            assert!(found.is_none());
+            m.failure()
+        };
+        assert!(run(std::io::Error::from_raw_os_error(libc::ENOENT)).is_none());
+        assert!(run(std::io::Error::from_raw_os_error(libc::EACCES)).is_none());
+        assert!(run(std::io::Error::from_raw_os_error(libc::ELOOP)).is_none(), "a symlink is not followed");
+        let e = run(std::io::Error::from_raw_os_error(libc::EMFILE)).expect("out of descriptors fails");
+        assert_eq!(e.code, crate::error::ErrorCode::FsError);
+        assert!(e.message.contains("`a.txt`") && e.message.contains("ulimit -n"), "{}", e.message);
+        let e = run(std::io::Error::from_raw_os_error(libc::EIO)).expect("an I/O error fails");
+        assert_eq!(e.code, crate::error::ErrorCode::FsError);
     }
 
     #[test]

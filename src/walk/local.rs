@@ -189,7 +189,9 @@ impl<T: Send> Shared<'_, T> {
         let base = work.rel;
         let prefix = if base.is_empty() { 0 } else { base.len() + 1 };
         let ignore = match work.ignore {
-            Some(rules) => Some(rules.enter(&dir, prefix, self.git).map_err(|e| unreadable(&self.root.join(&base), &e))?),
+            Some(rules) => {
+                Some(rules.enter(&dir, prefix, self.git).map_err(|e| unreadable(&self.root.join(&base), &e))?)
+            }
             None => None,
         };
         let child_depth = work.depth + 1;
