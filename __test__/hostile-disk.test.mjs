@@ -136,25 +136,27 @@ describe('content search: memory bounded on a file with one huge line', { skip: 
 describe('out of file descriptors: a right answer or fs-error, never a partial one', { skip: !linux && 'uses ulimit -n' }, () => {
   test('find and searchFiles near the descriptor limit', async (t) => {
     const spec = {}
+    // As many folders as files, so that some calls get their folders open
+    // and then run out when opening files and ignore files.
     for (let i = 0; i < 100; i++) {
       spec[`d${i}/.gitignore`] = '*.log\n'
       spec[`d${i}/a.log`] = 'TODO\n'
       spec[`d${i}/b.txt`] = 'TODO\n'
-      spec[`d${i}/s/c.txt`] = 'TODO\n'
+      for (let j = 0; j < 4; j++) spec[`d${i}/s${j}/c.txt`] = 'TODO\n'
     }
     const dir = tmpTree(t, spec)
     const out = runChild(`
       const fs = (await import('node:fs')).default
       const held = []
       try { for (let i = 0; i < 100_000; i++) held.push(fs.openSync('/dev/null', 'r')) } catch (e) { if (e.code !== 'EMFILE') throw e }
-      for (let i = 0; i < 4; i++) fs.closeSync(held.pop())
+      for (let i = 0; i < 8; i++) fs.closeSync(held.pop())
       const tally = { right: 0, fsError: 0, wrong: [], messages: [] }
       const cwd = arg.dir
       for (let round = 0; round < 10; round++) {
         const calls = [
           [af.find({ pattern: '**/*.log', cwd, limit: 10000 }), (r) => r.matched, 0],
-          [af.searchFiles({ pattern: 'TODO', cwd, outputMode: 'files', maxResults: 500 }), (r) => r.matchCount, 200],
-          [af.searchFiles({ pattern: 'TODO', cwd, outputMode: 'count', noIgnore: true, maxResults: 500 }), (r) => r.matchCount, 300],
+          [af.searchFiles({ pattern: 'TODO', cwd, outputMode: 'files', maxResults: 500 }), (r) => r.matchCount, 500],
+          [af.searchFiles({ pattern: 'TODO', cwd, outputMode: 'count', noIgnore: true, maxResults: 500 }), (r) => r.matchCount, 600],
         ]
         await Promise.all(calls.map(async ([p, got, want]) => {
           try {
