@@ -13,7 +13,8 @@ import path from 'node:path'
 import { describe, test } from 'node:test'
 
 import { find } from '../index.mjs'
-import { REPO, tmpTree } from './helpers.mjs'
+import { REPO, cannotRunAsNobody, tmpTree } from './helpers.mjs'
+import { openToOthers, runAsNobody } from './hostile-helpers.mjs'
 
 const linux = process.platform === 'linux'
 
@@ -93,6 +94,25 @@ describe('roots: checked by identity, not by path strings', { skip: !linux && 'n
     const cli = spawnSync(process.execPath, [path.join(REPO, 'bin', 'agent-find.js'), 'search', 'SECRET', 'portal', '--cwd', ws, '--root', ws], { encoding: 'utf8', timeout: 30_000 })
     assert.doesNotMatch(cli.stdout + cli.stderr, /SECRET-OUTSIDE-ROOTS/)
     assert.match(cli.stderr, /outside-root/)
+  })
+
+  test('a folder on the way that may be searched but not read does not stop it (as uid 65534)', async (t) => {
+    const why = cannotRunAsNobody()
+    if (why) return t.skip(why)
+    const dir = tmpTree(t, { 'pass/inner/ok.txt': 'ok\n' })
+    openToOthers(dir)
+    fs.chmodSync(path.join(dir, 'pass'), 0o711) // search, not read, for others
+    for (const sandbox of ['openat2', 'components']) {
+      const before = process.env.AGENT_FIND_SANDBOX
+      if (sandbox === 'components') process.env.AGENT_FIND_SANDBOX = 'components'
+      try {
+        const out = runAsNobody(`(af) => af.find('*.txt', { cwd: ${JSON.stringify(dir)}, path: 'pass/inner', roots: [${JSON.stringify(dir)}] }).then((r) => r.entries.map((e) => e.path))`)
+        assert.deepEqual(out, { ok: true, value: ['ok.txt'] }, sandbox)
+      } finally {
+        if (before === undefined) delete process.env.AGENT_FIND_SANDBOX
+        else process.env.AGENT_FIND_SANDBOX = before
+      }
+    }
   })
 
   test('without roots a symlinked search path is followed as before', async (t) => {

@@ -327,6 +327,21 @@ mod unix {
             check(fd).map(|fd| Dir { fd, listed: AtomicBool::new(false) })
         }
 
+        /// Opens the child folder `name` only to open what is below it
+        /// (`O_PATH` on Linux: search permission suffices, as for a path
+        /// lookup; such a handle cannot be listed); a symlink is refused.
+        fn open_dir_to_pass(&self, name: &OsStr) -> io::Result<Dir> {
+            #[cfg(any(target_os = "linux", target_os = "android"))]
+            let access = libc::O_PATH;
+            #[cfg(not(any(target_os = "linux", target_os = "android")))]
+            let access = libc::O_RDONLY;
+            let name = c_name(name)?;
+            let flags = access | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC;
+            // SAFETY: a valid descriptor and a NUL-terminated name; the result is checked.
+            let fd = unsafe { libc::openat(self.fd.as_raw_fd(), name.as_ptr(), flags) };
+            check(fd).map(|fd| Dir { fd, listed: AtomicBool::new(false) })
+        }
+
         /// Opens the child `name` for reading; a symlink is refused, and a
         /// FIFO does not block (`O_NONBLOCK`): callers check it is a regular file.
         pub fn open_file(&self, name: &OsStr) -> io::Result<std::fs::File> {
@@ -487,16 +502,24 @@ mod unix {
                     return opened;
                 }
             }
-            let folder = match self.folder_beneath(relative)? {
-                Some(folder) => folder,
-                None => self.open_dir(OsStr::new("."))?,
+            // The folders on the way are only passed through: like a path
+            // lookup, that needs search permission, not read permission.
+            let mut names = relative.iter().peekable();
+            let mut held: Option<Dir> = None;
+            let folder = loop {
+                let at = held.as_ref().unwrap_or(self);
+                match names.next() {
+                    None => break at.open_dir(OsStr::new("."))?,
+                    Some(last) if names.peek().is_none() => break at.open_dir(last)?,
+                    Some(name) => held = Some(at.open_dir_to_pass(name)?),
+                }
             };
             // Each component was opened from the last without following a
             // link, so the chain is this folder's; check it still is (a
             // folder moved out meanwhile), by identity, up to this folder.
             let mut ancestor = None;
             for _ in relative.components() {
-                let up = ancestor.as_ref().unwrap_or(&folder).open_dir(OsStr::new(".."))?;
+                let up = ancestor.as_ref().unwrap_or(&folder).open_dir_to_pass(OsStr::new(".."))?;
                 ancestor = Some(up);
             }
             if ancestor.as_ref().unwrap_or(&folder).identity()? == self.identity()? {
