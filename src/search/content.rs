@@ -264,9 +264,10 @@ struct Cutter {
 
 impl Cutter {
     fn new(breaks: Rc<RefCell<Vec<u64>>>) -> Cutter {
+        const _: () = assert!(CUTTER_INPUT_BYTES < LINE_PIECE_BYTES);
         Cutter {
             breaks,
-            input: vec![0; 64 * 1024].into_boxed_slice(),
+            input: vec![0; CUTTER_INPUT_BYTES].into_boxed_slice(),
             start: 0,
             end: 0,
             pending: Vec::with_capacity(PIECE_OVERLAP_BYTES + 1),
@@ -296,10 +297,17 @@ impl Cutter {
             (self.start, self.end) = (0, n);
         }
         let avail = &self.input[self.start..self.end];
-        let room = avail.len().min(out.len()).min(LINE_PIECE_BYTES - self.run);
-        let (take, ended) = match avail[..room].iter().position(|&b| b == b'\n') {
-            Some(at) => (at + 1, true),
-            None => (room, false),
+        let room = avail.len().min(out.len());
+        // Whole lines at once, up to the last newline: only the line going
+        // on from before can reach a piece's length (the input buffer is
+        // smaller than a piece); else up to where the piece is full.
+        let first = avail[..room].iter().position(|&b| b == b'\n');
+        let (take, ended) = match first {
+            Some(at) if self.run + at < LINE_PIECE_BYTES => {
+                let last = avail[..room].iter().rposition(|&b| b == b'\n').unwrap_or(at);
+                (last + 1, true)
+            }
+            _ => (room.min(LINE_PIECE_BYTES - self.run), false),
         };
         out[..take].copy_from_slice(&avail[..take]);
         self.start += take;
@@ -325,6 +333,10 @@ impl Cutter {
         Ok(take)
     }
 }
+
+/// What `Cutter` reads at once: smaller than a piece, so a line that ends
+/// inside one read (all but the first of that read) is shorter than a piece.
+const CUTTER_INPUT_BYTES: usize = 64 * 1024;
 
 /// What the sink needs to map pieces back to the lines they were cut from.
 struct Pieces<'a> {
@@ -597,13 +609,17 @@ mod tests {
         let late = line_start + long - 1000;
         bytes[late..late + 12].copy_from_slice("é needle é".as_bytes());
         bytes.extend_from_slice(b"\nafter\nlast needle\n");
+        // Many short lines after it, a few matching (lines 6 to 20,005).
+        for n in 0..20_000 {
+            bytes.extend_from_slice(if n % 5000 == 0 { b"short needle\n" } else { b"short line\n" });
+        }
         let (_tree, p) = file("long", &bytes);
         let (found, m) = scan_at(&p, "needle", Scan::Lines(10), &Cancel::never());
         let found = found.expect("searched, not skipped");
         assert!(m.failure().is_none());
-        assert_eq!(found.count, 3, "the long line counts once");
+        assert_eq!(found.count, 7, "the long line counts once");
         let lines: Vec<u64> = found.lines.iter().map(|l| l.line).collect();
-        assert_eq!(lines, [1, 3, 5], "real line numbers, not pieces");
+        assert_eq!(lines, [1, 3, 5, 6, 5006, 10006, 15006], "real line numbers, not pieces");
         // Found in the piece after the cut (it repeats the cut's last bytes).
         let text = &found.lines[1].text;
         assert!(text.starts_with(LEAD_MARK) && text.contains("aaneedleaa") && text.ends_with(CUT_MARK), "{text}");
@@ -620,7 +636,7 @@ mod tests {
         assert_eq!(hit.line, 3);
         assert!(hit.text.starts_with(LEAD_MARK) && hit.text.contains("é needle é"), "{}", hit.text);
         assert!(hit.text.chars().count() < MAX_LINE_CHARS + 40, "{}", hit.text);
-        assert_eq!(scan_at(&p, "needle", Scan::Count, &Cancel::never()).0.unwrap().count, 3);
+        assert_eq!(scan_at(&p, "needle", Scan::Count, &Cancel::never()).0.unwrap().count, 7);
         assert_eq!(scan_at(&p, "é needle", Scan::Any, &Cancel::never()).0.unwrap().count, 1);
         assert_eq!(scan_at(&p, "nothing", Scan::Count, &Cancel::never()).0.unwrap().count, 0);
     }
