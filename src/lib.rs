@@ -62,7 +62,7 @@ pub use error::{clip, ErrorCode, FindError, Result};
 // Where a search runs: the disk, a host's storage, a live index.
 pub use dir::Stat;
 pub use index::{Index, IndexRef};
-pub use sandbox::{anchor_cwd_at_storage_root, resolve_logical};
+pub use sandbox::resolve_logical;
 pub use shared::Shared;
 pub use source::Source;
 pub use storage::{error_from_code, Listed, Reply, Storage};

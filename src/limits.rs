@@ -34,3 +34,13 @@ pub const MAX_PATTERN_BYTES: usize = 16 * 1024;
 /// The largest ignore file read: git skips pattern files larger than this
 /// (dir.c, `PATTERN_MAX_FILE_SIZE`).
 pub const MAX_IGNORE_FILE_BYTES: u64 = 100 << 20;
+
+/// How deep a walk through a host's storage goes before it stops with
+/// `fs-error`: a storage gives no folder identity to find a cycle by (a
+/// reader whose listing follows `loop -> .` lists folders without end), so
+/// depth is what bounds it.
+pub const MAX_STORAGE_DEPTH: usize = 1_000;
+
+/// How many entries a walk through a host's storage lists before it stops
+/// with `fs-error`, for a cycle that branches (each level doubling).
+pub const MAX_STORAGE_ENTRIES: usize = 10_000_000;

@@ -7,7 +7,7 @@
 //! `/proc/<pid>/root/...` of a process in another mount namespace has a
 //! real path inside the roots and leads to another folder).
 
-use crate::args::{Reader, Value};
+use crate::args::Reader;
 use crate::dir::Dir;
 use crate::error::{clip, ErrorCode, FindError, Result};
 use std::io::ErrorKind;
@@ -22,10 +22,28 @@ pub struct Scope {
     pub roots: Option<Vec<PathBuf>>,
 }
 
+/// Where `cwd` starts when the caller gives none, or gives a relative one.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CwdBase {
+    /// The local disk: the process's working directory.
+    Process,
+    /// A host's storage: its root `/` (its paths are not the process's).
+    StorageRoot,
+    /// A live index: a missing `cwd` is its folder.
+    Folder(PathBuf),
+}
+
 impl Scope {
-    /// Reads `cwd`, `path` and `roots`; touches no file.
-    pub fn from_options(r: &Reader) -> Result<Scope> {
-        let cwd = r.non_empty_text("cwd")?;
+    /// Reads `cwd`, `path` and `roots`, `cwd` starting at `base`; touches no file.
+    pub fn from_options(r: &Reader, base: &CwdBase) -> Result<Scope> {
+        let given = r.non_empty_text("cwd")?;
+        let cwd: Option<std::borrow::Cow<'_, str>> = match (base, given) {
+            (CwdBase::StorageRoot, None) => Some("/".into()),
+            (CwdBase::StorageRoot, Some(c)) if !c.starts_with('/') => Some(format!("/{c}").into()),
+            (CwdBase::Folder(folder), None) => Some(folder.to_string_lossy()),
+            (_, c) => c.map(Into::into),
+        };
+        let cwd = cwd.as_deref();
         let logical_path = resolve_logical(cwd, r.non_empty_text("path")?)?;
         let roots = match r.texts("roots")? {
             Some(roots) if roots.iter().any(String::is_empty) => {
@@ -43,17 +61,6 @@ impl Scope {
     /// about and what a storage is called with.
     pub fn logical(&self) -> String {
         self.logical_path.to_string_lossy().into_owned()
-    }
-}
-
-/// In a storage, `cwd` is a path of the storage's namespace: it defaults to
-/// its root `/`, and a relative `cwd` starts there (not at the process's
-/// working directory).
-pub fn anchor_cwd_at_storage_root(fields: &mut Vec<(String, Value)>) {
-    match fields.iter_mut().rev().find(|(k, _)| k == "cwd") {
-        Some((_, Value::Text(cwd))) if !cwd.is_empty() && !cwd.starts_with('/') => *cwd = format!("/{cwd}"),
-        Some((_, Value::Absent)) | None => fields.push(("cwd".into(), Value::Text("/".into()))),
-        Some(_) => {}
     }
 }
 

@@ -12,7 +12,9 @@ use crate::dir::Dir;
 use crate::entry::EntryKind;
 use crate::error::{clip, ErrorCode, FindError, Result};
 use crate::index::{query, IndexRef};
-use crate::sandbox::{not_a_dir, open_confined, open_search_dir, outside_roots, search_path_error, Asked, Scope};
+use crate::sandbox::{
+    not_a_dir, open_confined, open_search_dir, outside_roots, search_path_error, Asked, CwdBase, Scope,
+};
 use crate::storage::{block_on, in_flight, is_skipped, join, reader_failed, StorageRef};
 use crate::walk::{walk_dir, walk_storage, Collector, Entry, Keep, WalkRules, Walked};
 use std::path::{Path, PathBuf};
@@ -155,6 +157,15 @@ impl Root {
 }
 
 impl Source {
+    /// Where `cwd` starts in this source (see `CwdBase`).
+    pub fn cwd_base(&self) -> CwdBase {
+        match self {
+            Source::Disk => CwdBase::Process,
+            Source::Storage(_) => CwdBase::StorageRoot,
+            Source::Index(index) => CwdBase::Folder(index.logical_path.clone()),
+        }
+    }
+
     /// Confines the path to the roots, then opens it: the directory to walk.
     /// On disk the roots are checked on the path as written and resolved
     /// (for the clearest error), then by identity: the folder is opened

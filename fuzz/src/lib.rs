@@ -7,7 +7,7 @@
 //! by `stable` as a coarse novelty signal, ignored by libFuzzer).
 
 use agent_find_core::{
-    normalize_glob, parse_find_options, size, time, Excludes, NameMatcher, PatternMode, Purpose, Value,
+    normalize_glob, parse_find_options, size, time, Excludes, NameMatcher, PatternMode, Purpose, Source, Value,
 };
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
@@ -171,7 +171,7 @@ pub fn options(data: &[u8]) -> String {
     }
     let mut out = String::new();
     for purpose in [Purpose::Find, Purpose::FindFiles] {
-        match parse_find_options(&fields, purpose) {
+        match parse_find_options(&fields, purpose, Source::Disk) {
             Ok(c) => {
                 assert!(c.caps.limit >= 1, "limit 0 accepted");
                 if let Some(max) = c.caps.max_bytes {
@@ -192,7 +192,7 @@ pub fn options(data: &[u8]) -> String {
             }
         }
     }
-    match agent_find_core::parse_search_options(&fields) {
+    match agent_find_core::parse_search_options(&fields, Source::Disk) {
         Ok(c) => {
             assert!(
                 (1..=agent_find_core::limits::MAX_RESULTS).contains(&c.max_results),

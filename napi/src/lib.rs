@@ -6,10 +6,10 @@
 mod js_reader;
 
 use agent_find_core::{
-    anchor_cwd_at_storage_root, clip, default_notice, lock, parse_find_options, parse_search_options, render_find,
-    render_search, resolve_logical, run_find, run_search, Cancel, CancelFlag, EntryKind, ErrorCode, FindConfig,
-    FindError, FindOutcome, Found, Index, IndexRef, LineMatch, Meta, OmittedDir, Purpose, SearchConfig, SearchItems,
-    SearchOutcome, Shared, Source, Truncation, Value,
+    clip, default_notice, lock, parse_find_options, parse_search_options, render_find, render_search, resolve_logical,
+    run_find, run_search, Cancel, CancelFlag, EntryKind, ErrorCode, FindConfig, FindError, FindOutcome, Found, Index,
+    IndexRef, LineMatch, Meta, OmittedDir, Purpose, SearchConfig, SearchItems, SearchOutcome, Shared, Source,
+    Truncation, Value,
 };
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
@@ -401,37 +401,26 @@ impl Plan {
     /// `reader`, the host's storage as `js/readers/adapter.js` adapts it. Never throws: see `error`.
     #[napi(constructor, catch_unwind)]
     pub fn new(options: Unknown, purpose: String, reader: Option<Object>, index: Option<&FileIndex>) -> Self {
-        let job = read_options(&options).and_then(|mut fields| {
+        let job = read_options(&options).and_then(|fields| {
             let source = match (reader, index) {
                 (Some(reader), _) => {
                     let storage = js_reader::JsStorage::from_js(&reader).map_err(|e| {
                         FindError::invalid_argument(format!("`reader` must have list, stat and read functions: {e}"))
                     })?;
-                    anchor_cwd_at_storage_root(&mut fields);
                     Source::Storage(Shared(Arc::new(storage)))
                 }
-                (None, Some(index)) => {
-                    let index = index.opened()?;
-                    if !fields.iter().any(|(k, v)| k == "cwd" && *v != Value::Absent) {
-                        fields.push(("cwd".into(), Value::Text(index.logical_path.to_string_lossy().into_owned())));
-                    }
-                    Source::Index(index)
-                }
+                (None, Some(index)) => Source::Index(index.opened()?),
                 (None, None) => Source::Disk,
             };
             let find = |purpose, answer| {
-                parse_find_options(&fields, purpose).map(|mut c| {
+                parse_find_options(&fields, purpose, source.clone()).map(|mut c| {
                     // The text shows no size or date: read them only where a filter or the order needs them.
                     c.want_meta &= !matches!(answer, Answer::Text);
-                    c.source = source.clone();
                     Job::Find(Arc::new(c), answer)
                 })
             };
             match purpose.as_str() {
-                "search" => parse_search_options(&fields).map(|mut c| {
-                    c.source = source.clone();
-                    Job::Search(Arc::new(c))
-                }),
+                "search" => parse_search_options(&fields, source.clone()).map(|c| Job::Search(Arc::new(c))),
                 "findFiles" => find(Purpose::FindFiles, Answer::Paths),
                 "findText" => find(Purpose::Find, Answer::Text),
                 "find" => find(Purpose::Find, Answer::Entries),

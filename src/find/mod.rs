@@ -199,7 +199,7 @@ mod tests {
         fn find(&self, pairs: &[(&str, Value)]) -> Result<FindOutcome> {
             let mut fields = vec![("cwd".to_string(), Value::Text(self.0.to_string_lossy().into_owned()))];
             fields.extend(pairs.iter().map(|(k, v)| (k.to_string(), v.clone())));
-            run(&parse(&fields, Purpose::Find)?, &Cancel::never())
+            run(&parse(&fields, Purpose::Find, Source::Disk)?, &Cancel::never())
         }
     }
 

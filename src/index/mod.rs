@@ -127,12 +127,7 @@ impl Index {
             let _ = sender.send(event);
         };
         let config = notify::Config::default().with_follow_symlinks(false);
-        let watcher = notify::RecommendedWatcher::new(handler, config).map_err(|e| {
-            FindError::new(
-                ErrorCode::FsError,
-                format!("cannot watch `{}`: {e}", clip(&real_path.to_string_lossy(), 300)),
-            )
-        })?;
+        let watcher = notify::RecommendedWatcher::new(handler, config).map_err(|e| cannot_watch(&real_path, &e))?;
         let watcher = Mutex::new(watcher);
         let git = GitEnv::from_process();
         let index = Arc::new(Index {
@@ -335,6 +330,27 @@ impl Drop for Index {
     fn drop(&mut self) {
         self.close();
     }
+}
+
+/// The failure to start watching `folder`. inotify answers EMFILE both for
+/// its own per-user limit on instances and for the process's open files, so
+/// the message names both rather than only "Too many open files".
+fn cannot_watch(folder: &Path, e: &notify::Error) -> FindError {
+    let path = folder.to_string_lossy();
+    let shown = clip(&path, 300);
+    let emfile = matches!(&e.kind, notify::ErrorKind::Io(io) if io.raw_os_error() == Some(24));
+    let message = match emfile {
+        true => {
+            let limit = std::fs::read_to_string("/proc/sys/fs/inotify/max_user_instances")
+                .map(|t| format!(" = {}", t.trim()))
+                .unwrap_or_default();
+            format!(
+                "cannot watch `{shown}`: the limit on inotify instances (fs.inotify.max_user_instances{limit}; each open index takes one) or on this process's open files is reached; close indexes no longer in use (index.close()), or raise the limit"
+            )
+        }
+        false => format!("cannot watch `{shown}`: {e}"),
+    };
+    FindError::new(ErrorCode::FsError, message)
 }
 
 /// A folder's compiled ignore files, read when it holds any (or `.git`,
@@ -547,6 +563,15 @@ impl Index {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn running_out_of_inotify_instances_is_named_as_such() {
+        let emfile = notify::Error::io(std::io::Error::from_raw_os_error(24));
+        let message = cannot_watch(Path::new("/w"), &emfile).message;
+        assert!(message.contains("limit on inotify instances") && message.contains("index.close()"), "{message}");
+        let other = notify::Error::io(std::io::Error::from_raw_os_error(13));
+        assert!(cannot_watch(Path::new("/w"), &other).message.starts_with("cannot watch `/w`: "));
+    }
     use std::fs;
 
     fn temp(name: &str) -> crate::testing::TempTree {

@@ -265,11 +265,9 @@ mod tests {
     use std::sync::Arc;
 
     fn search_in(storage: &Arc<MemoryStorage>, pairs: &[(&str, &str)]) -> Result<SearchOutcome> {
-        let mut fields = vec![("cwd".to_string(), Value::Text("/".into()))];
-        fields.extend(pairs.iter().map(|(k, v)| (k.to_string(), Value::Text(v.to_string()))));
-        let mut config = options::parse(&fields)?;
-        config.source = Source::Storage(crate::shared::Shared(Arc::new(Arc::clone(storage))));
-        run(&config, &Cancel::never())
+        let fields: Vec<_> = pairs.iter().map(|(k, v)| (k.to_string(), Value::Text(v.to_string()))).collect();
+        let source = Source::Storage(crate::shared::Shared(Arc::new(Arc::clone(storage))));
+        run(&options::parse(&fields, source)?, &Cancel::never())
     }
 
     #[test]

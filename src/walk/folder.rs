@@ -40,6 +40,11 @@ impl<F> Pending<F> {
         self.depth == 0
     }
 
+    /// 0 for the root.
+    pub fn depth(&self) -> usize {
+        self.depth
+    }
+
     /// Whether its ignore files are wanted (the rules are on).
     pub fn reads_ignore_files(&self) -> bool {
         self.ignore.is_some()

@@ -17,7 +17,9 @@ use crate::error::{clip, ErrorCode, FindError, Result};
 use crate::gitconfig::{User, MAX_CONFIG_BYTES};
 use crate::gitdir::{common_of, parse_gitfile, DOT_GIT, MAX_GITFILE_BYTES};
 use crate::gitignore::{FolderRules, IgnoreFiles, RepoFiles, Rules, CONFIG, EXCLUDE, GITIGNORE, IGNORE};
+use crate::limits::{MAX_STORAGE_DEPTH, MAX_STORAGE_ENTRIES};
 use crate::storage::{block_on, in_flight, is_skipped, join, reader_failed, Listed, StorageRef};
+use std::collections::HashSet;
 use std::ffi::OsStr;
 use std::io;
 use std::path::Path;
@@ -37,6 +39,7 @@ pub(super) fn walk<C: Collector>(storage: &StorageRef, root: &Path, gate: &Gate,
             async move { (list_folder(&storage, path, with_ignores).await, work) }
         };
         let first = vec![Pending::root((), above)];
+        let mut listed = 0usize;
         in_flight(storage.concurrency(), first, cancel, start, |(listing, work), pending| {
             let listing = match listing {
                 Ok(listing) => listing,
@@ -45,6 +48,8 @@ pub(super) fn walk<C: Collector>(storage: &StorageRef, root: &Path, gate: &Gate,
                 Err(Failed::List(e)) => return Err(cannot_list(root, work.rel(), &e, "the reader")),
                 Err(Failed::Other(path, e)) => return Err(reader_failed(&path, &e)),
             };
+            listed += listing.entries.len();
+            within_bounds(&work, listed, &root_text)?;
             visit(listing, work, gate, &mut collector, pending, &root_text)
         })
         .await?;
@@ -67,6 +72,28 @@ enum Failed {
     Other(String, io::Error),
 }
 
+/// Fails once the walk is deeper than `MAX_STORAGE_DEPTH` or has listed
+/// more than `MAX_STORAGE_ENTRIES` (`listed`): what a storage whose listing
+/// holds a cycle looks like.
+fn within_bounds(work: &Pending<()>, listed: usize, root: &str) -> Result<()> {
+    let (too_deep, too_many) = (work.depth() > MAX_STORAGE_DEPTH, listed > MAX_STORAGE_ENTRIES);
+    if !too_deep && !too_many {
+        return Ok(());
+    }
+    let what = match too_deep {
+        true => format!("folders nested more than {MAX_STORAGE_DEPTH} deep"),
+        false => format!("more than {MAX_STORAGE_ENTRIES} entries"),
+    };
+    Err(FindError::new(
+        ErrorCode::FsError,
+        format!(
+            "the reader listed {what} below `{}` (at `{}`): its listing likely holds a cycle, a folder that lists itself or an ancestor; stop the reader from following links to folders, or search a smaller folder",
+            clip(root, 200),
+            clip(&join(root, &work.rel().to_string_lossy()), 300)
+        ),
+    ))
+}
+
 /// Judges each child of a listed folder: rules, selector, and folders to list next.
 fn visit<C: Collector>(
     listing: Listing,
@@ -87,7 +114,12 @@ fn visit<C: Collector>(
         ));
     }
     let (_, mut visit) = gate.visit(work, |_| Ok(FolderRules::compile(listing.ignore_files)))?;
+    // A name listed twice in one folder is one entry, as a folder holds each name once.
+    let mut names: HashSet<&str> = HashSet::with_capacity(listing.entries.len());
     for listed in &listing.entries {
+        if !names.insert(&listed.name) {
+            continue;
+        }
         let is_dir = listed.kind == EntryKind::Dir;
         let Some(rel) = visit.child(OsStr::new(&listed.name), is_dir)? else { continue };
         collector.offer(rel, listed.kind, &Entry(At::Listed(listed)));
@@ -385,5 +417,62 @@ mod tests {
         stopper.join().unwrap();
         assert_eq!(err.code, ErrorCode::Aborted);
         assert!(started.elapsed().as_millis() < 1_000, "{:?}", started.elapsed());
+    }
+
+    /// Every folder lists `loop` (a folder, itself again) and `a.txt` twice,
+    /// as a reader following `loop -> .` would, with `branches` loops.
+    struct Cyclic {
+        branches: usize,
+    }
+
+    impl crate::storage::Storage for Cyclic {
+        fn list(&self, _: &str) -> crate::storage::Reply<Vec<crate::storage::Listed>> {
+            let meta = crate::entry::Meta { size: 0, mtime_ms: 0.0 };
+            let mut listing: Vec<crate::storage::Listed> = (0..self.branches)
+                .map(|i| crate::storage::Listed { name: format!("loop{i}"), kind: EntryKind::Dir, meta })
+                .collect();
+            for _ in 0..2 {
+                listing.push(crate::storage::Listed { name: "a.txt".into(), kind: EntryKind::File, meta });
+            }
+            Box::pin(async move { Ok(listing) })
+        }
+        fn stat(&self, _: &str) -> crate::storage::Reply<crate::dir::Stat> {
+            let meta = crate::entry::Meta { size: 0, mtime_ms: 0.0 };
+            Box::pin(async move { Ok(crate::dir::Stat { kind: Some(EntryKind::Dir), meta }) })
+        }
+        fn read(&self, _: &str) -> crate::storage::Reply<Vec<u8>> {
+            Box::pin(async move { Ok(Vec::new()) })
+        }
+        fn concurrency(&self) -> usize {
+            4
+        }
+        fn mounted(&self) -> bool {
+            true
+        }
+    }
+
+    fn cyclic(branches: usize) -> Root {
+        let storage: Arc<dyn crate::storage::Storage> = Arc::new(Cyclic { branches });
+        Root { backend: Backend::Storage(Shared(storage)), path: PathBuf::from("/") }
+    }
+
+    #[test]
+    fn a_cyclic_listing_ends_with_an_error_that_names_it() {
+        let err = paths(&cyclic(1), &WalkRules { gitignore: false, ..rules() }).unwrap_err();
+        assert_eq!(err.code, ErrorCode::FsError);
+        assert!(err.message.contains("folders nested more than 1000 deep"), "{}", err.message);
+        assert!(err.message.contains("likely holds a cycle"), "{}", err.message);
+        // Under a depth the caller set, the walk ends on its own.
+        let shallow = paths(&cyclic(1), &WalkRules { gitignore: false, max_depth: Some(2), ..rules() }).unwrap();
+        assert_eq!(
+            shallow,
+            ["a.txt", "loop0/", "loop0/a.txt", "loop0/loop0/", "loop0/loop0/a.txt", "loop0/loop0/loop0/"]
+        );
+    }
+
+    #[test]
+    fn a_name_listed_twice_is_one_entry() {
+        let found = paths(&cyclic(2), &WalkRules { gitignore: false, max_depth: Some(0), ..rules() }).unwrap();
+        assert_eq!(found, ["a.txt", "loop0/", "loop1/"]);
     }
 }
