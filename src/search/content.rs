@@ -52,6 +52,8 @@ pub fn new_searcher(scan: Scan) -> Searcher {
 enum Input<'a> {
     File(&'a File),
     Bytes(&'a [u8]),
+    /// A storage's file, read chunk by chunk as the search goes.
+    Chunks(crate::source::Chunks),
 }
 
 /// Searches a file opened by the walk; `None` when it is binary or cannot be
@@ -78,6 +80,7 @@ pub fn scan_contents(
     match contents {
         Contents::Opened(file) => scan_file(searcher, matcher, file, scan, name),
         Contents::Bytes(bytes) => scan_bytes(searcher, matcher, &bytes, scan, name),
+        Contents::Chunks(chunks) => scan_input(searcher, matcher, Input::Chunks(chunks), scan, name),
     }
 }
 
@@ -106,6 +109,8 @@ fn scan_input(
         (Engine::Rust(m), Input::Bytes(b)) => searcher.search_slice(m, b, &mut sink),
         (Engine::Pcre2(m), Input::File(f)) => searcher.search_file(m.as_ref(), f, &mut sink),
         (Engine::Pcre2(m), Input::Bytes(b)) => searcher.search_slice(m.as_ref(), b, &mut sink),
+        (Engine::Rust(m), Input::Chunks(c)) => searcher.search_reader(m, c, &mut sink),
+        (Engine::Pcre2(m), Input::Chunks(c)) => searcher.search_reader(m.as_ref(), c, &mut sink),
     }));
     match done {
         Ok(Ok(())) => (!sink.binary).then_some(sink.found),

@@ -59,7 +59,7 @@ where
         .await?;
         Ok(found)
     };
-    block_on(walking).map_err(|e| reader_failed(&root_text, &e))?
+    block_on(walking, cancel)?
 }
 
 /// A folder to list.
