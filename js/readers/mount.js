@@ -5,7 +5,8 @@
 // POSIX paths (see paths.js); any other path rejects with ENOENT. It
 // never follows a symlink: `stat` reports one as `type: 'symlink'`, a path
 // through one is ENOTDIR and reading one is ELOOP (EACCES when it leads out
-// of its mount).
+// of its mount). It reads ranges (`read(path, { offset, length })`), so the
+// core reads a large file in chunks and never holds it whole.
 
 const fs = require('node:fs')
 const nodePath = require('node:path')
@@ -140,6 +141,8 @@ function mountReader(mounts) {
   return {
     // Its search directories show as rooted virtual paths (`/workspace/docs`).
     mounted: true,
+    // read(path, { offset, length }) reads that part only: large files are searched in chunks.
+    ranges: true,
     async list(dir) {
       return inMount('list', dir, async ({ mount, rest, children }) => {
         if (!mount) return [...children].map((name) => ({ name, type: 'dir' }))
@@ -166,7 +169,8 @@ function mountReader(mounts) {
       })
     },
 
-    async read(path) {
+    async read(path, range) {
+      const part = range === undefined ? undefined : rangeOf(range)
       return inMount('read', path, async ({ mount, rest }) => {
         if (!mount) throw fsError('EISDIR', 'read', path)
         const real = await realInside('read', path, mount, rest)
@@ -177,6 +181,7 @@ function mountReader(mounts) {
           const stats = await handle.stat()
           if (stats.isDirectory()) throw fsError('EISDIR', 'read', path)
           if (!stats.isFile()) throw fsError('ENOENT', 'read', path, undefined, ' (sockets, FIFOs and devices are not listed)')
+          if (part) return await readPart(handle, part, stats.size)
           return await handle.readFile()
         } finally {
           await handle.close()
@@ -184,6 +189,27 @@ function mountReader(mounts) {
       })
     },
   }
+}
+
+/** `{ offset, length }` checked: whole numbers, 0 or more. */
+function rangeOf(range) {
+  const ok = (n) => Number.isSafeInteger(n) && n >= 0
+  if (range === null || typeof range !== 'object' || !ok(range.offset) || !ok(range.length)) {
+    throw invalid(`mountReader: read(path, range) takes { offset, length }, whole numbers of bytes, 0 or more; got ${describe(range)}`)
+  }
+  return { offset: range.offset, length: range.length }
+}
+
+/** Up to `length` bytes from `offset` (fewer only where the file ends). */
+async function readPart(handle, { offset, length }, size) {
+  const buffer = Buffer.allocUnsafe(Math.max(0, Math.min(length, size - offset)))
+  let filled = 0
+  while (filled < buffer.length) {
+    const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, offset + filled)
+    if (bytesRead === 0) break // it shrank since fstat
+    filled += bytesRead
+  }
+  return buffer.subarray(0, filled)
 }
 
 module.exports = { mountReader }
