@@ -151,17 +151,19 @@ function adaptReader(reader) {
   if (reader.ranges === true && !reader.read) {
     throw invalid('`reader.ranges` is true but the reader has no read(path, { offset, length })')
   }
+  // The same object for every call of this search: a reader may keep per-search state by it.
+  const search = Object.freeze({})
   return {
     concurrency,
     // Mounted: the search directory shows as a rooted path; plain: relative POSIX.
     mounted: reader.mounted === true,
-    list: (dir) => settle(() => reader.list(dir), (entries) => columns(entries, dir)),
-    stat: (path) => settle(() => reader.stat(path), (stat) => statReply(stat, path)),
+    list: (dir) => settle(() => reader.list(dir, search), (entries) => columns(entries, dir)),
+    stat: (path) => settle(() => reader.stat(path, search), (stat) => statReply(stat, path)),
     read: (path) =>
-      reader.read ? settle(() => reader.read(path), (data) => readReply(data, path)) : Promise.resolve(noRead(path)),
+      reader.read ? settle(() => reader.read(path, undefined, search), (data) => readReply(data, path)) : Promise.resolve(noRead(path)),
     // Only for a reader whose read takes { offset, length }: the core then reads large files in chunks.
     readRange: reader.ranges === true
-      ? (path, offset, length) => settle(() => reader.read(path, { offset, length }), (data) => rangeReply(data, path, offset, length))
+      ? (path, offset, length) => settle(() => reader.read(path, { offset, length }, search), (data) => rangeReply(data, path, offset, length))
       : undefined,
   }
 }
