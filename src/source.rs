@@ -439,3 +439,58 @@ where
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::shared::Shared;
+    use crate::storage::memory::MemoryStorage;
+    use std::io::Read;
+    use std::sync::atomic::Ordering;
+
+    fn ranged(files: &[(&str, Vec<u8>)]) -> (Arc<MemoryStorage>, Root) {
+        let mut storage = MemoryStorage::slow(64, 0);
+        storage.ranges = true;
+        let storage = Arc::new(storage);
+        for (path, bytes) in files {
+            storage.file(path, bytes, 0.0);
+        }
+        let root = Root { backend: Backend::Storage(Shared(Arc::new(Arc::clone(&storage)))), path: PathBuf::from("/") };
+        (storage, root)
+    }
+
+    fn drain(contents: Contents) -> Vec<u8> {
+        match contents {
+            Contents::Bytes(bytes) => bytes,
+            Contents::Chunks(mut chunks) => {
+                let mut out = Vec::new();
+                chunks.read_to_end(&mut out).unwrap();
+                out
+            }
+            Contents::Opened(_) => panic!("a storage gives no open file"),
+        }
+    }
+
+    #[test]
+    fn a_storage_that_reads_ranges_is_read_in_bounded_chunks() {
+        let big: Vec<u8> = (0..(3 * CHUNK as usize + 5)).map(|i| (i % 251) as u8).collect();
+        let (storage, root) = ranged(&[("/big", big.clone()), ("/small", b"tiny".to_vec())]);
+        let mut seen = Vec::new();
+        let items = vec![PathBuf::from("big"), PathBuf::from("small")];
+        root.read_each(
+            items,
+            |p| p,
+            &Cancel::never(),
+            |p, contents| {
+                seen.push((p, drain(contents)));
+                Ok(())
+            },
+        )
+        .unwrap();
+        seen.sort();
+        assert_eq!(seen, vec![(PathBuf::from("big"), big.clone()), (PathBuf::from("small"), b"tiny".to_vec())]);
+        assert!(storage.largest_range.load(Ordering::SeqCst) as u64 <= CHUNK);
+        let one = root.read_one(Path::new("big"), &Cancel::never()).unwrap().unwrap();
+        assert_eq!(drain(one), big);
+    }
+}

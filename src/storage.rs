@@ -182,6 +182,9 @@ pub mod memory {
         waiting: AtomicUsize,
         /// Each listing waits this long, as a remote store would.
         pub delay_ms: u64,
+        /// Whether it reads ranges; `largest_range` is the longest one asked for.
+        pub ranges: bool,
+        pub largest_range: AtomicUsize,
     }
 
     impl MemoryStorage {
@@ -282,6 +285,20 @@ pub mod memory {
             Box::pin(async move { found })
         }
 
+        fn ranges(&self) -> bool {
+            self.ranges
+        }
+
+        fn read_range(&self, path: &str, offset: u64, length: u64) -> Reply<Vec<u8>> {
+            self.largest_range.fetch_max(length as usize, Ordering::SeqCst);
+            let whole = self.read(path);
+            Box::pin(async move {
+                let bytes = whole.await?;
+                let from = (offset as usize).min(bytes.len());
+                Ok(bytes[from..(from + length as usize).min(bytes.len())].to_vec())
+            })
+        }
+
         fn concurrency(&self) -> usize {
             self.concurrency
         }
@@ -289,5 +306,31 @@ pub mod memory {
         fn mounted(&self) -> bool {
             true
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cancel::CancelFlag;
+
+    #[test]
+    fn a_wait_that_never_ends_stops_at_the_deadline_or_the_flag() {
+        let started = std::time::Instant::now();
+        let err = block_on(std::future::pending::<()>(), &Cancel::new(CancelFlag::default(), Some(60))).unwrap_err();
+        assert_eq!(err.code, ErrorCode::Aborted);
+        assert!(err.message.contains("timeoutMs"), "{}", err.message);
+        assert!(started.elapsed() < Duration::from_secs(2));
+
+        let flag = CancelFlag::default();
+        let cancel = Cancel::new(flag.clone(), None);
+        let setter = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(50));
+            flag.cancel();
+        });
+        let err = block_on(std::future::pending::<()>(), &cancel).unwrap_err();
+        setter.join().unwrap();
+        assert_eq!(err.code, ErrorCode::Aborted);
+        assert!(block_on(async { 7 }, &Cancel::never()).is_ok_and(|n| n == 7));
     }
 }
