@@ -489,7 +489,7 @@ impl Plan {
                 Ok(job) => job,
                 Err(e) => return Ok(failed(e)),
             };
-            let cancel = job.cancel(flag, made);
+            let cancel = job.cancel(flag.clone(), made);
             let pool = match (job.source(), nested) {
                 (Source::Storage(_), Some(true)) => slots::Pool::Nested,
                 (Source::Storage(_), _) => slots::Pool::Reader,
@@ -505,7 +505,7 @@ impl Plan {
                     return Ok(failed(FindError::new(ErrorCode::FsError, "internal error in agent-find: no walk slot")))
                 }
             };
-            Ok(off_the_loop(move || run_job(&job, &cancel)).await.unwrap_or_else(failed))
+            Ok(off_the_loop(move || run_job(&job, flag, made)).await.unwrap_or_else(failed))
         })
     }
 }
@@ -528,7 +528,7 @@ impl Job {
         }
     }
 
-    /// What stops it: `flag`, and `timeoutMs` counted from `made`.
+    /// What stops it: `flag`, and `timeoutMs` counted from `made` (as `run_job` makes it).
     fn cancel(&self, flag: CancelFlag, made: std::time::Instant) -> Cancel {
         let timeout_ms = match self {
             Job::Find(config, _) => config.timeout_ms,
@@ -539,27 +539,31 @@ impl Job {
 }
 
 /// Runs on tokio's blocking pool.
-fn run_job(job: &Job, cancel: &Cancel) -> RunOutput {
+fn run_job(job: &Job, flag: CancelFlag, made: std::time::Instant) -> RunOutput {
     let done = match job {
-        Job::Find(config, answer) => find::run(config, cancel).map(|outcome| match answer {
-            Answer::Entries => {
-                let (result, remaining) = find_output(outcome);
-                RunOutput { result: Some(result), remaining, ..RunOutput::empty() }
-            }
-            Answer::Text => RunOutput { text: Some(render::render(&outcome)), ..RunOutput::empty() },
-            Answer::Paths => {
-                let root = &config.scope.logical_path;
-                let paths: Vec<String> =
-                    outcome.entries.iter().map(|f| root.join(&f.path).to_string_lossy().into_owned()).collect();
-                let mut paths = paths.into_iter();
-                let first = path_slice(paths.by_ref().take(PATHS_PER_SLICE));
-                let remaining =
-                    (paths.len() > 0).then(|| Remaining { pending: std::sync::Mutex::new(Pending::Paths(paths)) });
-                RunOutput { paths: Some(first), remaining, ..RunOutput::empty() }
-            }
-        }),
+        Job::Find(config, answer) => {
+            let cancel = Cancel::since(flag, config.timeout_ms, made);
+            find::run(config, &cancel).map(|outcome| match answer {
+                Answer::Entries => {
+                    let (result, remaining) = find_output(outcome);
+                    RunOutput { result: Some(result), remaining, ..RunOutput::empty() }
+                }
+                Answer::Text => RunOutput { text: Some(render::render(&outcome)), ..RunOutput::empty() },
+                Answer::Paths => {
+                    let root = &config.scope.logical_path;
+                    let paths: Vec<String> =
+                        outcome.entries.iter().map(|f| root.join(&f.path).to_string_lossy().into_owned()).collect();
+                    let mut paths = paths.into_iter();
+                    let first = path_slice(paths.by_ref().take(PATHS_PER_SLICE));
+                    let remaining =
+                        (paths.len() > 0).then(|| Remaining { pending: std::sync::Mutex::new(Pending::Paths(paths)) });
+                    RunOutput { paths: Some(first), remaining, ..RunOutput::empty() }
+                }
+            })
+        }
         Job::Search(config) => {
-            search::run(config, cancel).map(|outcome| RunOutput { search: Some(outcome.into()), ..RunOutput::empty() })
+            let cancel = Cancel::since(flag, config.timeout_ms, made);
+            search::run(config, &cancel).map(|outcome| RunOutput { search: Some(outcome.into()), ..RunOutput::empty() })
         }
     };
     done.unwrap_or_else(failed)
