@@ -141,7 +141,7 @@ export interface StorageReader {
    * With `ranges: true` it is called with `range` and returns that part (`length` bytes, fewer only at the end).
    */
   read?(path: string, range?: ByteRange, search?: object): Promise<Uint8Array | string> | Uint8Array | string
-  /** `true` when `read` honours `range`: large files are then searched in 1 MiB chunks, never held whole. */
+  /** `true` when `read` honours `range`: content search then reads large files in 1 MiB chunks, never whole (ignore files are still read whole). */
   ranges?: boolean
   /** Most calls waiting for an answer at once; default 32, at most 1024. */
   concurrency?: number
