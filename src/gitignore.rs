@@ -325,68 +325,55 @@ impl GitEnv {
     }
 }
 
-impl Rules {
-    /// The rules of the folders above the search root that apply to it: from
-    /// the root of the repository holding it (if any) down to its parent.
-    pub fn above(root: &Path, git: &GitEnv) -> Rules {
-        Rules::above_folders(root, git).into_iter().fold(Rules::default(), |rules, (folder, compiled)| {
-            rules.above_root_compiled(root, &folder, compiled.as_ref())
+/// The ignore rules of the folders on disk above the search `root` that
+/// apply to it: from the root of the repository holding it (if any) down to
+/// its parent.
+pub fn rules_above_on_disk(root: &Path, git: &GitEnv) -> Rules {
+    folders_above_on_disk(root, git)
+        .into_iter()
+        .fold(Rules::default(), |rules, (folder, own)| rules.above(root, &folder, own.as_ref()))
+}
+
+/// The folders `rules_above_on_disk` takes rules from, outermost first, with their rules.
+pub fn folders_above_on_disk(root: &Path, git: &GitEnv) -> Vec<(PathBuf, Option<Arc<FolderRules>>)> {
+    // `.git` of any kind, as the walk counts it (a symlink too, even dangling).
+    let holds_git = |d: &Path| std::fs::symlink_metadata(d.join(gitdir::DOT_GIT)).is_ok();
+    let Some(repository) = root.ancestors().find(|d| holds_git(d)) else {
+        return Vec::new();
+    };
+    let chain: Vec<&Path> = root.ancestors().skip(1).take_while(|d| d.starts_with(repository)).collect();
+    chain
+        .into_iter()
+        .rev()
+        .filter_map(|folder| {
+            let dir = Dir::open(folder).ok()?;
+            Some((folder.to_path_buf(), FolderRules::compile(IgnoreFiles::read(&dir, git))))
         })
-    }
+        .collect()
+}
 
-    /// The folders `above` takes rules from, outermost first, with their rules.
-    pub fn above_folders(root: &Path, git: &GitEnv) -> Vec<(PathBuf, Option<Arc<FolderRules>>)> {
-        // `.git` of any kind, as the walk counts it (a symlink too, even dangling).
-        let holds_git = |d: &Path| std::fs::symlink_metadata(d.join(gitdir::DOT_GIT)).is_ok();
-        let Some(repository) = root.ancestors().find(|d| holds_git(d)) else {
-            return Vec::new();
-        };
-        let chain: Vec<&Path> = root.ancestors().skip(1).take_while(|d| d.starts_with(repository)).collect();
-        chain
-            .into_iter()
-            .rev()
-            .filter_map(|folder| {
-                let dir = Dir::open(folder).ok()?;
-                Some((folder.to_path_buf(), FolderRules::compile(IgnoreFiles::read(&dir, git))))
-            })
-            .collect()
-    }
-
+impl Rules {
     /// These rules with those of `folder`, an ancestor of the search `root`
-    /// (outermost first), added.
-    pub fn above_root(&self, root: &Path, folder: &Path, files: IgnoreFiles) -> Rules {
-        self.above_root_compiled(root, folder, FolderRules::compile(files).as_ref())
+    /// (outermost first), added: `own`, its compiled ignore files.
+    pub fn above(&self, root: &Path, folder: &Path, own: Option<&Arc<FolderRules>>) -> Rules {
+        let below = root.strip_prefix(folder).unwrap_or(root).as_os_str().to_owned();
+        self.push(own, Place::Above(below))
     }
 
-    /// The rules inside `dir`, a folder of the walk whose entries' relative
-    /// paths start with `prefix_len` bytes (its own path and a separator).
-    pub fn enter(&self, dir: &Dir, prefix_len: usize, git: &GitEnv) -> Rules {
-        self.enter_with(IgnoreFiles::read(dir, git), prefix_len)
+    /// The rules inside a folder of the walk whose entries' relative paths
+    /// start with `prefix_len` bytes (its own path and a separator): these,
+    /// with `own`, its compiled ignore files.
+    pub fn enter(&self, own: Option<&Arc<FolderRules>>, prefix_len: usize) -> Rules {
+        self.push(own, Place::Walked(prefix_len))
     }
 
-    /// `enter` with the folder's ignore files read by the caller.
-    pub fn enter_with(&self, files: IgnoreFiles, prefix_len: usize) -> Rules {
-        self.push_compiled(FolderRules::compile(files).as_ref(), Place::Walked(prefix_len))
-    }
-
-    fn push_compiled(&self, rules: Option<&Arc<FolderRules>>, at: Place) -> Rules {
+    fn push(&self, rules: Option<&Arc<FolderRules>>, at: Place) -> Rules {
         let Some(rules) = rules else { return self.clone() };
         let ignore_case = match &rules.repo {
             Some(repo) => repo.ignore_case,
             None => self.0.as_ref().is_some_and(|node| node.ignore_case),
         };
         Rules(Some(Arc::new(Node { parent: self.0.clone(), at, rules: Arc::clone(rules), ignore_case })))
-    }
-
-    /// `enter_with` for rules already compiled.
-    pub fn enter_compiled(&self, rules: Option<&Arc<FolderRules>>, prefix_len: usize) -> Rules {
-        self.push_compiled(rules, Place::Walked(prefix_len))
-    }
-
-    /// `above_root` for rules already compiled.
-    pub fn above_root_compiled(&self, root: &Path, folder: &Path, rules: Option<&Arc<FolderRules>>) -> Rules {
-        let below = root.strip_prefix(folder).unwrap_or(root).as_os_str().to_owned();
-        self.push_compiled(rules, Place::Above(below))
     }
 
     /// Whether the entry at `relative` (from the search root) is ignored.
@@ -434,6 +421,11 @@ mod tests {
     use super::*;
     use std::fs;
 
+    /// `rules` inside the folder `dir`, its ignore files read from disk.
+    fn enter_dir(rules: &Rules, dir: &Dir, prefix_len: usize, git: &GitEnv) -> Rules {
+        rules.enter(FolderRules::compile(IgnoreFiles::read(dir, git)).as_ref(), prefix_len)
+    }
+
     fn tree(name: &str, files: &[(&str, &[u8])]) -> crate::testing::TempTree {
         crate::testing::TempTree::with(&format!("gitignore-{name}"), files)
     }
@@ -448,12 +440,12 @@ mod tests {
                 ("sub/.ignore", b"secret.log\n"),
             ],
         );
-        let top = Rules::default().enter(&Dir::open(&root).unwrap(), 0, &GitEnv::none());
+        let top = enter_dir(&Rules::default(), &Dir::open(&root).unwrap(), 0, &GitEnv::none());
         assert!(top.is_ignored(Path::new("a.log"), false));
         assert!(!top.is_ignored(Path::new("keep.log"), false));
         assert!(top.is_ignored(Path::new("build"), true));
         assert!(!top.is_ignored(Path::new("build"), false), "`build/` matches folders only");
-        let sub = top.enter(&Dir::open(&root.join("sub")).unwrap(), "sub/".len(), &GitEnv::none());
+        let sub = enter_dir(&top, &Dir::open(&root.join("sub")).unwrap(), "sub/".len(), &GitEnv::none());
         assert!(!sub.is_ignored(Path::new("sub/a.log"), false), "the deeper .gitignore re-includes");
         assert!(sub.is_ignored(Path::new("sub/secret.log"), false), ".ignore beats .gitignore");
     }
@@ -461,8 +453,8 @@ mod tests {
     #[test]
     fn a_nested_repository_keeps_its_own_rules() {
         let root = tree("nested", &[(".gitignore", b"*.tmp\n"), ("inner/.git/info/exclude", b"*.bak\n")]);
-        let top = Rules::default().enter(&Dir::open(&root).unwrap(), 0, &GitEnv::none());
-        let inner = top.enter(&Dir::open(&root.join("inner")).unwrap(), "inner/".len(), &GitEnv::none());
+        let top = enter_dir(&Rules::default(), &Dir::open(&root).unwrap(), 0, &GitEnv::none());
+        let inner = enter_dir(&top, &Dir::open(&root.join("inner")).unwrap(), "inner/".len(), &GitEnv::none());
         assert!(!inner.is_ignored(Path::new("inner/a.tmp"), false));
         assert!(inner.is_ignored(Path::new("inner/a.bak"), false));
         assert!(top.is_ignored(Path::new("a.tmp"), false));
@@ -471,11 +463,8 @@ mod tests {
     #[test]
     fn rules_above_the_root_apply_up_to_the_repository() {
         let root = tree("above", &[(".git/HEAD", b""), (".gitignore", b"src/gen/\n*.o\n"), ("src/gen/x", b"")]);
-        let rules = Rules::above(&root.join("src"), &GitEnv::none()).enter(
-            &Dir::open(&root.join("src")).unwrap(),
-            0,
-            &GitEnv::none(),
-        );
+        let above = rules_above_on_disk(&root.join("src"), &GitEnv::none());
+        let rules = enter_dir(&above, &Dir::open(&root.join("src")).unwrap(), 0, &GitEnv::none());
         assert!(rules.is_ignored(Path::new("gen"), true), "anchored at the repository root");
         assert!(rules.is_ignored(Path::new("deep/a.o"), false));
         assert!(!rules.is_ignored(Path::new("a.c"), false));
@@ -489,7 +478,7 @@ mod tests {
         }
         text.push_str("!keep.log\n");
         let root = tree("huge", &[(".gitignore", text.as_bytes())]);
-        let rules = Rules::default().enter(&Dir::open(&root).unwrap(), 0, &GitEnv::none());
+        let rules = enter_dir(&Rules::default(), &Dir::open(&root).unwrap(), 0, &GitEnv::none());
         assert!(rules.is_ignored(Path::new("x.log"), false));
         assert!(rules.is_ignored(Path::new("a-b123-c"), false));
         assert!(!rules.is_ignored(Path::new("keep.log"), false));
@@ -501,7 +490,7 @@ mod tests {
     fn lines_that_are_not_utf8_match_their_bytes() {
         use std::os::unix::ffi::OsStrExt;
         let root = tree("bytes", &[(".gitignore", b"bad-\xff.txt\n*.tmp\n")]);
-        let rules = Rules::default().enter(&Dir::open(&root).unwrap(), 0, &GitEnv::none());
+        let rules = enter_dir(&Rules::default(), &Dir::open(&root).unwrap(), 0, &GitEnv::none());
         assert!(rules.is_ignored(Path::new(OsStr::from_bytes(b"bad-\xff.txt")), false));
         assert!(!rules.is_ignored(Path::new(OsStr::from_bytes(b"bad-\xfe.txt")), false));
         assert!(rules.is_ignored(Path::new("a.tmp"), false));
@@ -509,11 +498,11 @@ mod tests {
 
     /// The rules inside `rel` below `root`, entered from `root` down with `git`.
     fn inside(root: &Path, rel: &str, git: &GitEnv) -> Rules {
-        let mut rules = Rules::default().enter(&Dir::open(root).unwrap(), 0, git);
+        let mut rules = enter_dir(&Rules::default(), &Dir::open(root).unwrap(), 0, git);
         let mut at = String::new();
         for part in rel.split('/').filter(|p| !p.is_empty()) {
             at = if at.is_empty() { part.to_string() } else { format!("{at}/{part}") };
-            rules = rules.enter(&Dir::open(&root.join(&at)).unwrap(), at.len() + 1, git);
+            rules = enter_dir(&rules, &Dir::open(&root.join(&at)).unwrap(), at.len() + 1, git);
         }
         rules
     }
@@ -562,11 +551,11 @@ mod tests {
         assert!(main.is_ignored(Path::new("lib/local-notes"), false), "the submodule's own info/exclude");
         assert!(!main.is_ignored(Path::new("lib/secret"), false), "not its superproject's");
         // From inside the submodule, and from a folder below the worktree.
-        let lib = Rules::above(&real.join("main/lib"), &GitEnv::none());
+        let lib = rules_above_on_disk(&real.join("main/lib"), &GitEnv::none());
         assert!(inside(&root.join("main/lib"), "", &GitEnv::none()).is_ignored(Path::new("local-x"), false));
         assert!(!lib.is_ignored(Path::new("local-x"), false), "the submodule's top is the search root itself");
         fs::create_dir_all(root.join("wt/deep")).unwrap();
-        assert!(Rules::above(&real.join("wt/deep"), &GitEnv::none()).is_ignored(Path::new("secret"), false));
+        assert!(rules_above_on_disk(&real.join("wt/deep"), &GitEnv::none()).is_ignored(Path::new("secret"), false));
     }
 
     #[test]
@@ -592,7 +581,7 @@ mod tests {
         let inner = inside(&root.join("repo"), "inner", &git);
         assert!(inner.is_ignored(Path::new("inner/top.txt"), false), "a nested repository has it too");
         assert!(inner.is_ignored(Path::new("inner/kept.tmp"), false), "but not its parent's .gitignore");
-        let sub = Rules::above(&root.join("repo/sub"), &git);
+        let sub = rules_above_on_disk(&root.join("repo/sub"), &git);
         assert!(sub.is_ignored(Path::new("a.tmp"), false) && !sub.is_ignored(Path::new("top.txt"), false));
         assert!(!inside(&root.join("plain"), "", &git).is_ignored(Path::new("a.tmp"), false), "outside a repository");
         assert!(!inside(&root.join("repo"), "", &GitEnv::none()).is_ignored(Path::new("a.tmp"), false));

@@ -6,6 +6,7 @@ use crate::args::{wrong, Reader, Value};
 use crate::error::{FindError, Result};
 use crate::filter::{time, Filters, TypeFilter};
 use crate::find::FindConfig;
+use crate::option_table::Call;
 use crate::page::Caps;
 use crate::pattern::{NameMatcher, PatternMode};
 use crate::sandbox::Scope;
@@ -14,34 +15,6 @@ use crate::source::Source;
 use crate::walk::{Excludes, WalkRules};
 
 pub use crate::limits::{DEFAULT_LIMIT, DEFAULT_MAX_BYTES, DEFAULT_MAX_LIMIT, MIN_MAX_BYTES};
-
-/// Option names a caller may pass; the JS wrapper removes `signal`, `policy`
-/// and `approve` (and turns a `Date` into epoch ms) before this sees them.
-/// The options `find` and `findFiles` read here (the JS side also takes
-/// `signal`, `policy`, `approve` and `reader`).
-pub const KNOWN: &[&str] = &[
-    "pattern",
-    "path",
-    "cwd",
-    "regex",
-    "matchBase",
-    "caseSensitive",
-    "type",
-    "limit",
-    "maxLimit",
-    "maxDepth",
-    "sortBy",
-    "reverse",
-    "modifiedSince",
-    "minSize",
-    "maxSize",
-    "hidden",
-    "gitignore",
-    "exclude",
-    "maxBytes",
-    "timeoutMs",
-    "roots",
-];
 
 /// What the options are for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,7 +32,7 @@ fn now_ms() -> f64 {
 /// Validates every option; touches no file.
 pub fn parse(fields: &[(String, Value)], purpose: Purpose) -> Result<FindConfig> {
     let r = Reader { fields };
-    r.only(KNOWN)?;
+    r.only(Call::Find)?;
     let pattern = match r.get("pattern") {
         Value::Text(t) => t.clone(),
         Value::Absent => {

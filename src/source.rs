@@ -16,7 +16,7 @@ use crate::sandbox::{
     check_roots, inside_really, not_a_dir, open_search_dir, outside_roots, search_path_error, Asked, Scope,
 };
 use crate::storage::{block_on, in_flight, is_skipped, join, reader_failed, StorageRef};
-use crate::walk::{walk_dir, walk_storage, Entry, WalkRules, Walked};
+use crate::walk::{walk_dir, walk_storage, Collector, Entry, Keep, WalkRules, Walked};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -422,22 +422,32 @@ fn relative_to_storage_root(path: &Path) -> String {
     }
 }
 
-/// Walks the root. `new_selector` makes a selector for each thread of the
-/// walk (so each can own buffers); a selector gets each entry below the root
-/// with its relative path and kind, and returns what to keep.
+/// Walks the root. `new_collector` makes a collector for each thread of
+/// the walk (see `Collector`); the walk returns what each finished with.
+pub fn collect<C, M>(root: &Root, rules: &WalkRules, cancel: &Cancel, new_collector: M) -> Result<Walked<C::Out>>
+where
+    C: Collector,
+    M: Fn() -> C + Sync,
+{
+    match &root.backend {
+        Backend::Disk(dir) => walk_dir(dir, &root.path, rules, cancel, new_collector),
+        Backend::Storage(storage) => walk_storage(storage, &root.path, rules, cancel, new_collector()),
+        Backend::Index(index, rel) => {
+            crate::walk::gated(rules, cancel, |gate| query::walk(index, rel, &root.path, gate, new_collector))
+        }
+    }
+}
+
+/// Walks the root with a selector per thread: given each entry below the
+/// root, with its relative path and kind, it returns what to keep.
 pub fn walk<T, M, S>(root: &Root, rules: &WalkRules, cancel: &Cancel, new_selector: M) -> Result<Walked<T>>
 where
     T: Send,
     M: Fn() -> S + Sync,
     S: FnMut(&Path, EntryKind, &Entry) -> Option<T> + Send,
 {
-    match &root.backend {
-        Backend::Disk(dir) => walk_dir(dir, &root.path, rules, cancel, new_selector),
-        Backend::Storage(storage) => walk_storage(storage, &root.path, rules, cancel, new_selector()),
-        Backend::Index(index, rel) => {
-            crate::walk::gated(rules, cancel, |gate| query::walk(index, rel, &root.path, gate, cancel, new_selector))
-        }
-    }
+    let walked = collect(root, rules, cancel, || Keep::new(new_selector()))?;
+    Ok(walked.map_found(|parts| parts.into_iter().flatten().collect()))
 }
 
 #[cfg(test)]

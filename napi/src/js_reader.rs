@@ -4,9 +4,7 @@
 //! to the JS thread through a napi threadsafe function, and its promise is
 //! awaited here; the answer is copied into Rust values on the JS thread.
 
-use agent_find_core::dir::Stat;
-use agent_find_core::entry::{EntryKind, Meta};
-use agent_find_core::storage::{error_from_code, Listed, Reply, Storage};
+use agent_find_core::{error_from_code, EntryKind, Listed, Meta, Reply, Stat, Storage};
 use napi::bindgen_prelude::*;
 use napi::threadsafe_function::ThreadsafeFunction;
 use std::io;

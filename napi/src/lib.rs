@@ -6,22 +6,14 @@
 mod js_reader;
 mod slots;
 
-use agent_find_core::sync::lock;
 use agent_find_core::{
-    args, cancel, entry, error, find, index, options, render, result, sandbox, search, shared, source,
+    anchor_cwd_at_storage_root, clip, default_notice, lock, parse_find_options, parse_search_options, render_find,
+    render_search, resolve_logical, run_find, run_search, Cancel, CancelFlag, EntryKind, ErrorCode, FindConfig,
+    FindError, FindOutcome, Found, Index, IndexRef, LineMatch, Meta, OmittedDir, Purpose, SearchConfig, SearchItems,
+    SearchOutcome, Shared, Source, Truncation, Value,
 };
-
-use args::Value;
-use cancel::{Cancel, CancelFlag};
-use entry::{EntryKind, Found, Meta};
-use error::{ErrorCode, FindError};
-use find::FindConfig;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
-use options::Purpose;
-use result::{FindOutcome, OmittedDir, Truncation};
-use search::{LineMatch, SearchConfig, SearchItems, SearchOutcome};
-use source::Source;
 use std::sync::Arc;
 
 #[napi(object, js_name = "FindEntry", object_to_js = false)]
@@ -268,7 +260,7 @@ impl From<JsFindResult> for FindOutcome {
             .collect();
         let matched = r.matched.max(0.0) as usize;
         let truncated_by = r.truncated_by.as_deref().and_then(Truncation::parse).filter(|_| r.truncated);
-        let notice = r.notice.or_else(|| render::default_notice(truncated_by?, matched, entries.len()));
+        let notice = r.notice.or_else(|| default_notice(truncated_by?, matched, entries.len()));
         FindOutcome {
             path: r.path,
             matched,
@@ -419,8 +411,8 @@ impl Plan {
                     let storage = js_reader::JsStorage::from_js(&reader).map_err(|e| {
                         FindError::invalid_argument(format!("`reader` must have list, stat and read functions: {e}"))
                     })?;
-                    sandbox::anchor_cwd_at_storage_root(&mut fields);
-                    Source::Storage(shared::Shared(Arc::new(storage)))
+                    anchor_cwd_at_storage_root(&mut fields);
+                    Source::Storage(Shared(Arc::new(storage)))
                 }
                 (None, Some(index)) => {
                     let index = index.opened()?;
@@ -432,7 +424,7 @@ impl Plan {
                 (None, None) => Source::Disk,
             };
             let find = |purpose, answer| {
-                options::parse(&fields, purpose).map(|mut c| {
+                parse_find_options(&fields, purpose).map(|mut c| {
                     // The text shows no size or date: read them only where a filter or the order needs them.
                     c.want_meta &= !matches!(answer, Answer::Text);
                     c.source = source.clone();
@@ -440,7 +432,7 @@ impl Plan {
                 })
             };
             match purpose.as_str() {
-                "search" => search::options::parse(&fields).map(|mut c| {
+                "search" => parse_search_options(&fields).map(|mut c| {
                     c.source = source.clone();
                     Job::Search(Arc::new(c))
                 }),
@@ -449,7 +441,7 @@ impl Plan {
                 "find" => find(Purpose::Find, Answer::Entries),
                 other => Err(FindError::invalid_argument(format!(
                     "internal: unknown purpose `{}`; it is find, findText, findFiles or search",
-                    error::clip(other, 40)
+                    clip(other, 40)
                 ))),
             }
         });
@@ -543,12 +535,12 @@ fn run_job(job: &Job, flag: CancelFlag, made: std::time::Instant) -> RunOutput {
     let done = match job {
         Job::Find(config, answer) => {
             let cancel = Cancel::since(flag, config.timeout_ms, made);
-            find::run(config, &cancel).map(|outcome| match answer {
+            run_find(config, &cancel).map(|outcome| match answer {
                 Answer::Entries => {
                     let (result, remaining) = find_output(outcome);
                     RunOutput { result: Some(result), remaining, ..RunOutput::empty() }
                 }
-                Answer::Text => RunOutput { text: Some(render::render(&outcome)), ..RunOutput::empty() },
+                Answer::Text => RunOutput { text: Some(render_find(&outcome)), ..RunOutput::empty() },
                 Answer::Paths => {
                     let root = &config.scope.logical_path;
                     let paths: Vec<String> =
@@ -563,7 +555,7 @@ fn run_job(job: &Job, flag: CancelFlag, made: std::time::Instant) -> RunOutput {
         }
         Job::Search(config) => {
             let cancel = Cancel::since(flag, config.timeout_ms, made);
-            search::run(config, &cancel).map(|outcome| RunOutput { search: Some(outcome.into()), ..RunOutput::empty() })
+            run_search(config, &cancel).map(|outcome| RunOutput { search: Some(outcome.into()), ..RunOutput::empty() })
         }
     };
     done.unwrap_or_else(failed)
@@ -576,7 +568,7 @@ fn failed(e: FindError) -> RunOutput {
 /// A live index (see `index`), as JS holds it: made empty, then opened.
 #[napi]
 pub struct FileIndex {
-    index: Arc<std::sync::Mutex<Option<index::IndexRef>>>,
+    index: Arc<std::sync::Mutex<Option<IndexRef>>>,
 }
 
 /// What `FileIndex.stats()` returns.
@@ -603,7 +595,7 @@ pub struct IndexStats {
 }
 
 impl FileIndex {
-    fn opened(&self) -> std::result::Result<index::IndexRef, FindError> {
+    fn opened(&self) -> std::result::Result<IndexRef, FindError> {
         lock(&self.index)
             .clone()
             .ok_or_else(|| FindError::invalid_argument("this index is not open; use `await openIndex(path)`"))
@@ -629,12 +621,12 @@ impl FileIndex {
         let slot = Arc::clone(&self.index);
         env.spawn_future(async move {
             let opened = off_the_loop(move || {
-                let logical = sandbox::resolve_logical(cwd.as_deref(), Some(&path))?;
-                index::Index::open(logical)
+                let logical = resolve_logical(cwd.as_deref(), Some(&path))?;
+                Index::open(logical)
             });
             Ok(match opened.await.and_then(|done| done) {
                 Ok(index) => {
-                    *lock(&slot) = Some(shared::Shared(index));
+                    *lock(&slot) = Some(Shared(index));
                     None
                 }
                 Err(e) => Some(e.into()),
@@ -692,28 +684,92 @@ impl FileIndex {
 /// The text a model reads for a `FindResult`.
 #[napi(catch_unwind)]
 pub fn format_find_result(result: JsFindResult) -> String {
-    render::render(&result.into())
+    render_find(&result.into())
 }
 
 /// The text a model reads for a `SearchResult`.
 #[napi(catch_unwind)]
 pub fn format_search_result(result: JsSearchResult) -> String {
-    search::render::render(&result.into())
+    render_search(&result.into())
 }
 
-/// The option names each call reads (the JS side adds `signal`, `policy`,
-/// `approve` and `reader`): the one list that validation uses, exported so
-/// a test can hold `index.d.ts` and the tool schemas to it.
+/// One row of the option table (see the core's `option_table`), as JS reads it.
 #[napi(object)]
-pub struct OptionNames {
-    pub find: Vec<String>,
-    pub search: Vec<String>,
+pub struct OptionRow {
+    /// `find` or `search`.
+    pub call: String,
+    pub name: String,
+    /// `boolean`, `integer`, `number`, `string`, `choice`, `size`, `date`,
+    /// `strings`, or `host` (a JS value the binding never sees).
+    pub kind: String,
+    /// For `choice`: the values.
+    pub choices: Option<Vec<String>>,
+    /// For `integer`: the least value.
+    pub minimum: Option<u32>,
+    /// The default, when it is a value (a boolean, a number, a string or
+    /// an empty list), as JSON text.
+    pub default_json: Option<String>,
+    /// What a model reads; absent when the host sets the option.
+    pub model: Option<String>,
+    pub flag: Option<FlagRow>,
 }
 
+/// An option's command-line flag.
+#[napi(object)]
+pub struct FlagRow {
+    pub long: String,
+    pub short: Option<String>,
+    /// The value's name in the usage text; absent for a switch.
+    pub arg: Option<String>,
+    /// For a switch, the value it sets (`false`, or a string) as JSON text; absent: `true`.
+    pub sets_json: Option<String>,
+    pub repeats: bool,
+    pub help: String,
+}
+
+/// Every option of every call, in the order the schemas and usage texts
+/// list them: validation reads the same table, and `js/tools.js`,
+/// `bin/agent-find.js` and a test of `index.d.ts` read this export.
 #[napi]
-pub fn option_names() -> OptionNames {
-    let names = |known: &[&str]| known.iter().map(|n| n.to_string()).collect();
-    OptionNames { find: names(options::KNOWN), search: names(search::options::KNOWN) }
+pub fn option_table() -> Vec<OptionRow> {
+    use agent_find_core::option_table::{fill, Default, Kind, OPTIONS};
+    // The texts in the table hold no quote or backslash to escape.
+    let default = |d: Default| match d {
+        Default::None => None,
+        Default::Bool(b) => Some(b.to_string()),
+        Default::Count(n) => Some(n.to_string()),
+        Default::Text(t) => Some(format!("\"{t}\"")),
+        Default::Empty => Some("[]".to_string()),
+    };
+    OPTIONS
+        .iter()
+        .map(|o| OptionRow {
+            call: o.call.as_str().to_string(),
+            name: o.name.to_string(),
+            kind: o.kind.as_str().to_string(),
+            choices: match o.kind {
+                Kind::Choice(values) => Some(values.iter().map(|v| v.to_string()).collect()),
+                _ => None,
+            },
+            minimum: match o.kind {
+                Kind::Integer { minimum } => Some(minimum),
+                _ => None,
+            },
+            default_json: default(o.default),
+            model: o.model.map(fill),
+            flag: o.flag.map(|f| FlagRow {
+                long: f.long.to_string(),
+                short: f.short.map(String::from),
+                arg: f.arg.map(String::from),
+                sets_json: f.sets.map(|v| match v {
+                    "false" => v.to_string(),
+                    text => format!("\"{text}\""),
+                }),
+                repeats: f.repeats,
+                help: fill(f.help),
+            }),
+        })
+        .collect()
 }
 
 /// The entry kinds as they cross between JS and Rust: a kind's code is its

@@ -25,10 +25,10 @@ use crate::cancel::Cancel;
 use crate::dir::Dir;
 use crate::entry::{EntryKind, Meta};
 use crate::error::{clip, ErrorCode, FindError, Result};
-use crate::gitignore::{FolderRules, GitEnv, IgnoreFiles, Rules, GITIGNORE, IGNORE};
+use crate::gitignore::{folders_above_on_disk, FolderRules, GitEnv, IgnoreFiles, Rules, GITIGNORE, IGNORE};
 use crate::shared::Shared;
 use crate::sync::{lock, unpoisoned};
-use crate::walk::{walk_dir, Entry, Excludes, WalkRules};
+use crate::walk::{walk_dir, Entry, Excludes, Keep, WalkRules};
 use notify::{RecursiveMode, Watcher};
 use query::{Visible, VisibleKey};
 use std::collections::{BTreeSet, HashMap};
@@ -137,7 +137,7 @@ impl Index {
         let git = GitEnv::from_process();
         let index = Arc::new(Index {
             logical_path,
-            above: Rules::above_folders(&real_path, &git),
+            above: folders_above_on_disk(&real_path, &git),
             real_path,
             git,
             dir,
@@ -185,12 +185,12 @@ impl Index {
             record_ignored: false,
         };
         let walked = walk_dir(&self.dir, &self.real_path, &everything, &Cancel::never(), || {
-            |rel: &Path, kind, entry: &Entry| {
+            Keep::new(|rel: &Path, kind, entry: &Entry| {
                 let meta = entry.stat().ok()?.meta;
                 Some((rel.as_os_str().as_encoded_bytes().to_vec(), kind, meta))
-            }
+            })
         })?;
-        let mut found = walked.found;
+        let mut found: Vec<_> = walked.found.into_iter().flatten().collect();
         // A folder sorts before what it holds.
         found.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         let root_meta = self.dir.stat(OsStr::new(".")).map(|s| s.meta).unwrap_or(Meta { size: 0, mtime_ms: 0.0 });
@@ -266,7 +266,7 @@ impl Index {
     }
 
     /// The ignore rules that apply to the folder `start` from above it, as
-    /// `Rules::above` gives them on disk: from the nearest folder holding
+    /// `rules_above_on_disk` gives them: from the nearest folder holding
     /// `.git` (in the index or above it) down to `start`'s parent.
     pub fn rules_above(&self, tree: &Tree, start: Id) -> Rules {
         let start_path = self.real_path.join(os(&tree.path(start)));
@@ -279,12 +279,12 @@ impl Index {
         let mut rules = Rules::default();
         if from.is_none() {
             for (folder, compiled) in &self.above {
-                rules = rules.above_root_compiled(&start_path, folder, compiled.as_ref());
+                rules = rules.above(&start_path, folder, compiled.as_ref());
             }
         }
         for &id in &chain[from.unwrap_or(0)..] {
             let folder = self.real_path.join(os(&tree.path(id)));
-            rules = rules.above_root_compiled(&start_path, &folder, tree.node(id).rules.as_ref());
+            rules = rules.above(&start_path, &folder, tree.node(id).rules.as_ref());
         }
         rules
     }

@@ -4,26 +4,11 @@ use super::matcher::ContentMatcher;
 use super::{OutputMode, SearchConfig, Target, DEFAULT_MAX_RESULTS, MAX_RESULTS, SKIPPED_DIRS};
 use crate::args::{wrong, Reader, Value};
 use crate::error::{FindError, Result};
+use crate::option_table::Call;
 use crate::pattern::{NameMatcher, PatternMode};
 use crate::sandbox::Scope;
 use crate::source::Source;
 use crate::walk::{Excludes, WalkRules};
-
-/// The options `searchFiles` reads here (the JS side also takes `signal`,
-/// `policy`, `approve` and `reader`).
-pub const KNOWN: &[&str] = &[
-    "pattern",
-    "target",
-    "path",
-    "cwd",
-    "fileGlob",
-    "outputMode",
-    "ignoreCase",
-    "noIgnore",
-    "maxResults",
-    "timeoutMs",
-    "roots",
-];
 
 /// A glob with no `/` is tested against the file name, one with `/` against
 /// the path relative to the search directory.
@@ -68,7 +53,7 @@ fn name_pattern(pattern: &str) -> String {
 
 pub fn parse(fields: &[(String, Value)]) -> Result<SearchConfig> {
     let r = Reader { fields };
-    r.only(KNOWN)?;
+    r.only(Call::Search)?;
     let pattern =
         match r.get("pattern") {
             Value::Text(t) if !t.is_empty() => t.clone(),

@@ -9,67 +9,48 @@
 //! `.git` file with a relative `gitdir:`). The user's git config and global
 //! excludes file live on the local disk, not in the storage: not used here.
 
-use super::{cannot_list, At, Entry, Gate, CANCEL_EVERY};
+use super::{cannot_list, At, Collector, Entry, Gate, Pending};
 use crate::cancel::Cancel;
 use crate::dir::MAX_IGNORE_FILE_BYTES;
 use crate::entry::EntryKind;
 use crate::error::{clip, ErrorCode, FindError, Result};
 use crate::gitconfig::{User, MAX_CONFIG_BYTES};
 use crate::gitdir::{common_of, parse_gitfile, DOT_GIT, MAX_GITFILE_BYTES};
-use crate::gitignore::{IgnoreFiles, RepoFiles, Rules, CONFIG, EXCLUDE, GITIGNORE, IGNORE};
+use crate::gitignore::{FolderRules, IgnoreFiles, RepoFiles, Rules, CONFIG, EXCLUDE, GITIGNORE, IGNORE};
 use crate::storage::{block_on, in_flight, is_skipped, join, reader_failed, Listed, StorageRef};
 use std::ffi::OsStr;
 use std::io;
 use std::path::Path;
 
 /// Walks the storage from `root` (a normalized absolute path in it).
-pub(super) fn walk<T, S>(
-    storage: &StorageRef,
-    root: &Path,
-    gate: &Gate,
-    cancel: &Cancel,
-    mut select: S,
-) -> Result<Vec<T>>
-where
-    S: FnMut(&Path, EntryKind, &Entry) -> Option<T>,
-{
+pub(super) fn walk<C: Collector>(storage: &StorageRef, root: &Path, gate: &Gate, mut collector: C) -> Result<C::Out> {
     let root_text = root.to_string_lossy().into_owned();
+    let cancel = gate.cancel();
     let walking = async {
-        let ignore = match gate.rules.gitignore {
+        let above = match gate.rules().gitignore {
             true => Some(rules_above(storage, &root_text, cancel).await?),
             false => None,
         };
-        let start = |work: Work| {
-            let (storage, path) = (storage.clone(), join(&root_text, &work.rel));
-            let with_ignores = work.ignore.is_some();
+        let start = |work: Pending<()>| {
+            let (storage, path) = (storage.clone(), join(&root_text, &work.rel().to_string_lossy()));
+            let with_ignores = work.reads_ignore_files();
             async move { (list_folder(&storage, path, with_ignores).await, work) }
         };
-        let mut found = Vec::new();
-        let first = vec![Work { rel: String::new(), depth: 0, ignore }];
+        let first = vec![Pending::root((), above)];
         in_flight(storage.concurrency(), first, cancel, start, |(listing, work), pending| {
             let listing = match listing {
                 Ok(listing) => listing,
                 // Vanished, not a folder, or not ours to read: skipped below the root.
-                Err(Failed::List(e)) if work.depth > 0 && is_skipped(&e) => return Ok(()),
-                Err(Failed::List(e)) => return Err(cannot_list(root, Path::new(&work.rel), &e, "the reader")),
+                Err(Failed::List(e)) if !work.is_root() && is_skipped(&e) => return Ok(()),
+                Err(Failed::List(e)) => return Err(cannot_list(root, work.rel(), &e, "the reader")),
                 Err(Failed::Other(path, e)) => return Err(reader_failed(&path, &e)),
             };
-            visit(listing, work, gate, cancel, &mut select, &mut found, pending, &root_text)
+            visit(listing, work, gate, &mut collector, pending, &root_text)
         })
         .await?;
-        Ok(found)
+        Ok(collector.finish())
     };
     block_on(walking, cancel)?
-}
-
-/// A folder to list.
-struct Work {
-    /// Its path relative to the root (empty for the root).
-    rel: String,
-    /// 0 for the root.
-    depth: usize,
-    /// The ignore rules of its parent (`None` with `gitignore: false`).
-    ignore: Option<Rules>,
 }
 
 /// A folder's children, and its ignore files when the rules need them.
@@ -87,54 +68,30 @@ enum Failed {
 }
 
 /// Judges each child of a listed folder: rules, selector, and folders to list next.
-#[allow(clippy::too_many_arguments)]
-fn visit<T, S>(
+fn visit<C: Collector>(
     listing: Listing,
-    work: Work,
+    work: Pending<()>,
     gate: &Gate,
-    cancel: &Cancel,
-    select: &mut S,
-    found: &mut Vec<T>,
-    pending: &mut Vec<Work>,
+    collector: &mut C,
+    pending: &mut Vec<Pending<()>>,
     root: &str,
-) -> Result<()>
-where
-    S: FnMut(&Path, EntryKind, &Entry) -> Option<T>,
-{
-    let prefix = if work.rel.is_empty() { 0 } else { work.rel.len() + 1 };
-    let ignore = work.ignore.map(|rules| rules.enter_with(listing.ignore_files, prefix));
-    let child_depth = work.depth + 1;
-    let descend = gate.descends_at(child_depth);
-    let mut rel = work.rel;
-    if !rel.is_empty() {
-        rel.push('/');
+) -> Result<()> {
+    if let Some(bad) = listing.entries.iter().find(|listed| !is_valid_name(&listed.name)) {
+        return Err(FindError::new(
+            ErrorCode::FsError,
+            format!(
+                "the reader listed `{}` with a child named `{}`; a name must be non-empty, not `.` or `..`, and hold no `/` or NUL",
+                clip(&join(root, &work.rel().to_string_lossy()), 300),
+                clip(&bad.name, 100)
+            ),
+        ));
     }
-    for (i, listed) in listing.entries.iter().enumerate() {
-        if i > 0 && i % CANCEL_EVERY as usize == 0 {
-            cancel.check()?;
-        }
-        if !is_valid_name(&listed.name) {
-            return Err(FindError::new(
-                ErrorCode::FsError,
-                format!(
-                    "the reader listed `{}` with a child named `{}`; a name must be non-empty, not `.` or `..`, and hold no `/` or NUL",
-                    clip(&join(root, &rel[..rel.len().saturating_sub(1)]), 300),
-                    clip(&listed.name, 100)
-                ),
-            ));
-        }
-        rel.truncate(prefix);
-        rel.push_str(&listed.name);
+    let (_, mut visit) = gate.visit(work, || FolderRules::compile(listing.ignore_files))?;
+    for listed in &listing.entries {
         let is_dir = listed.kind == EntryKind::Dir;
-        if !gate.passes(OsStr::new(&listed.name), Path::new(&rel), is_dir, ignore.as_ref()) {
-            continue;
-        }
-        if let Some(item) = select(Path::new(&rel), listed.kind, &Entry(At::Listed(listed))) {
-            found.push(item);
-        }
-        if is_dir && descend {
-            pending.push(Work { rel: rel.clone(), depth: child_depth, ignore: ignore.clone() });
-        }
+        let Some(rel) = visit.child(OsStr::new(&listed.name), is_dir)? else { continue };
+        collector.offer(rel, listed.kind, &Entry(At::Listed(listed)));
+        pending.extend(visit.descend(|| ()));
     }
     Ok(())
 }
@@ -287,7 +244,7 @@ async fn rules_above(storage: &StorageRef, root: &str, cancel: &Cancel) -> Resul
             Failed::List(e) => reader_failed(&text, &e),
             Failed::Other(path, e) => reader_failed(&path, &e),
         })?;
-        rules = rules.above_root(Path::new(root), folder, files);
+        rules = rules.above(Path::new(root), folder, FolderRules::compile(files).as_ref());
     }
     Ok(rules)
 }
