@@ -31,7 +31,8 @@
 //! wins), and a line that is not valid UTF-8 still matches the file whose
 //! name has those bytes.
 
-use crate::dir::{Dir, MAX_IGNORE_FILE_BYTES};
+use crate::dir::{is_skippable, Dir, MAX_IGNORE_FILE_BYTES};
+use crate::error::{clip, ErrorCode, FindError, Result};
 use crate::gitconfig::{self, User, MAX_CONFIG_BYTES};
 use crate::gitdir;
 use crate::sync::lock;
@@ -39,6 +40,7 @@ use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use ignore::Match;
 use std::borrow::Cow;
 use std::ffi::{OsStr, OsString};
+use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -246,13 +248,25 @@ pub const EXCLUDE: &str = "info/exclude";
 pub const CONFIG: &str = "config";
 
 impl IgnoreFiles {
-    /// Reads them through an open folder.
-    pub fn read(dir: &Dir, git: &GitEnv) -> IgnoreFiles {
-        let has_git = dir.stat(OsStr::new(gitdir::DOT_GIT)).is_ok_and(|st| st.kind.is_some());
-        IgnoreFiles::read_knowing_git(dir, has_git, git)
+    /// Reads them through an open folder. A file that is missing, denied or
+    /// not a regular file adds nothing; one that is there but cannot be
+    /// opened or read otherwise (out of descriptors, an I/O error) is an
+    /// error: a walk without its rules would list what it hides.
+    pub fn read(dir: &Dir, git: &GitEnv) -> io::Result<IgnoreFiles> {
+        IgnoreFiles::try_read_knowing_git(dir, has_git(dir), git)
     }
 
     /// `read`, when the caller already knows whether the folder holds `.git`.
+    pub fn try_read_knowing_git(dir: &Dir, has_git: bool, git: &GitEnv) -> io::Result<IgnoreFiles> {
+        Ok(IgnoreFiles {
+            ignore: dir.try_read_ignore_file(OsStr::new(IGNORE))?,
+            gitignore: dir.try_read_ignore_file(OsStr::new(GITIGNORE))?,
+            repo: if has_git { Some(RepoFiles::try_read(dir, git)?) } else { None },
+        })
+    }
+
+    /// `try_read_knowing_git` that passes over a file it cannot read (the
+    /// live index's, which has no call to fail).
     pub fn read_knowing_git(dir: &Dir, has_git: bool, git: &GitEnv) -> IgnoreFiles {
         IgnoreFiles {
             ignore: dir.read_ignore_file(OsStr::new(IGNORE)),
@@ -263,16 +277,55 @@ impl IgnoreFiles {
 }
 
 impl RepoFiles {
-    /// Reads the repository files of the folder `holder`, which holds `.git`.
+    /// Reads the repository files of the folder `holder`, which holds `.git`,
+    /// passing over any it cannot read.
     pub fn read(holder: &Dir, git: &GitEnv) -> RepoFiles {
-        let common = gitdir::common_dir(holder);
-        let in_common = |name: &str, cap: u64| holder.read_following(&common.as_ref()?.join(name), cap);
-        let exclude = in_common(EXCLUDE, MAX_IGNORE_FILE_BYTES);
-        let config = in_common(CONFIG, MAX_CONFIG_BYTES);
-        let settings = git.user().for_repository(config.as_deref());
-        let global = settings.excludes_file.and_then(|path| git.excludes_file(holder, &path));
-        RepoFiles { exclude, global, ignore_case: settings.ignore_case }
+        RepoFiles::read_with(holder, git, &|path, cap| Ok(holder.read_following(path, cap)))
+            .unwrap_or_else(|_| RepoFiles::default())
     }
+
+    /// `read`, failing as `IgnoreFiles::read` does.
+    pub fn try_read(holder: &Dir, git: &GitEnv) -> io::Result<RepoFiles> {
+        RepoFiles::read_with(holder, git, &|path, cap| holder.try_read_following(path, cap))
+    }
+
+    fn read_with(holder: &Dir, git: &GitEnv, read: &ReadFollowing<'_>) -> io::Result<RepoFiles> {
+        let common = gitdir::common_dir(holder);
+        let in_common = |name: &str, cap: u64| match &common {
+            Some(common) => read(&common.join(name), cap),
+            None => Ok(None),
+        };
+        let exclude = in_common(EXCLUDE, MAX_IGNORE_FILE_BYTES)?;
+        let config = in_common(CONFIG, MAX_CONFIG_BYTES)?;
+        let settings = git.user().for_repository(config.as_deref());
+        let global = match settings.excludes_file {
+            Some(path) => git.excludes_file(&path, read)?,
+            None => None,
+        };
+        Ok(RepoFiles { exclude, global, ignore_case: settings.ignore_case })
+    }
+}
+
+/// Whether the folder holds `.git` of any kind.
+fn has_git(dir: &Dir) -> bool {
+    dir.stat(OsStr::new(gitdir::DOT_GIT)).is_ok_and(|st| st.kind.is_some())
+}
+
+/// Reads a file through symlinks (see `Dir::read_following`), capped.
+type ReadFollowing<'a> = dyn Fn(&Path, u64) -> io::Result<Option<Vec<u8>>> + 'a;
+
+/// The error of a walk that could not read a folder's ignore files for a
+/// reason other than their absence or a refusal: answering without their
+/// rules would list what they hide.
+pub fn unreadable(folder: &Path, e: &io::Error) -> FindError {
+    FindError::new(
+        ErrorCode::FsError,
+        format!(
+            "cannot read the ignore files in `{}`: {e}{}",
+            clip(&folder.to_string_lossy(), 300),
+            crate::error::io_advice(e)
+        ),
+    )
 }
 
 /// What ignore rules take from outside the tree: the user's git config
@@ -308,48 +361,68 @@ impl GitEnv {
     }
 
     /// The excludes file at `path` (absolute, or relative to the folder
-    /// `holder` at a repository's top), `None` when it cannot be read as a
+    /// at a repository's top, which `read` reads from), `None` when it cannot be read as a
     /// regular file, as git passes over a missing one.
-    fn excludes_file(&self, holder: &Dir, path: &Path) -> Option<Arc<Patterns>> {
-        let read = || holder.read_following(path, MAX_IGNORE_FILE_BYTES).and_then(Patterns::new).map(Arc::new);
+    /// A file that could not be read for another reason than its absence is
+    /// an error (through `read`), and is not remembered.
+    fn excludes_file(&self, path: &Path, read: &ReadFollowing<'_>) -> io::Result<Option<Arc<Patterns>>> {
+        let read = || Ok(read(path, MAX_IGNORE_FILE_BYTES)?.and_then(Patterns::new).map(Arc::new));
         if !path.is_absolute() {
             return read();
         }
         let mut cache = lock(&self.excludes);
         if let Some((_, patterns)) = cache.iter().find(|(p, _)| p == path) {
-            return patterns.clone();
+            return Ok(patterns.clone());
         }
-        let patterns = read();
+        let patterns = read()?;
         cache.push((path.to_path_buf(), patterns.clone()));
-        patterns
+        Ok(patterns)
     }
 }
 
 /// The ignore rules of the folders on disk above the search `root` that
 /// apply to it: from the root of the repository holding it (if any) down to
-/// its parent.
-pub fn rules_above_on_disk(root: &Path, git: &GitEnv) -> Rules {
-    folders_above_on_disk(root, git)
-        .into_iter()
-        .fold(Rules::default(), |rules, (folder, own)| rules.above(root, &folder, own.as_ref()))
+/// its parent. A folder or ignore file that cannot be opened or read for
+/// another reason than its absence or a refusal fails (see `IgnoreFiles::read`).
+pub fn rules_above_on_disk(root: &Path, git: &GitEnv) -> Result<Rules> {
+    let folders = folders_above(root, &mut |folder| {
+        let dir = match Dir::open(folder) {
+            Ok(dir) => dir,
+            Err(e) if is_skippable(&e) => return Ok(None),
+            Err(e) => return Err(unreadable(folder, &e)),
+        };
+        IgnoreFiles::read(&dir, git).map(Some).map_err(|e| unreadable(folder, &e))
+    })?;
+    Ok(folders.into_iter().fold(Rules::default(), |rules, (folder, own)| rules.above(root, &folder, own.as_ref())))
 }
 
-/// The folders `rules_above_on_disk` takes rules from, outermost first, with their rules.
+/// The folders `rules_above_on_disk` takes rules from, outermost first, with
+/// their rules; a folder or file that cannot be read is passed over (for the
+/// live index, which has no call to fail).
 pub fn folders_above_on_disk(root: &Path, git: &GitEnv) -> Vec<(PathBuf, Option<Arc<FolderRules>>)> {
+    folders_above(root, &mut |folder| {
+        Ok(Dir::open(folder).ok().map(|dir| IgnoreFiles::read_knowing_git(&dir, has_git(&dir), git)))
+    })
+    .unwrap_or_default()
+}
+
+fn folders_above(
+    root: &Path,
+    read: &mut dyn FnMut(&Path) -> Result<Option<IgnoreFiles>>,
+) -> Result<Vec<(PathBuf, Option<Arc<FolderRules>>)>> {
     // `.git` of any kind, as the walk counts it (a symlink too, even dangling).
     let holds_git = |d: &Path| std::fs::symlink_metadata(d.join(gitdir::DOT_GIT)).is_ok();
     let Some(repository) = root.ancestors().find(|d| holds_git(d)) else {
-        return Vec::new();
+        return Ok(Vec::new());
     };
     let chain: Vec<&Path> = root.ancestors().skip(1).take_while(|d| d.starts_with(repository)).collect();
-    chain
-        .into_iter()
-        .rev()
-        .filter_map(|folder| {
-            let dir = Dir::open(folder).ok()?;
-            Some((folder.to_path_buf(), FolderRules::compile(IgnoreFiles::read(&dir, git))))
-        })
-        .collect()
+    let mut folders = Vec::with_capacity(chain.len());
+    for folder in chain.into_iter().rev() {
+        if let Some(files) = read(folder)? {
+            folders.push((folder.to_path_buf(), FolderRules::compile(files)));
+        }
+    }
+    Ok(folders)
 }
 
 impl Rules {
@@ -423,7 +496,7 @@ mod tests {
 
     /// `rules` inside the folder `dir`, its ignore files read from disk.
     fn enter_dir(rules: &Rules, dir: &Dir, prefix_len: usize, git: &GitEnv) -> Rules {
-        rules.enter(FolderRules::compile(IgnoreFiles::read(dir, git)).as_ref(), prefix_len)
+        rules.enter(FolderRules::compile(IgnoreFiles::read(dir, git).unwrap()).as_ref(), prefix_len)
     }
 
     fn tree(name: &str, files: &[(&str, &[u8])]) -> crate::testing::TempTree {
@@ -463,7 +536,7 @@ mod tests {
     #[test]
     fn rules_above_the_root_apply_up_to_the_repository() {
         let root = tree("above", &[(".git/HEAD", b""), (".gitignore", b"src/gen/\n*.o\n"), ("src/gen/x", b"")]);
-        let above = rules_above_on_disk(&root.join("src"), &GitEnv::none());
+        let above = rules_above_on_disk(&root.join("src"), &GitEnv::none()).unwrap();
         let rules = enter_dir(&above, &Dir::open(&root.join("src")).unwrap(), 0, &GitEnv::none());
         assert!(rules.is_ignored(Path::new("gen"), true), "anchored at the repository root");
         assert!(rules.is_ignored(Path::new("deep/a.o"), false));
@@ -551,11 +624,13 @@ mod tests {
         assert!(main.is_ignored(Path::new("lib/local-notes"), false), "the submodule's own info/exclude");
         assert!(!main.is_ignored(Path::new("lib/secret"), false), "not its superproject's");
         // From inside the submodule, and from a folder below the worktree.
-        let lib = rules_above_on_disk(&real.join("main/lib"), &GitEnv::none());
+        let lib = rules_above_on_disk(&real.join("main/lib"), &GitEnv::none()).unwrap();
         assert!(inside(&root.join("main/lib"), "", &GitEnv::none()).is_ignored(Path::new("local-x"), false));
         assert!(!lib.is_ignored(Path::new("local-x"), false), "the submodule's top is the search root itself");
         fs::create_dir_all(root.join("wt/deep")).unwrap();
-        assert!(rules_above_on_disk(&real.join("wt/deep"), &GitEnv::none()).is_ignored(Path::new("secret"), false));
+        assert!(rules_above_on_disk(&real.join("wt/deep"), &GitEnv::none())
+            .unwrap()
+            .is_ignored(Path::new("secret"), false));
     }
 
     #[test]
@@ -581,7 +656,7 @@ mod tests {
         let inner = inside(&root.join("repo"), "inner", &git);
         assert!(inner.is_ignored(Path::new("inner/top.txt"), false), "a nested repository has it too");
         assert!(inner.is_ignored(Path::new("inner/kept.tmp"), false), "but not its parent's .gitignore");
-        let sub = rules_above_on_disk(&root.join("repo/sub"), &git);
+        let sub = rules_above_on_disk(&root.join("repo/sub"), &git).unwrap();
         assert!(sub.is_ignored(Path::new("a.tmp"), false) && !sub.is_ignored(Path::new("top.txt"), false));
         assert!(!inside(&root.join("plain"), "", &git).is_ignored(Path::new("a.tmp"), false), "outside a repository");
         assert!(!inside(&root.join("repo"), "", &GitEnv::none()).is_ignored(Path::new("a.tmp"), false));

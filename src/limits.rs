@@ -20,6 +20,14 @@ pub const DEFAULT_MAX_RESULTS: usize = 50;
 pub const MAX_RESULTS: usize = 500;
 /// Longer matching lines are cut to this many characters and marked.
 pub const MAX_LINE_CHARS: usize = 500;
+/// How far a content search's line buffer may grow (per walker thread); a
+/// file with a longer line is searched in pieces (see `search::content`).
+pub const MAX_LINE_BUFFER_BYTES: usize = 4 << 20;
+/// The pieces an over-long line is searched in.
+pub const LINE_PIECE_BYTES: usize = 256 << 10;
+/// What each piece repeats of the one before: a match up to this long is
+/// found across a cut.
+pub const PIECE_OVERLAP_BYTES: usize = 4 << 10;
 
 /// The longest pattern (glob or regex) accepted.
 pub const MAX_PATTERN_BYTES: usize = 16 * 1024;

@@ -12,9 +12,7 @@ use crate::dir::Dir;
 use crate::entry::EntryKind;
 use crate::error::{clip, ErrorCode, FindError, Result};
 use crate::index::{query, IndexRef};
-use crate::sandbox::{
-    check_roots, inside_really, not_a_dir, open_search_dir, outside_roots, search_path_error, Asked, Scope,
-};
+use crate::sandbox::{not_a_dir, open_confined, open_search_dir, outside_roots, search_path_error, Asked, Scope};
 use crate::storage::{block_on, in_flight, is_skipped, join, reader_failed, StorageRef};
 use crate::walk::{walk_dir, walk_storage, Collector, Entry, Keep, WalkRules, Walked};
 use std::path::{Path, PathBuf};
@@ -129,6 +127,26 @@ impl Chunks {
             cancel: cancel.clone(),
             failure: ChunkFailure::default(),
         }
+    }
+}
+
+/// A file's contents read in order, which a search can read again from the
+/// start (the second pass over a file with an over-long line, see
+/// `search::content`).
+pub trait Rewind: std::io::Read {
+    fn rewind_to_start(&mut self) -> std::io::Result<()>;
+}
+
+impl Rewind for &std::fs::File {
+    fn rewind_to_start(&mut self) -> std::io::Result<()> {
+        std::io::Seek::seek(self, std::io::SeekFrom::Start(0)).map(|_| ())
+    }
+}
+
+impl Rewind for Chunks {
+    fn rewind_to_start(&mut self) -> std::io::Result<()> {
+        (self.offset, self.buf, self.at, self.ended) = (0, Vec::new(), 0, false);
+        Ok(())
     }
 }
 
@@ -300,24 +318,23 @@ impl Root {
 
 impl Source {
     /// Confines the path to the roots, then opens it: the directory to walk.
-    /// The roots are checked twice: before opening (as the caller wrote the
-    /// path, for the clearest error) and on the real path of the handle that
-    /// was opened, so a symlink flipped in between cannot lead outside.
-    /// Waiting for a storage ends when `cancel` stops the call.
+    /// On disk the roots are checked on the path as written and resolved
+    /// (for the clearest error), then by identity: the folder is opened
+    /// again beneath the root's handle and must be the same folder (see
+    /// `sandbox::open_confined`), so neither a symlink flipped in between
+    /// nor a path string that lies can lead outside. Waiting for a storage
+    /// ends when `cancel` stops the call.
     pub fn open(&self, scope: &Scope, cancel: &Cancel) -> Result<Root> {
         match self {
             Source::Disk => {}
             Source::Storage(storage) => return self.open_in(storage, scope, cancel),
             Source::Index(index) => return self.open_in_index(index, scope),
         }
-        if let Some(roots) = &scope.roots {
-            check_roots(&scope.logical_path, roots)?;
-        }
-        let (dir, path) = open_search_dir(&scope.logical_path)?;
-        match &scope.roots {
-            Some(roots) if !inside_really(&path, roots) => Err(outside_roots(&scope.logical_path, roots, true)),
-            _ => Ok(Root { backend: Backend::Disk(Arc::new(dir)), path }),
-        }
+        let (dir, path) = match &scope.roots {
+            Some(roots) => open_confined(&scope.logical_path, roots)?,
+            None => open_search_dir(&scope.logical_path)?,
+        };
+        Ok(Root { backend: Backend::Disk(Arc::new(dir)), path })
     }
 
     /// `open` in a storage. The walk never follows a symlink there, and the

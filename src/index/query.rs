@@ -103,7 +103,7 @@ fn list_visible(index: &Index, tree: &Tree, rel: &[u8], root: &Path, gate: &Gate
     let mut visible = Visible::default();
     while let Some(work) = pending.pop() {
         let node = tree.node(work.folder);
-        let (_, mut visit) = gate.visit(work, || node.rules.clone())?;
+        let (_, mut visit) = gate.visit(work, |_| Ok(node.rules.clone()))?;
         for &child in &node.children {
             let entry = tree.node(child);
             let is_dir = entry.kind == EntryKind::Dir;

@@ -191,7 +191,7 @@ fn gather(
                         return None;
                     }
                     match entry.open() {
-                        Some(file) => scan_file(&mut searcher, regex, file, scan, relative)?.count,
+                        Some(file) => scan_file(&mut searcher, regex, file, scan, relative, cancel)?.count,
                         None => UNREAD,
                     }
                 }
@@ -215,7 +215,7 @@ fn gather(
             |hit| &hit.relative,
             cancel,
             |mut hit, contents| {
-                if let Some(found) = scan_contents(&mut searcher, regex, contents, scan, Path::new(&hit.path)) {
+                if let Some(found) = scan_contents(&mut searcher, regex, contents, scan, Path::new(&hit.path), cancel) {
                     if found.count > 0 {
                         hit.count = found.count;
                         on_match(&hit.relative);
@@ -249,7 +249,7 @@ fn first_lines(
         let scan = Scan::Lines(max - out.len());
         let contents = root.read_one(&hit.relative, cancel)?;
         let failure = contents.as_ref().and_then(Contents::failure);
-        let found = contents.and_then(|c| scan_contents(&mut searcher, regex, c, scan, Path::new(&hit.path)));
+        let found = contents.and_then(|c| scan_contents(&mut searcher, regex, c, scan, Path::new(&hit.path), cancel));
         if let Some(failure) = failure {
             failure.check()?;
         }

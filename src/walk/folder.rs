@@ -60,16 +60,20 @@ pub struct Visit<'g> {
 
 impl<'g> Gate<'g> {
     /// Starts the visit of `pending`, whose own ignore files, compiled, are
-    /// `own()` (asked only when the rules are on). Returns how to reach the
-    /// folder, and the visit; an error once the search is cancelled.
+    /// `own(its relative path)` (asked only when the rules are on). Returns
+    /// how to reach the folder, and the visit; an error once the search is
+    /// cancelled, or when `own` fails.
     pub fn visit<F>(
         &'g self,
         pending: Pending<F>,
-        own: impl FnOnce() -> Option<Arc<FolderRules>>,
+        own: impl FnOnce(&Path) -> Result<Option<Arc<FolderRules>>>,
     ) -> Result<(F, Visit<'g>)> {
         self.cancel.check()?;
         let prefix = if pending.rel.is_empty() { 0 } else { pending.rel.len() + 1 };
-        let ignore = pending.ignore.map(|above| above.enter(own().as_ref(), prefix));
+        let ignore = match pending.ignore {
+            Some(above) => Some(above.enter(own(Path::new(&pending.rel))?.as_ref(), prefix)),
+            None => None,
+        };
         let child_depth = pending.depth + 1;
         let visit = Visit {
             gate: self,

@@ -86,7 +86,7 @@ fn visit<C: Collector>(
             ),
         ));
     }
-    let (_, mut visit) = gate.visit(work, || FolderRules::compile(listing.ignore_files))?;
+    let (_, mut visit) = gate.visit(work, |_| Ok(FolderRules::compile(listing.ignore_files)))?;
     for listed in &listing.entries {
         let is_dir = listed.kind == EntryKind::Dir;
         let Some(rel) = visit.child(OsStr::new(&listed.name), is_dir)? else { continue };

@@ -10,7 +10,7 @@ use super::{cannot_list, thread_count, At, Collector, Entry, Gate, Pending};
 use crate::dir::{is_gone, Dir};
 use crate::entry::EntryKind;
 use crate::error::{FindError, Result};
-use crate::gitignore::{rules_above_on_disk, FolderRules, GitEnv, IgnoreFiles};
+use crate::gitignore::{rules_above_on_disk, unreadable, FolderRules, GitEnv, IgnoreFiles};
 use crate::sync::{lock, unpoisoned};
 use std::ffi::OsString;
 use std::io::ErrorKind;
@@ -28,7 +28,10 @@ where
     // directory down; outside any repository, only those at and below it.
     // The user's git settings are read once, when a repository needs them.
     let git = GitEnv::from_process();
-    let above = gate.rules().gitignore.then(|| rules_above_on_disk(root, &git));
+    let above = match gate.rules().gitignore {
+        true => Some(rules_above_on_disk(root, &git)?),
+        false => None,
+    };
     let first = Pending::root(FolderAt::Open(Arc::clone(dir)), above);
     let shared = WalkState {
         git: &git,
@@ -158,7 +161,11 @@ impl<T: Send> WalkState<'_, T> {
                 Err(e) => return Err(cannot_list(self.root, work.rel(), &e, "the OS")),
             },
         };
-        let (_, mut visit) = self.gate.visit(work, || FolderRules::compile(IgnoreFiles::read(&dir, self.git)))?;
+        let own = |rel: &Path| match IgnoreFiles::read(&dir, self.git) {
+            Ok(files) => Ok(FolderRules::compile(files)),
+            Err(e) => Err(unreadable(&self.root.join(rel), &e)),
+        };
+        let (_, mut visit) = self.gate.visit(work, own)?;
         let mut stopped = None;
         let listed = dir.for_each(|name, kind| {
             let Some(kind) = kind else { return };
@@ -183,6 +190,9 @@ impl<T: Send> WalkState<'_, T> {
         match listed {
             // Removed while it was being listed (getdents says ENOENT): what was read is kept.
             Err(e) if !is_root && is_gone(&e) => return Ok(()),
+            // Opened, but its listing refused (`/proc/<pid>/map_files`): skipped
+            // like a folder that cannot be opened.
+            Err(e) if !is_root && e.kind() == ErrorKind::PermissionDenied => return Ok(()),
             listed => listed,
         }
         .map_err(|e| cannot_list(self.root, &visit.folder_rel(), &e, "the OS"))
