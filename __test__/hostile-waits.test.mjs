@@ -210,6 +210,18 @@ describe('ranged reads (read(path, { offset, length }))', () => {
     assert.deepEqual(counted.counts, localCount.counts)
   })
 
+  test('a line longer than the line buffer, read in chunks, is searched in pieces as on disk', async (t) => {
+    const dir = tmpTree(t, {})
+    const long = Buffer.alloc(6 << 20, 'x')
+    long.write('NEEDLE', 3 << 20)
+    fs.writeFileSync(path.join(dir, 'long.txt'), Buffer.concat([Buffer.from('first\n'), long, Buffer.from('\nNEEDLE after\n')]))
+    const local = await within(searchFiles({ pattern: 'NEEDLE', cwd: dir, outputMode: 'content' }), 20_000, 'local')
+    const mounted = await within(searchFiles({ pattern: 'NEEDLE', reader: mountReader({ '/w': dir }), cwd: '/w', outputMode: 'content' }), 20_000, 'mounted')
+    assert.equal(local.matches.length, 2)
+    assert.deepEqual(mounted.matches.map((m) => [m.file, m.line]), [['long.txt', 2], ['long.txt', 3]])
+    assert.deepEqual(mounted.matches, local.matches)
+  })
+
   test('the core asks for at most 1 MiB a read, and bounds the bytes in flight', async () => {
     const MiB = 1 << 20
     const sizes = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`f${i}.txt`, 2 * MiB + i]))
