@@ -4,6 +4,7 @@
 //! never waits for a walk. No search logic lives here.
 
 mod js_reader;
+mod slots;
 
 use agent_find_core::{
     clip, default_notice, lock, parse_find_options, parse_search_options, render_find, render_search, resolve_logical,
@@ -393,6 +394,9 @@ enum Answer {
 pub struct Plan {
     job: std::result::Result<Job, FindError>,
     flag: CancelFlag,
+    /// When the call was made: `timeoutMs` counts from here (the policy, and
+    /// the wait for a walk slot, are part of the call).
+    made: std::time::Instant,
 }
 
 #[napi]
@@ -430,7 +434,7 @@ impl Plan {
                 ))),
             }
         });
-        Plan { job, flag: CancelFlag::default() }
+        Plan { job, flag: CancelFlag::default(), made: std::time::Instant::now() }
     }
 
     /// Why the options were refused, if they were.
@@ -454,19 +458,35 @@ impl Plan {
         self.flag.cancel();
     }
 
+    /// `nested`: the JS side runs this call from inside a reader's call
+    /// (see `slots`).
     #[napi(ts_return_type = "Promise<RunOutput>")]
-    pub fn run<'env>(&self, env: &'env Env) -> Result<PromiseRaw<'env, RunOutput>> {
+    pub fn run<'env>(&self, env: &'env Env, nested: Option<bool>) -> Result<PromiseRaw<'env, RunOutput>> {
         let job = self.job.clone();
         let flag = self.flag.clone();
+        let made = self.made;
         env.spawn_future(async move {
             let job = match job {
                 Ok(job) => job,
                 Err(e) => return Ok(failed(e)),
             };
-            let Ok(_slot) = walk_slots().acquire().await else {
-                return Ok(failed(FindError::new(ErrorCode::FsError, "internal error in agent-find: no walk slot")));
+            let cancel = job.cancel(flag.clone(), made);
+            let pool = match (job.source(), nested) {
+                (Source::Storage(_), Some(true)) => slots::Pool::Nested,
+                (Source::Storage(_), _) => slots::Pool::Reader,
+                _ => slots::Pool::Walk,
             };
-            Ok(off_the_loop(move || run_job(&job, flag)).await.unwrap_or_else(failed))
+            let _slot = match slots::take(pool, cancel.deadline()).await {
+                Ok(slot) => slot,
+                // The deadline passed while waiting: the same answer as a walk that ran out of time.
+                Err(slots::NoSlot::TimedOut) => {
+                    return Ok(failed(cancel.check().err().unwrap_or_else(FindError::aborted)))
+                }
+                Err(slots::NoSlot::Closed) => {
+                    return Ok(failed(FindError::new(ErrorCode::FsError, "internal error in agent-find: no walk slot")))
+                }
+            };
+            Ok(off_the_loop(move || run_job(&job, flag, made)).await.unwrap_or_else(failed))
         })
     }
 }
@@ -481,20 +501,29 @@ async fn off_the_loop<T: Send + 'static>(
     })
 }
 
-/// How many calls walk at once; the others wait their turn. Each walk uses
-/// every core already, so more at once only adds threads and memory (200
-/// concurrent calls ran ~270 threads and starved the event loop for seconds).
-fn walk_slots() -> &'static tokio::sync::Semaphore {
-    static SLOTS: std::sync::OnceLock<tokio::sync::Semaphore> = std::sync::OnceLock::new();
-    SLOTS
-        .get_or_init(|| tokio::sync::Semaphore::new(std::thread::available_parallelism().map_or(2, |n| n.get()).max(2)))
+impl Job {
+    fn source(&self) -> &Source {
+        match self {
+            Job::Find(config, _) => &config.source,
+            Job::Search(config) => &config.source,
+        }
+    }
+
+    /// What stops it: `flag`, and `timeoutMs` counted from `made` (as `run_job` makes it).
+    fn cancel(&self, flag: CancelFlag, made: std::time::Instant) -> Cancel {
+        let timeout_ms = match self {
+            Job::Find(config, _) => config.timeout_ms,
+            Job::Search(config) => config.timeout_ms,
+        };
+        Cancel::since(flag, timeout_ms, made)
+    }
 }
 
 /// Runs on tokio's blocking pool.
-fn run_job(job: &Job, flag: CancelFlag) -> RunOutput {
+fn run_job(job: &Job, flag: CancelFlag, made: std::time::Instant) -> RunOutput {
     let done = match job {
         Job::Find(config, answer) => {
-            let cancel = Cancel::new(flag, config.timeout_ms);
+            let cancel = Cancel::since(flag, config.timeout_ms, made);
             run_find(config, &cancel).map(|outcome| match answer {
                 Answer::Entries => {
                     let (result, remaining) = find_output(outcome);
@@ -514,7 +543,7 @@ fn run_job(job: &Job, flag: CancelFlag) -> RunOutput {
             })
         }
         Job::Search(config) => {
-            let cancel = Cancel::new(flag, config.timeout_ms);
+            let cancel = Cancel::since(flag, config.timeout_ms, made);
             run_search(config, &cancel).map(|outcome| RunOutput { search: Some(outcome.into()), ..RunOutput::empty() })
         }
     };

@@ -83,7 +83,7 @@ pub fn select<'a>(
 
 pub fn run(config: &FindConfig, cancel: &Cancel) -> Result<FindOutcome> {
     cancel.check()?;
-    let root = config.source.open(&config.scope)?;
+    let root = config.source.open(&config.scope, cancel)?;
     // A storage's listing carries the metadata: taking it costs nothing.
     let stat = config.filters.needs_meta()
         || config.sort.needs_meta()

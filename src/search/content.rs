@@ -18,12 +18,12 @@
 use super::matcher::{ContentMatcher, Engine};
 use crate::cancel::Cancel;
 use crate::dir::is_skippable;
-use crate::source::Contents;
+use crate::source::{Contents, Rewind};
 use grep_matcher::Matcher;
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkError, SinkFinish, SinkMatch};
 use std::cell::RefCell;
 use std::fs::File;
-use std::io::{self, Read, Seek};
+use std::io::{self, Read};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::rc::Rc;
 
@@ -77,6 +77,8 @@ fn builder() -> SearcherBuilder {
 enum Input<'a> {
     File(&'a File),
     Bytes(&'a [u8]),
+    /// A storage's file, read chunk by chunk as the search goes.
+    Chunks(crate::source::Chunks),
 }
 
 /// Searches a file opened by the walk; `None` when it is binary, or skipped
@@ -112,6 +114,7 @@ pub fn scan_contents(
     match contents {
         Contents::Opened(file) => scan_file(searcher, matcher, file, scan, name, cancel),
         Contents::Bytes(bytes) => scan_bytes(searcher, matcher, &bytes, scan, name),
+        Contents::Chunks(chunks) => scan_input(searcher, matcher, Input::Chunks(chunks), scan, name, cancel),
     }
 }
 
@@ -136,7 +139,8 @@ fn scan_input(
 ) -> Option<FileScan> {
     // A panic in an engine must not unwind through the walker threads.
     let done = catch_unwind(AssertUnwindSafe(|| match input {
-        Input::File(file) => search_file(searcher, matcher, file, scan, cancel),
+        Input::File(mut file) => search_file(searcher, matcher, &mut file, scan, cancel),
+        Input::Chunks(mut chunks) => search_file(searcher, matcher, &mut chunks, scan, cancel),
         Input::Bytes(bytes) => {
             let mut sink = Collect::new(scan, None);
             search(searcher, &matcher.engine, From::<&[u8]>::Slice(bytes), &mut sink).map(|()| sink)
@@ -174,7 +178,7 @@ fn scan_input(
 fn search_file<'m>(
     searcher: &mut Searcher,
     matcher: &'m ContentMatcher,
-    file: &File,
+    file: &mut impl Rewind,
     scan: Scan,
     cancel: &Cancel,
 ) -> Result<Collect<'m>, Stop> {
@@ -183,7 +187,7 @@ fn search_file<'m>(
         Err(Stop::TooLong) => {}
         done => return done.map(|()| sink),
     }
-    (&*file).seek(io::SeekFrom::Start(0)).map_err(Stop::Io)?;
+    file.rewind_to_start().map_err(Stop::Io)?;
     let breaks = Rc::new(RefCell::new(Vec::new()));
     let mut sink = Collect::new(scan, Some(Pieces { breaks: Rc::clone(&breaks), engine: &matcher.engine, last: None }));
     let cutter = Some(Cutter::new(breaks));
@@ -215,7 +219,7 @@ fn search<R: Read>(
 /// A file read for the searcher: the cancel checked at every read, and
 /// with a `Cutter`, over-long lines cut into pieces.
 struct Checked<'a> {
-    file: &'a File,
+    file: &'a mut dyn Read,
     cancel: &'a Cancel,
     cutter: Option<Cutter>,
 }
@@ -238,8 +242,8 @@ impl Read for Checked<'_> {
             return Err(io::Error::other(Cancelled));
         }
         match &mut self.cutter {
-            None => (&*self.file).read(out),
-            Some(cutter) => cutter.read(self.file, out),
+            None => self.file.read(out),
+            Some(cutter) => cutter.read(&mut *self.file, out),
         }
     }
 }
@@ -278,7 +282,7 @@ impl Cutter {
         }
     }
 
-    fn read(&mut self, file: &File, out: &mut [u8]) -> io::Result<usize> {
+    fn read(&mut self, file: &mut dyn Read, out: &mut [u8]) -> io::Result<usize> {
         if out.is_empty() {
             return Ok(0);
         }
@@ -290,7 +294,7 @@ impl Cutter {
             return Ok(n);
         }
         if self.start == self.end {
-            let n = (&*file).read(&mut self.input)?;
+            let n = file.read(&mut self.input)?;
             if n == 0 {
                 return Ok(0);
             }

@@ -13,7 +13,7 @@ use crate::entry::EntryKind;
 use crate::error::Result;
 use crate::pattern::NameMatcher;
 use crate::sandbox::Scope;
-use crate::source::{walk, Root, Source};
+use crate::source::{walk, Contents, Root, Source};
 use crate::walk::{posix_string, Entry, WalkRules, Walked};
 use content::{new_searcher, scan_contents, scan_file, FileScan, LineHit, Scan};
 use matcher::ContentMatcher;
@@ -122,7 +122,7 @@ const UNREAD: u64 = u64::MAX;
 
 pub fn run(config: &SearchConfig, cancel: &Cancel) -> Result<SearchOutcome> {
     cancel.check()?;
-    let root = config.source.open(&config.scope)?;
+    let root = config.source.open(&config.scope, cancel)?;
     let newest_first = config.target.newest_first();
     let walked = gather(config, &root, &config.rules, cancel, &|_| true, &|_| {})?;
     let mut hits = walked.found;
@@ -247,9 +247,12 @@ fn first_lines(
         }
         cancel.check()?;
         let scan = Scan::Lines(max - out.len());
-        let found = root
-            .read_one(&hit.relative)?
-            .and_then(|c| scan_contents(&mut searcher, regex, c, scan, Path::new(&hit.path), cancel));
+        let contents = root.read_one(&hit.relative, cancel)?;
+        let failure = contents.as_ref().and_then(Contents::failure);
+        let found = contents.and_then(|c| scan_contents(&mut searcher, regex, c, scan, Path::new(&hit.path), cancel));
+        if let Some(failure) = failure {
+            failure.check()?;
+        }
         let FileScan { lines, .. } = found.unwrap_or_default();
         out.extend(lines.into_iter().map(|LineHit { line, text }| LineMatch { file: hit.path.clone(), line, text }));
     }

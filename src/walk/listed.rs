@@ -55,7 +55,7 @@ pub(super) fn walk<C: Collector>(storage: &StorageRef, root: &Path, gate: &Gate,
         .await?;
         Ok(collector.finish())
     };
-    block_on(walking).map_err(|e| reader_failed(&root_text, &e))?
+    block_on(walking, cancel)?
 }
 
 /// A folder's children, and its ignore files when the rules need them.
