@@ -129,7 +129,7 @@ pub fn resolve_roots(cwd: Option<&str>, roots: &[String]) -> Result<Vec<PathBuf>
 /// The real path of `p`: its deepest existing ancestor resolved (symlinks
 /// included) with the rest appended, so a missing path below a link that
 /// leads out is judged by where the link leads.
-fn real_path(p: &Path) -> PathBuf {
+pub fn real_path(p: &Path) -> PathBuf {
     for ancestor in p.ancestors() {
         if let Ok(real) = std::fs::canonicalize(ancestor) {
             let rest = p.strip_prefix(ancestor).unwrap_or(Path::new(""));

@@ -13,7 +13,8 @@ use crate::entry::EntryKind;
 use crate::error::{clip, ErrorCode, FindError, Result};
 use crate::index::{query, IndexRef};
 use crate::sandbox::{
-    not_a_dir, open_confined, open_search_dir, outside_roots, search_path_error, Asked, CwdBase, Scope,
+    check_roots, not_a_dir, open_confined, open_search_dir, outside_roots, real_path, search_path_error, Asked,
+    CwdBase, Scope,
 };
 use crate::storage::{block_on, in_flight, is_skipped, join, reader_failed, StorageRef};
 use crate::walk::{walk_dir, walk_storage, Collector, Entry, Keep, WalkRules, Walked};
@@ -410,11 +411,21 @@ impl Source {
             ));
         }
         if let Some(roots) = &scope.roots {
-            if !roots.iter().any(|r| scope.logical_path.starts_with(r)) {
-                return Err(outside_roots(&scope.logical_path, roots, false));
-            }
+            check_roots(&scope.logical_path, roots)?;
         }
-        let rel = scope.logical_path.strip_prefix(&index.logical_path).unwrap_or(Path::new(""));
+        // The tree holds what is there, symlinks as themselves: a search
+        // path through a symlink is looked up where it leads, as on disk.
+        let real = real_path(&scope.logical_path);
+        let Ok(rel) = real.strip_prefix(index.real_path()) else {
+            return Err(FindError::new(
+                ErrorCode::OutsideRoot,
+                format!(
+                    "`{}` leads outside the index's folder `{}` (through a symlink); pass a `path` inside it (or search without the index)",
+                    clip(&self.display(scope), 300),
+                    clip(&index.logical_path.to_string_lossy(), 300)
+                ),
+            ));
+        };
         let rel = rel.as_os_str().as_encoded_bytes().to_vec();
         let shown = clip(&self.display(scope), 300).into_owned();
         let tree = index.read()?;

@@ -224,6 +224,12 @@ impl Index {
 
     /// Opens the file at `relative` below the folder `folder` (both relative
     /// to the root), by handle, never through a symlink.
+    /// The indexed folder's real path (symlinks resolved), which the tree's
+    /// relative paths start from.
+    pub fn real_path(&self) -> &Path {
+        &self.real_path
+    }
+
     pub fn open_file(&self, folder: &[u8], relative: &Path) -> std::io::Result<std::fs::File> {
         self.dir.open_beneath(&Path::new(os(folder)).join(relative))
     }
