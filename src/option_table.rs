@@ -101,7 +101,8 @@ pub struct Flag {
 /// One option of one call.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct OptionSpec {
-    pub call: Call,
+    /// The calls that take it (the same meaning and texts in each).
+    pub calls: &'static [Call],
     pub name: &'static str,
     pub kind: Kind,
     pub default: Default,
@@ -113,8 +114,8 @@ pub struct OptionSpec {
     pub flag: Option<Flag>,
 }
 
-const fn opt(call: Call, name: &'static str, kind: Kind, default: Default) -> OptionSpec {
-    OptionSpec { call, name, kind, default, model: None, flag: None }
+const fn opt(calls: &'static [Call], name: &'static str, kind: Kind, default: Default) -> OptionSpec {
+    OptionSpec { calls, name, kind, default, model: None, flag: None }
 }
 
 impl OptionSpec {
@@ -148,7 +149,9 @@ impl OptionSpec {
     }
 }
 
-use Call::{Find, Search};
+const FIND: &[Call] = &[Call::Find];
+const SEARCH: &[Call] = &[Call::Search];
+const BOTH: &[Call] = &[Call::Find, Call::Search];
 
 macro_rules! size_text {
     ($which:literal) => {
@@ -161,119 +164,110 @@ macro_rules! size_text {
 const PATH_HELP: &str =
     "Folder to search, relative to the workspace root (or absolute inside it). Default: the workspace root.";
 
-/// Every option, by call, in the order the schemas and usage texts list them.
+/// Every option, in the order the schemas and usage texts list them: an
+/// option both calls take is written once.
 pub const OPTIONS: &[OptionSpec] = &[
-    opt(Find, "pattern", Kind::Text, Default::None).model(
+    opt(FIND, "pattern", Kind::Text, Default::None).model(
         "Glob matched against each path relative to `path`, e.g. '**/*.ts', 'src/**/test_*.py', '*.{md,txt}', 'README*'. \
          With `regex: true`, a JavaScript regular expression tested against each file name instead (case-insensitive unless `caseSensitive`; `/source/flags` also works).",
     ),
-    opt(Find, "path", Kind::Text, Default::None).model(PATH_HELP),
-    opt(Find, "type", Kind::Choice(&["file", "dir", "any"]), Default::Text("file"))
+    opt(SEARCH, "pattern", Kind::Text, Default::None).model(
+        "For target 'content': a regular expression (Rust/ripgrep syntax; lookaround and backreferences also work, as with rg -P) matched against each line; escape literal ( ) [ ] . * + ? { } | \\. \
+         For target 'files': a file-name glob ('*.py'); a plain word without * or ? matches names that contain it.",
+    ),
+    opt(BOTH, "path", Kind::Text, Default::None).model(PATH_HELP),
+    opt(FIND, "type", Kind::Choice(&["file", "dir", "any"]), Default::Text("file"))
         .model("'file' for regular files, 'dir' for folders, 'any' for both (and symlinks).")
         .flag("type", Some("file|dir|any"), "entry type (default file)"),
-    opt(Find, "regex", Kind::Bool, Default::Bool(false))
+    opt(FIND, "regex", Kind::Bool, Default::Bool(false))
         .model("`pattern` is a regular expression tested against each file name, not a glob.")
         .flag("regex", None, "pattern is a JavaScript regex tested against each file name"),
-    opt(Find, "matchBase", Kind::Bool, Default::Bool(false))
+    opt(FIND, "matchBase", Kind::Bool, Default::Bool(false))
         .model("Test the glob against the file name only, so '*.rs' matches at any depth.")
         .flag("match-base", None, "glob is tested against the file name, not the path"),
-    opt(Find, "caseSensitive", Kind::Bool, Default::Bool(false))
+    opt(FIND, "caseSensitive", Kind::Bool, Default::Bool(false))
         .model("Match case exactly (the default is case-insensitive).")
         .flag("case-sensitive", None, "match case (default: case-insensitive)"),
-    opt(Find, "limit", Kind::Integer { minimum: 1 }, Default::Count(limits::DEFAULT_LIMIT))
+    opt(FIND, "limit", Kind::Integer { minimum: 1 }, Default::Count(limits::DEFAULT_LIMIT))
         .model("Return at most this many entries (values above {maxLimit} are lowered to {maxLimit}).")
         .flag("limit", Some("N"), "at most N entries (default {limit})"),
-    opt(Find, "maxDepth", Kind::Integer { minimum: 0 }, Default::None)
+    opt(FIND, "maxDepth", Kind::Integer { minimum: 0 }, Default::None)
         .model("0 lists only the direct children of `path`, 1 also their children, and so on. Default: no limit.")
         .flag("max-depth", Some("N"), "0 = only direct children of path"),
-    opt(Find, "sortBy", Kind::Choice(&["recent", "name", "mtime", "size", "none"]), Default::Text("recent"))
+    opt(FIND, "sortBy", Kind::Choice(&["recent", "name", "mtime", "size", "none"]), Default::Text("recent"))
         .model("'recent': newest first. 'name' (path), 'mtime' (oldest first), 'size' (smallest first) ascend; 'none' is the same as 'name'.")
         .flag("sort", Some("recent|name|mtime|size|none"), "order (default recent)"),
-    opt(Find, "reverse", Kind::Bool, Default::Bool(false))
+    opt(FIND, "reverse", Kind::Bool, Default::Bool(false))
         .model("Flip the order: with sortBy 'size', the largest first.")
         .flag("reverse", None, "flip the order"),
-    opt(Find, "modifiedSince", Kind::Date, Default::None)
+    opt(FIND, "modifiedSince", Kind::Date, Default::None)
         .model("Only entries modified strictly after this: an ISO date or date-time ('2024-05-01', '2024-05-01T12:00:00Z') or an age ('30m', '24h', '7d').")
         .flag("modified-since", Some("WHEN"), "modified strictly after: ISO date, epoch ms, or an age (30m, 24h, 7d)"),
-    opt(Find, "minSize", Kind::Size, Default::None)
+    opt(FIND, "minSize", Kind::Size, Default::None)
         .model(size_text!("Minimum"))
         .flag("min-size", Some("SIZE"), "bytes, or 10KB, 1.5MB, 2GB (inclusive)"),
-    opt(Find, "maxSize", Kind::Size, Default::None).model(size_text!("Maximum")).flag(
+    opt(FIND, "maxSize", Kind::Size, Default::None).model(size_text!("Maximum")).flag(
         "max-size",
         Some("SIZE"),
         "bytes, or 10KB, 1.5MB, 2GB (inclusive)",
     ),
-    opt(Find, "hidden", Kind::Bool, Default::Bool(true))
+    opt(FIND, "hidden", Kind::Bool, Default::Bool(true))
         .model("Include dotfiles and dot-folders.")
         .switch_to("no-hidden", "false", "leave out dotfiles and dot-folders"),
-    opt(Find, "gitignore", Kind::Bool, Default::Bool(true))
+    opt(FIND, "gitignore", Kind::Bool, Default::Bool(true))
         .model("Apply .gitignore, .ignore and .git/info/exclude. Set false to also list ignored files (node_modules, build output).")
         .switch_to("no-gitignore", "false", "do not apply .gitignore, .ignore, .git/info/exclude"),
-    opt(Find, "exclude", Kind::Texts, Default::Empty)
+    opt(FIND, "exclude", Kind::Texts, Default::Empty)
         .model("Extra globs to leave out, like .gitignore lines: 'dist', '*.min.js', 'src/generated'.")
         .flag("exclude", Some("GLOB"), "leave out matching entries (repeatable)")
         .repeats(),
-    opt(Find, "maxLimit", Kind::Number, Default::Count(limits::DEFAULT_MAX_LIMIT)).flag(
+    opt(FIND, "maxLimit", Kind::Number, Default::Count(limits::DEFAULT_MAX_LIMIT)).flag(
         "max-limit",
         Some("N"),
         "ceiling for --limit (default {maxLimit}; Infinity allowed)",
     ),
-    opt(Find, "maxBytes", Kind::Number, Default::Count(limits::DEFAULT_MAX_BYTES)).flag(
+    opt(FIND, "maxBytes", Kind::Number, Default::Count(limits::DEFAULT_MAX_BYTES)).flag(
         "max-bytes",
         Some("N"),
         "cap on the printed text (default {maxBytes})",
     ),
-    opt(Find, "timeoutMs", Kind::Number, Default::None).flag("timeout", Some("MS"), "give up after MS milliseconds"),
-    opt(Find, "roots", Kind::Texts, Default::None)
-        .flag("root", Some("DIR"), "only search inside DIR (repeatable)")
-        .repeats(),
-    opt(Find, "cwd", Kind::Text, Default::None).flag("cwd", Some("DIR"), "resolve path against DIR"),
-    opt(Find, "signal", Kind::Host, Default::None),
-    opt(Find, "policy", Kind::Host, Default::None),
-    opt(Find, "approve", Kind::Host, Default::None),
-    opt(Find, "reader", Kind::Host, Default::None),
-    opt(Search, "pattern", Kind::Text, Default::None).model(
-        "For target 'content': a regular expression (Rust/ripgrep syntax; lookaround and backreferences also work, as with rg -P) matched against each line; escape literal ( ) [ ] . * + ? { } | \\. \
-         For target 'files': a file-name glob ('*.py'); a plain word without * or ? matches names that contain it.",
-    ),
-    opt(Search, "target", Kind::Choice(&["content", "files"]), Default::Text("content"))
+    opt(SEARCH, "target", Kind::Choice(&["content", "files"]), Default::Text("content"))
         .model("'content' searches inside files; 'files' matches file names.")
         .switch_to(
             "files",
             "files",
             "match file names instead: <regex> is a name glob (a bare word is a contains-match)",
         ),
-    opt(Search, "path", Kind::Text, Default::None).model(PATH_HELP),
-    opt(Search, "fileGlob", Kind::Text, Default::None)
+    opt(SEARCH, "fileGlob", Kind::Text, Default::None)
         .model("Content search only: which files to search, e.g. '*.py', '*.{ts,tsx}', 'src/**/*.rs'; '.py' and '.{ts,tsx}' mean '*.py' and '*.{ts,tsx}'.")
         .flag("glob", Some("GLOB"), "only files matching GLOB, e.g. '*.py' or '*.{ts,tsx}'"),
-    opt(Search, "outputMode", Kind::Choice(&["content", "files", "count"]), Default::Text("content"))
+    opt(SEARCH, "outputMode", Kind::Choice(&["content", "files", "count"]), Default::Text("content"))
         .model("'content': matching lines with file and line number. 'files': only the files that match. 'count': matches per file.")
         .flag("mode", Some("content|files|count"), "matching lines (default), files that matched, or counts per file"),
-    opt(Search, "ignoreCase", Kind::Bool, Default::Bool(false))
+    opt(SEARCH, "ignoreCase", Kind::Bool, Default::Bool(false))
         .model("Case-insensitive match.")
         .flag("ignore-case", None, "case-insensitive")
         .short('i'),
-    opt(Search, "noIgnore", Kind::Bool, Default::Bool(false))
+    opt(SEARCH, "noIgnore", Kind::Bool, Default::Bool(false))
         .model("Also search node_modules, dist, build and the other skipped folders, and gitignored files.")
         .flag("no-ignore", None, "also search skipped folders and gitignored files"),
-    opt(Search, "maxResults", Kind::Integer { minimum: 1 }, Default::Count(limits::DEFAULT_MAX_RESULTS))
+    opt(SEARCH, "maxResults", Kind::Integer { minimum: 1 }, Default::Count(limits::DEFAULT_MAX_RESULTS))
         .model("At most this many lines, files or counts (values above {maxResultsCap} are lowered to {maxResultsCap}).")
         .flag("max-results", Some("N"), "at most N results (default {maxResults}, max {maxResultsCap})"),
-    opt(Search, "timeoutMs", Kind::Number, Default::None).flag("timeout", Some("MS"), "give up after MS milliseconds"),
-    opt(Search, "roots", Kind::Texts, Default::None)
+    opt(BOTH, "timeoutMs", Kind::Number, Default::None).flag("timeout", Some("MS"), "give up after MS milliseconds"),
+    opt(BOTH, "roots", Kind::Texts, Default::None)
         .flag("root", Some("DIR"), "only search inside DIR (repeatable)")
         .repeats(),
-    opt(Search, "cwd", Kind::Text, Default::None).flag("cwd", Some("DIR"), "resolve path against DIR"),
-    opt(Search, "signal", Kind::Host, Default::None),
-    opt(Search, "policy", Kind::Host, Default::None),
-    opt(Search, "approve", Kind::Host, Default::None),
-    opt(Search, "reader", Kind::Host, Default::None),
+    opt(BOTH, "cwd", Kind::Text, Default::None).flag("cwd", Some("DIR"), "resolve path against DIR"),
+    opt(BOTH, "signal", Kind::Host, Default::None),
+    opt(BOTH, "policy", Kind::Host, Default::None),
+    opt(BOTH, "approve", Kind::Host, Default::None),
+    opt(BOTH, "reader", Kind::Host, Default::None),
 ];
 
 /// The options of `call`.
 pub fn of(call: Call) -> impl Iterator<Item = &'static OptionSpec> {
-    OPTIONS.iter().filter(move |o| o.call == call)
+    OPTIONS.iter().filter(move |o| o.calls.contains(&call))
 }
 
 /// The names of the options of `call` that the binding reads (the JS side
@@ -300,7 +294,7 @@ mod tests {
 
     #[test]
     fn names_and_flags_are_unique_per_call() {
-        for call in [Find, Search] {
+        for call in [Call::Find, Call::Search] {
             let mut names: Vec<&str> = of(call).map(|o| o.name).collect();
             let mut flags: Vec<&str> = of(call).filter_map(|o| o.flag.map(|f| f.long)).collect();
             let (n, f) = (names.len(), flags.len());

@@ -397,18 +397,21 @@ impl Source {
         Ok(Root { backend: Backend::Storage(storage.clone()), path: scope.logical_path.clone() })
     }
 
-    /// `open` in a live index: the path must lie in the indexed folder (as
-    /// written: the index holds no symlink it would follow).
+    /// `open` in a live index: the path must lie in the indexed folder, as
+    /// written and where it leads.
     fn open_in_index(&self, index: &IndexRef, scope: &Scope) -> Result<Root> {
-        if !scope.logical_path.starts_with(&index.logical_path) {
-            return Err(FindError::new(
+        let outside = |how: &str| {
+            FindError::new(
                 ErrorCode::OutsideRoot,
                 format!(
-                    "`{}` is outside the index's folder `{}`; pass a `path` inside it (or search without the index)",
+                    "`{}` {how} the index's folder `{}`; pass a `path` inside it (or search without the index)",
                     clip(&self.display(scope), 300),
                     clip(&index.logical_path.to_string_lossy(), 300)
                 ),
-            ));
+            )
+        };
+        if !scope.logical_path.starts_with(&index.logical_path) {
+            return Err(outside("is outside"));
         }
         if let Some(roots) = &scope.roots {
             check_roots(&scope.logical_path, roots)?;
@@ -417,14 +420,7 @@ impl Source {
         // path through a symlink is looked up where it leads, as on disk.
         let real = real_path(&scope.logical_path);
         let Ok(rel) = real.strip_prefix(index.real_path()) else {
-            return Err(FindError::new(
-                ErrorCode::OutsideRoot,
-                format!(
-                    "`{}` leads outside the index's folder `{}` (through a symlink); pass a `path` inside it (or search without the index)",
-                    clip(&self.display(scope), 300),
-                    clip(&index.logical_path.to_string_lossy(), 300)
-                ),
-            ));
+            return Err(outside("leads (through a symlink) outside"));
         };
         let rel = rel.as_os_str().as_encoded_bytes().to_vec();
         let shown = clip(&self.display(scope), 300).into_owned();

@@ -716,8 +716,8 @@ pub struct FlagRow {
     pub help: String,
 }
 
-/// Every option of every call, in the order the schemas and usage texts
-/// list them: validation reads the same table, and `js/tools.js`,
+/// Every option of every call, one row per call that takes it, in the
+/// order the schemas and usage texts list them: validation reads the same table, and `js/tools.js`,
 /// `bin/agent-find.js` and a test of `index.d.ts` read this export.
 #[napi]
 pub fn option_table() -> Vec<OptionRow> {
@@ -732,8 +732,9 @@ pub fn option_table() -> Vec<OptionRow> {
     };
     OPTIONS
         .iter()
-        .map(|o| OptionRow {
-            call: o.call.as_str().to_string(),
+        .flat_map(|o| o.calls.iter().map(move |call| (call, o)))
+        .map(|(call, o)| OptionRow {
+            call: call.as_str().to_string(),
             name: o.name.to_string(),
             kind: o.kind.as_str().to_string(),
             choices: match o.kind {
