@@ -434,6 +434,12 @@ export interface WorkspaceOptions {
   maxLimit?: number
   /** The cap on `find`'s model text (default 51200). */
   maxBytes?: number
+  /**
+   * Answer from a live index: `true` opens one per root (the workspace when
+   * unconfined) in the background, a `FileIndex` is used as it is. Calls
+   * outside an index's folder, or made before it is ready, are fresh walks.
+   */
+  index?: boolean | FileIndex
 }
 
 /** One tool call's answer for a model: the text, and whether it is an error to recover from. */
@@ -465,6 +471,10 @@ export interface Tools {
   readonly openaiTools: OpenAITool[]
   readonly anthropicTools: AnthropicTool[]
   readonly vercelTools: { find: VercelTool; search_files: VercelTool }
+  /** Resolves once the indexes `index: true` opens are ready (or failed; fresh walks serve then). */
+  ready(): Promise<void>
+  /** Closes the indexes `index: true` opened (a FileIndex passed in stays open). */
+  close(): Promise<void>
 }
 
 /** Binds `find`, `findFiles`, `searchFiles` and the model tools to a workspace. */

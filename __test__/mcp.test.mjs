@@ -166,6 +166,38 @@ describe('agent-find mcp: the command line', () => {
     }
   })
 
+  test('a live index answers by default and follows changes; --no-index answers the same from fresh walks', async () => {
+    const tmp = makeTmp()
+    const clients = []
+    try {
+      writeTree(tmp, { 'src/a.ts': 'TODO\n', 'b.md': '' })
+      for (const extra of [[], ['--no-index']]) {
+        const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp', '--root', tmp, ...extra], stderr: 'pipe' })
+        const client = new Client({ name: 't', version: '1' })
+        await client.connect(transport)
+        clients.push(client)
+      }
+      const ask = (client, args) => client.callTool({ name: 'find', arguments: args }).then(textOf)
+      const fresh = async (args) => formatFindResult(await find({ cwd: tmp, roots: [tmp], ...args }))
+      fs.writeFileSync(path.join(tmp, 'src', 'c.ts'), '')
+      for (const args of [{ pattern: '**/*.ts', sortBy: 'name' }, { pattern: '**', type: 'any', sortBy: 'name' }]) {
+        // The indexed server sees the new file once its watcher has: within a few seconds at most.
+        const want = await fresh(args)
+        const deadline = Date.now() + 5000
+        let got = await ask(clients[0], args)
+        while (got !== want && Date.now() < deadline) {
+          await new Promise((r) => setTimeout(r, 50))
+          got = await ask(clients[0], args)
+        }
+        assert.equal(got, want, 'indexed')
+        assert.equal(await ask(clients[1], args), want, '--no-index')
+      }
+    } finally {
+      for (const client of clients) await client.close()
+      removeTmp(tmp)
+    }
+  })
+
   test('--help prints the usage; a missing root or unknown flag exits 2', () => {
     const help = spawnSync(process.execPath, [BIN, 'mcp', '--help'], { encoding: 'utf8' })
     assert.equal(help.status, 0)

@@ -181,6 +181,13 @@ export async function usage(): Promise<void> {
   await index.close()
   // @ts-expect-error: openIndex takes a path string
   await openIndex({ path: '/workspace' })
+  // Tools answered from a live index: one it opens, or one passed in.
+  const indexedTools: Tools = createTools({ cwd: '/workspace', index: true })
+  await indexedTools.ready()
+  await indexedTools.close()
+  createTools({ index })
+  // @ts-expect-error: index is a boolean or a FileIndex
+  createTools({ index: '/workspace' })
   console.log(fromIndex, fromIndex2, indexedFiles, indexStats.bytesPerEntry, index.path)
   console.log(text, describeResult(b), describeResult(c), d.entries.length, files, more, decisions, tools, entryTypes)
 

@@ -71,4 +71,4 @@ async function openIndex(path, options = {}) {
   return new FileIndex(native)
 }
 
-module.exports = { openIndex }
+module.exports = { openIndex, FileIndex }

@@ -79,15 +79,18 @@ function idOf(head) {
   }
 }
 
-const USAGE = `Usage: agent-find mcp [--root DIR]... [--timeout MS]
+const USAGE = `Usage: agent-find mcp [--root DIR]... [--timeout MS] [--no-index]
 
 Serve the find and search_files tools to an MCP client over stdio.
 Every search stays inside the roots (default: the current folder); relative
-paths start at the first root.
+paths start at the first root. A live index of each root answers repeated
+searches from memory; until it is built, and wherever it cannot watch,
+fresh walks answer.
 
 Options:
   --root DIR        a folder the tools may search (repeatable)
   --timeout MS      give up on a tool call after MS milliseconds
+  --no-index        answer every call with a fresh walk (no live index)
   -h, --help        show this help
 
 Needs @modelcontextprotocol/sdk: npm install agent-find @modelcontextprotocol/sdk
@@ -115,11 +118,11 @@ function loadSdk() {
 }
 
 /** Starts the server on stdin/stdout; resolves once it is connected. */
-async function serve({ roots, timeoutMs } = {}) {
+async function serve({ roots, timeoutMs, index = true } = {}) {
   const { createTools, toolDefinitions } = require('./tools.js')
   const { version } = require('../package.json')
   const { Server, StdioServerTransport, types } = loadSdk()
-  const tools = createTools({ cwd: roots[0], roots, timeoutMs })
+  const tools = createTools({ cwd: roots[0], roots, timeoutMs, index })
 
   const server = new Server(
     { name: 'agent-find', version },
@@ -169,6 +172,7 @@ async function main(argv) {
       options: {
         root: { type: 'string', multiple: true },
         timeout: { type: 'string' },
+        'no-index': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     }))
@@ -195,7 +199,7 @@ async function main(argv) {
   }
 
   try {
-    await serve({ roots, timeoutMs })
+    await serve({ roots, timeoutMs, index: !values['no-index'] })
   } catch (err) {
     if (err && err.code === 'missing-sdk') return fail('missing-sdk', err.message, 1)
     throw err

@@ -13,6 +13,7 @@ const { FindFilesError } = require('./errors.js')
 const { find, findFilesWith, searchFiles } = require('./search.js')
 const { formatFindResult, formatSearchResult } = require('./format.js')
 const { parametersOf, HOST_FIXED } = require('./options.js')
+const { openIndex, FileIndex } = require('./file-index.js')
 
 // ---------------------------------------------------------------------------
 // Tool definitions
@@ -169,7 +170,7 @@ function createTools(options = {}) {
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
     throw new FindFilesError('invalid-argument', 'createTools(options) takes an object such as { cwd, roots }')
   }
-  const known = ['cwd', 'roots', 'reader', 'policy', 'approve', 'timeoutMs', 'maxLimit', 'maxBytes']
+  const known = ['cwd', 'roots', 'reader', 'policy', 'approve', 'timeoutMs', 'maxLimit', 'maxBytes', 'index']
   for (const key of Object.keys(options)) {
     if (!known.includes(key)) {
       throw new FindFilesError('invalid-argument', `createTools: unknown option \`${key}\`; the options are ${known.join(', ')}`)
@@ -187,6 +188,7 @@ function createTools(options = {}) {
   }
   // The workspace is the sandbox unless the host says otherwise (`roots: null` lifts it).
   const roots = options.roots === undefined ? [cwd] : options.roots === null ? undefined : options.roots.map((r) => paths.resolve(cwd, r))
+  const live = liveIndexes(options, roots ?? [cwd])
   const call = { cwd, roots, reader: options.reader, policy: options.policy, approve: options.approve, timeoutMs: options.timeoutMs }
   const findHost = { ...call, maxLimit: options.maxLimit, maxBytes: options.maxBytes }
   const withHost = (args, host, signal) => {
@@ -206,8 +208,10 @@ function createTools(options = {}) {
     }
     return { ...toolArgs(name, more, argError), pattern: args }
   }
-  const runFind = (args, signal) => find(withHost(toolArgs('find', args, argError), findHost, signal))
-  const runSearch = (args, signal) => searchFiles(withHost(toolArgs('search_files', args, argError), call, signal))
+  const runFind = (args, signal) =>
+    live.run(withHost(toolArgs('find', args, argError), findHost, signal), find, (index, o) => index.find(o))
+  const runSearch = (args, signal) =>
+    live.run(withHost(toolArgs('search_files', args, argError), call, signal), searchFiles, (index, o) => index.searchFiles(o))
 
   const tools = {
     /** The workspace: where relative paths start. */
@@ -234,7 +238,8 @@ function createTools(options = {}) {
           throw new FindFilesError('invalid-argument', `findFiles: unknown argument \`${key}\`; the arguments are \`pattern\` and \`path\``)
         }
       }
-      return plain(await findFilesWith(withHost({ pattern: args.pattern, path: args.path }, call)))
+      const o = withHost({ pattern: args.pattern, path: args.path }, call)
+      return plain(await live.run(o, findFilesWith, (index) => index.findFiles(o.pattern, o)))
     },
 
     /**
@@ -263,6 +268,15 @@ function createTools(options = {}) {
       }
     },
 
+    /**
+     * Resolves once the live indexes `index: true` opens are ready (or have
+     * failed, and fresh walks serve instead); at once without `index`.
+     */
+    ready: () => live.ready(),
+
+    /** Closes the indexes `index: true` opened (a FileIndex passed in is the host's to close). */
+    close: () => live.close(),
+
     /** The tool definitions, as `toolDefinitions` holds them. */
     definitions: TOOL_NAMES.map((n) => toolDefinitions[n]),
     /** For OpenAI Chat Completions `tools`. */
@@ -278,6 +292,54 @@ function createTools(options = {}) {
     ),
   }
   return tools
+}
+
+/**
+ * The live indexes behind `createTools({ index })`: `true` opens one per
+ * root (the workspace when unconfined) in the background, a `FileIndex` is
+ * used as it is. A call whose search path lies in an open index's folder is
+ * answered from it; any other call, a call made while the index is still
+ * opening, and a call the index rejects (a path through a symlink that leads
+ * out, a closed or broken index) get a fresh walk, so every answer is the
+ * one a fresh call gives (an abort is not retried).
+ */
+function liveIndexes(options, folders) {
+  const { index } = options
+  const none = { run: (o, fresh) => fresh(o), ready: async () => {}, close: async () => {} }
+  if (index === undefined || index === false) return none
+  if (index !== true && !(index instanceof FileIndex)) {
+    throw new FindFilesError('invalid-argument', 'createTools: `index` must be true, false or a FileIndex from openIndex()')
+  }
+  if (options.reader) {
+    throw new FindFilesError('invalid-argument', 'createTools: `index` indexes the local disk; it cannot be used with `reader`')
+  }
+  const entries = index === true
+    ? folders.map((folder) => {
+      const entry = { folder, index: null, owned: true }
+      // A folder that cannot be indexed (gone, unwatchable) is served by fresh walks.
+      entry.opening = openIndex(folder).then((opened) => { entry.index = opened }, () => {})
+      return entry
+    })
+    : [{ folder: index.path, index, owned: false, opening: Promise.resolve() }]
+  const inside = (dir, folder) => dir === folder || dir.startsWith(folder.endsWith(nodePath.sep) ? folder : folder + nodePath.sep)
+  return {
+    async run(o, fresh, indexed) {
+      const dir = nodePath.resolve(o.cwd, o.path ?? '.')
+      const entry = entries.find((e) => e.index && !e.index.stats().closed && inside(dir, e.folder))
+      if (!entry) return fresh(o)
+      try {
+        return await indexed(entry.index, o)
+      } catch (error) {
+        if (error instanceof FindFilesError && error.code === 'aborted') throw error
+        return fresh(o)
+      }
+    },
+    ready: async () => { await Promise.all(entries.map((e) => e.opening)) },
+    close: async () => {
+      await Promise.all(entries.map((e) => e.opening))
+      await Promise.all(entries.filter((e) => e.owned && e.index).map((e) => e.index.close()))
+    },
+  }
 }
 
 module.exports = { toolDefinitions, openaiTool, anthropicTool, vercelTool, createTools, HOST_FIXED }
