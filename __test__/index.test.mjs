@@ -105,8 +105,18 @@ async function sameAsFresh(index, root, round, did) {
     assert.deepEqual(indexed, fresh, `round ${round}, ${JSON.stringify(q)}; changes: ${did.slice(-5).join('; ')}`)
   }
   assert.deepEqual(await index.findFiles('**/*.ts'), await findFiles('**/*.ts', root), `round ${round}: findFiles`)
-  const named = { pattern: 'main', target: 'files' }
-  assert.deepEqual(await index.searchFiles(named), await searchFiles({ ...named, cwd: root }), `round ${round}: searchFiles`)
+  const sub = listTree(root).dirs.filter(Boolean).sort()[0]
+  const searches = [
+    { pattern: 'main', target: 'files' },
+    // Content, read from disk by the index's walk: lines, files, counts, and below a folder.
+    { pattern: 'more' },
+    { pattern: 'mo+re$', outputMode: 'count' },
+    { pattern: '.', outputMode: 'files', noIgnore: true },
+    ...(sub ? [{ pattern: 'more', path: sub }] : []),
+  ]
+  for (const q of searches) {
+    assert.deepEqual(await index.searchFiles(q), await searchFiles({ ...q, cwd: root }), `round ${round}: searchFiles ${JSON.stringify(q)}`)
+  }
 }
 
 describe('openIndex: exact while files change', () => {

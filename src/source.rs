@@ -203,10 +203,11 @@ impl Root {
         }
     }
 
-    /// Whether a walk's selector opens files itself (`Entry::open`); if not,
-    /// their contents come after the walk, through `read_each`.
+    /// Whether a walk's selector opens files itself (`Entry::open`, on the
+    /// walker threads); if not (a storage), their contents come after the
+    /// walk, through `read_each`.
     pub fn opens_in_walk(&self) -> bool {
-        matches!(self.backend, Backend::Disk(_))
+        matches!(self.backend, Backend::Disk(_) | Backend::Index(..))
     }
 
     /// The contents of the file at `relative` (from the root, its real

@@ -11,7 +11,7 @@ use super::tree::{Id, Tree};
 use super::{os, Index};
 use crate::entry::{EntryKind, Meta};
 use crate::error::{clip, ErrorCode, FindError, Result};
-use crate::walk::{thread_count, Collector, Entry, Gate, Pending, WalkRules, CANCEL_EVERY};
+use crate::walk::{thread_count, Collector, Entry, Gate, OpenedFolders, Pending, WalkRules, CANCEL_EVERY};
 use std::path::Path;
 
 /// What one set of rules lets through from one folder of the index: the
@@ -61,14 +61,22 @@ where
     let visible = index.visible(&key, |tree| list_visible(index, tree, rel, root, gate))?;
     gate.add_skipped(visible.skipped.iter().cloned());
     let chunk = visible.len().div_ceil(thread_count()).max(4096);
+    // Files are opened from the search folder, by handle (content search).
+    let start_dir = match rel.is_empty() {
+        true => None,
+        false => index.dir.folder_beneath(Path::new(os(rel))).ok().flatten(),
+    };
+    let base = start_dir.as_ref().unwrap_or(&index.dir);
     let collect_range = |start: usize| {
         let mut collector = new_collector();
+        let folders = OpenedFolders::new(base);
         for i in start..visible.len().min(start + chunk) {
             if i % CANCEL_EVERY as usize == 0 {
                 cancel.check()?;
             }
-            let entry = Entry::known(visible.kinds[i], visible.metas[i]);
-            collector.offer(Path::new(os(visible.path(i))), visible.kinds[i], &entry);
+            let path = Path::new(os(visible.path(i)));
+            let entry = Entry::indexed(visible.kinds[i], visible.metas[i], path, &folders);
+            collector.offer(path, visible.kinds[i], &entry);
         }
         Ok(collector.finish())
     };

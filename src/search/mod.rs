@@ -190,6 +190,10 @@ fn gather(
                     if file_glob.as_ref().is_some_and(|g| !g.is_match(relative)) {
                         return None;
                     }
+                    // An empty file holds no line to match: not opened.
+                    if entry.known_size() == Some(0) {
+                        return None;
+                    }
                     match entry.open() {
                         Some(file) => scan_file(&mut searcher, regex, file, scan, relative, cancel)?.count,
                         None => UNREAD,

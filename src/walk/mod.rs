@@ -188,34 +188,72 @@ impl Excludes {
 pub struct Entry<'a>(At<'a>);
 
 impl<'a> Entry<'a> {
-    /// An entry whose kind and metadata are already known (a live index's).
-    pub fn known(kind: EntryKind, meta: crate::entry::Meta) -> Entry<'a> {
-        Entry(At::Known(kind, meta))
+    /// A live index's entry at `rel` below the folder `folders` opens from:
+    /// its kind and metadata are known, its contents are read from disk.
+    pub fn indexed(kind: EntryKind, meta: crate::entry::Meta, rel: &'a Path, folders: &'a OpenedFolders<'a>) -> Entry<'a> {
+        Entry(At::Indexed { kind, meta, rel, folders })
     }
 }
 
 enum At<'a> {
     InDir { dir: &'a Dir, name: &'a OsStr },
     Listed(&'a Listed),
-    Known(EntryKind, crate::entry::Meta),
+    Indexed { kind: EntryKind, meta: crate::entry::Meta, rel: &'a Path, folders: &'a OpenedFolders<'a> },
+}
+
+/// Files opened by their path below a base folder, each folder on the way
+/// opened by handle (never through a symlink) and the last one kept: a
+/// live index offers a folder's files one after another, so each folder is
+/// opened once per run of them, not once per file.
+pub struct OpenedFolders<'a> {
+    base: &'a Dir,
+    last: std::cell::RefCell<Option<(PathBuf, Option<Dir>)>>,
+}
+
+impl<'a> OpenedFolders<'a> {
+    pub fn new(base: &'a Dir) -> OpenedFolders<'a> {
+        OpenedFolders { base, last: std::cell::RefCell::new(None) }
+    }
+
+    fn open_file(&self, rel: &Path) -> std::io::Result<std::fs::File> {
+        let name = rel.file_name().ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotFound))?;
+        let folder = rel.parent().unwrap_or(Path::new(""));
+        let mut last = self.last.borrow_mut();
+        if last.as_ref().is_none_or(|(at, _)| at != folder) {
+            *last = Some((folder.to_path_buf(), self.base.folder_beneath(folder)?));
+        }
+        let opened = last.as_ref().and_then(|(_, dir)| dir.as_ref()).unwrap_or(self.base);
+        opened.open_file(name)
+    }
 }
 
 impl Entry<'_> {
+    /// The size, when the walk knows it without asking the file system
+    /// (a live index's entries; a storage's listing may leave it out).
+    pub fn known_size(&self) -> Option<u64> {
+        match &self.0 {
+            At::Indexed { meta, .. } => Some(meta.size),
+            At::InDir { .. } | At::Listed(_) => None,
+        }
+    }
+
     /// Type, size and mtime, not following a symlink.
     pub fn stat(&self) -> std::io::Result<Stat> {
         match &self.0 {
             At::InDir { dir, name } => dir.stat(name),
             At::Listed(listed) => Ok(Stat { kind: Some(listed.kind), meta: listed.meta }),
-            At::Known(kind, meta) => Ok(Stat { kind: Some(*kind), meta: *meta }),
+            At::Indexed { kind, meta, .. } => Ok(Stat { kind: Some(*kind), meta: *meta }),
         }
     }
 
     /// Opens a file on disk for reading (a symlink is refused); `None` in a
     /// storage, whose files are read through it later (see `search`).
+    /// (A live index's files are on disk.)
     pub fn open(&self) -> Option<std::io::Result<std::fs::File>> {
         match &self.0 {
             At::InDir { dir, name } => Some(dir.open_file(name)),
-            At::Listed(_) | At::Known(..) => None,
+            At::Indexed { rel, folders, .. } => Some(folders.open_file(rel)),
+            At::Listed(_) => None,
         }
     }
 }
