@@ -43,6 +43,8 @@ async function runPlan(tool, purpose, options, index) {
   const { signal, policy, approve, storage, native } = splitOptions(options)
   if (index && storage) throw invalid('an index searches its own folder: pass `reader` to find(), not to an index')
   const plan = new binding.Plan(native, purpose, storage, index)
+  // Validating compiles the patterns: on the blocking pool, never on the event loop.
+  await plan.prepare()
   const refused = plan.error
   if (refused) throw new FindFilesError(refused.code, refused.message)
   if (signal && signal.aborted) throw abortedError()

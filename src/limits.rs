@@ -26,3 +26,17 @@ pub const MAX_PATTERN_BYTES: usize = 16 * 1024;
 /// The largest ignore file read: git skips pattern files larger than this
 /// (dir.c, `PATTERN_MAX_FILE_SIZE`).
 pub const MAX_IGNORE_FILE_BYTES: u64 = 100 << 20;
+
+// Compiling a pattern is bounded by size, so that no call spends seconds
+// compiling (off the event loop, but holding a thread): measured on 2 busy
+// cores, a 16 KiB glob took at most ~0.2 s, and each `exclude` glob at least
+// ~0.6 ms however short.
+
+/// The most `exclude` globs one call takes.
+pub const MAX_EXCLUDE_GLOBS: usize = 1000;
+/// The most bytes the `exclude` globs of one call hold in all.
+pub const MAX_EXCLUDE_BYTES: usize = 64 * 1024;
+/// The most a content search's regex may compile to (the `regex` crate's
+/// own default; ripgrep's, 100 MiB, took seconds to reach for a 17-byte
+/// pattern such as `\w{1000}{1000}`).
+pub const MAX_CONTENT_REGEX_BYTES: usize = 10 << 20;

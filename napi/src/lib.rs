@@ -395,21 +395,91 @@ enum Answer {
     Text,
 }
 
-/// A validated call, ready to run once: the JS wrapper asks the policy about
-/// `path` between building it and running it.
+/// The options as read from JS, not yet parsed: parsing compiles the
+/// patterns (globs, `exclude`, regexes), which can take a good part of a
+/// second, so it runs on the blocking pool (`Plan.prepare`), never on the
+/// event loop.
+struct Input {
+    fields: Vec<(String, Value)>,
+    source: Source,
+    purpose: String,
+}
+
+impl Input {
+    /// Options into a `Job`: validation and pattern compiling. Off the loop.
+    fn parse(self) -> std::result::Result<Job, FindError> {
+        let Input { fields, source, purpose } = self;
+        let find = |purpose, answer| {
+            options::parse(&fields, purpose).map(|mut c| {
+                // The text shows no size or date: read them only where a filter or the order needs them.
+                c.want_meta &= !matches!(answer, Answer::Text);
+                c.source = source.clone();
+                Job::Find(Arc::new(c), answer)
+            })
+        };
+        match purpose.as_str() {
+            "search" => search::options::parse(&fields).map(|mut c| {
+                c.source = source.clone();
+                Job::Search(Arc::new(c))
+            }),
+            "findFiles" => find(Purpose::FindFiles, Answer::Paths),
+            "findText" => find(Purpose::Find, Answer::Text),
+            "find" => find(Purpose::Find, Answer::Entries),
+            other => Err(FindError::invalid_argument(format!(
+                "internal: unknown purpose `{}`; it is find, findText, findFiles or search",
+                error::clip(other, 40)
+            ))),
+        }
+    }
+}
+
+/// Where a plan is: options read (or refused while reading them), then
+/// parsed into a job (or refused).
+enum Stage {
+    Read(std::result::Result<Input, FindError>),
+    /// `prepare` is parsing them on the blocking pool.
+    Parsing,
+    Parsed(std::result::Result<Job, FindError>),
+}
+
+/// A call, validated by `prepare` and then run once: the JS wrapper asks the
+/// policy about `path` between the two.
 #[napi]
 pub struct Plan {
-    job: std::result::Result<Job, FindError>,
+    stage: Arc<std::sync::Mutex<Stage>>,
     flag: CancelFlag,
+}
+
+/// Parses the plan's input on the blocking pool, once; the later calls find it done.
+async fn parse_once(stage: Arc<std::sync::Mutex<Stage>>) -> std::result::Result<Job, FindError> {
+    let taken = match &mut *lock(&stage) {
+        Stage::Parsed(job) => return job.clone(),
+        Stage::Parsing => None,
+        read => match std::mem::replace(read, Stage::Parsing) {
+            Stage::Read(input) => Some(input),
+            _ => None,
+        },
+    };
+    let Some(input) = taken else {
+        return Err(FindError::invalid_argument("internal: a plan was prepared twice at once; await `prepare()`"));
+    };
+    let job = match input {
+        Ok(input) => off_the_loop(move || input.parse()).await.and_then(|parsed| parsed),
+        Err(e) => Err(e),
+    };
+    *lock(&stage) = Stage::Parsed(job.clone());
+    job
 }
 
 #[napi]
 impl Plan {
     /// `purpose` is `"find"`, `"findText"`, `"findFiles"` or `"search"`;
-    /// `reader`, the host's storage as `js/readers/adapter.js` adapts it. Never throws: see `error`.
+    /// `reader`, the host's storage as `js/readers/adapter.js` adapts it.
+    /// Only reads the options (cheap); `prepare` validates them. Never
+    /// throws: see `error`.
     #[napi(constructor, catch_unwind)]
     pub fn new(options: Unknown, purpose: String, reader: Option<Object>, index: Option<&FileIndex>) -> Self {
-        let job = read_options(&options).and_then(|mut fields| {
+        let input = read_options(&options).and_then(|mut fields| {
             let source = match (reader, index) {
                 (Some(reader), _) => {
                     let storage = js_reader::JsStorage::from_js(&reader).map_err(|e| {
@@ -427,43 +497,38 @@ impl Plan {
                 }
                 (None, None) => Source::Disk,
             };
-            let find = |purpose, answer| {
-                options::parse(&fields, purpose).map(|mut c| {
-                    // The text shows no size or date: read them only where a filter or the order needs them.
-                    c.want_meta &= !matches!(answer, Answer::Text);
-                    c.source = source.clone();
-                    Job::Find(Arc::new(c), answer)
-                })
-            };
-            match purpose.as_str() {
-                "search" => search::options::parse(&fields).map(|mut c| {
-                    c.source = source.clone();
-                    Job::Search(Arc::new(c))
-                }),
-                "findFiles" => find(Purpose::FindFiles, Answer::Paths),
-                "findText" => find(Purpose::Find, Answer::Text),
-                "find" => find(Purpose::Find, Answer::Entries),
-                other => Err(FindError::invalid_argument(format!(
-                    "internal: unknown purpose `{}`; it is find, findText, findFiles or search",
-                    error::clip(other, 40)
-                ))),
-            }
+            Ok(Input { fields, source, purpose })
         });
-        Plan { job, flag: CancelFlag::default() }
+        Plan { stage: Arc::new(std::sync::Mutex::new(Stage::Read(input))), flag: CancelFlag::default() }
+    }
+
+    /// Validates the options and compiles the patterns, on the blocking
+    /// pool; resolves when done (then `error` and `path` answer).
+    #[napi(ts_return_type = "Promise<void>")]
+    pub fn prepare<'env>(&self, env: &'env Env) -> Result<PromiseRaw<'env, ()>> {
+        let stage = Arc::clone(&self.stage);
+        env.spawn_future(async move {
+            let _ = parse_once(stage).await;
+            Ok(())
+        })
     }
 
     /// Why the options were refused, if they were.
     #[napi(getter)]
     pub fn error(&self) -> Option<Failure> {
-        self.job.as_ref().err().map(|e| e.clone().into())
+        match &*lock(&self.stage) {
+            Stage::Read(Err(e)) | Stage::Parsed(Err(e)) => Some(e.clone().into()),
+            _ => None,
+        }
     }
 
-    /// The logical, resolved search path the policy is asked about.
+    /// The logical, resolved search path the policy is asked about (once prepared).
     #[napi(getter)]
     pub fn path(&self) -> Option<String> {
-        Some(match self.job.as_ref().ok()? {
-            Job::Find(c, _) => c.scope.logical(),
-            Job::Search(c) => c.scope.logical(),
+        Some(match &*lock(&self.stage) {
+            Stage::Parsed(Ok(Job::Find(c, _))) => c.scope.logical(),
+            Stage::Parsed(Ok(Job::Search(c))) => c.scope.logical(),
+            _ => return None,
         })
     }
 
@@ -473,12 +538,13 @@ impl Plan {
         self.flag.cancel();
     }
 
+    /// Runs the call (preparing it first if `prepare` was not awaited).
     #[napi(ts_return_type = "Promise<RunOutput>")]
     pub fn run<'env>(&self, env: &'env Env) -> Result<PromiseRaw<'env, RunOutput>> {
-        let job = self.job.clone();
+        let stage = Arc::clone(&self.stage);
         let flag = self.flag.clone();
         env.spawn_future(async move {
-            let job = match job {
+            let job = match parse_once(stage).await {
                 Ok(job) => job,
                 Err(e) => return Ok(failed(e)),
             };

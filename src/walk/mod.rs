@@ -95,6 +95,7 @@ struct Exclude {
 
 impl Excludes {
     pub fn new(globs: Vec<String>, case_sensitive: bool) -> Result<Excludes> {
+        crate::pattern::check_exclude_size(&globs)?;
         let compile = |glob: &String| {
             let trimmed = glob.strip_prefix("./").unwrap_or(glob);
             let dirs_only = trimmed.len() > 1 && trimmed.ends_with('/');
