@@ -40,3 +40,9 @@ pub const MAX_EXCLUDE_BYTES: usize = 64 * 1024;
 /// own default; ripgrep's, 100 MiB, took seconds to reach for a 17-byte
 /// pattern such as `\w{1000}{1000}`).
 pub const MAX_CONTENT_REGEX_BYTES: usize = 10 << 20;
+
+/// The nice value of the threads that walk and search (Linux): above the
+/// event loop's 0, so that on a busy machine the loop thread and V8's
+/// garbage-collection helpers get the cores first; a walk then waits for
+/// them, never the other way round. Idle cores are used all the same.
+pub const WORKER_NICE: i32 = 10;

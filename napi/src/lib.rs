@@ -186,10 +186,18 @@ impl RunOutput {
 }
 
 /// Entries (or paths) per slice handed to JS. Turning Rust values into JS
-/// values happens on the event loop, so a large answer crosses in slices
-/// with a turn of the loop between them.
-const ENTRIES_PER_SLICE: usize = 2_000;
-const PATHS_PER_SLICE: usize = 10_000;
+/// values happens on the event loop, so a large answer crosses in slices,
+/// which `js/columns.js` takes within a time budget per turn of the loop.
+/// A slice of 1,000 entries takes well under a millisecond to cross and
+/// decode.
+const ENTRIES_PER_SLICE: usize = 1_000;
+const PATHS_PER_SLICE: usize = 2_000;
+/// The first slice crosses with the answer, when the call resolves: many
+/// calls can resolve in one turn of the loop (napi hands over every
+/// finished call at once), so it is small, and the rest comes through the
+/// budgeted queue. Small answers still cross whole, in one go.
+const FIRST_ENTRIES: usize = 500;
+const FIRST_PATHS: usize = 1_000;
 
 enum Pending {
     Entries(std::vec::IntoIter<Found>),
@@ -232,7 +240,7 @@ impl From<FindError> for Failure {
 /// Splits an outcome into what crosses now and what crosses in slices.
 fn find_output(o: FindOutcome) -> (FindOutput, Option<Remaining>) {
     let mut entries = o.entries.into_iter();
-    let first = entry_slice(entries.by_ref().take(ENTRIES_PER_SLICE));
+    let first = entry_slice(entries.by_ref().take(FIRST_ENTRIES));
     let remaining =
         (entries.len() > 0).then(|| Remaining { pending: std::sync::Mutex::new(Pending::Entries(entries)) });
     let output = FindOutput {
@@ -464,7 +472,12 @@ async fn parse_once(stage: Arc<std::sync::Mutex<Stage>>) -> std::result::Result<
         return Err(FindError::invalid_argument("internal: a plan was prepared twice at once; await `prepare()`"));
     };
     let job = match input {
-        Ok(input) => off_the_loop(move || input.parse()).await.and_then(|parsed| parsed),
+        Ok(input) => off_the_loop(move || {
+            yield_to_the_loop();
+            input.parse()
+        })
+        .await
+        .and_then(|parsed| parsed),
         Err(e) => Err(e),
     };
     *lock(&stage) = Stage::Parsed(job.clone());
@@ -575,8 +588,23 @@ fn walk_slots() -> &'static tokio::sync::Semaphore {
         .get_or_init(|| tokio::sync::Semaphore::new(std::thread::available_parallelism().map_or(2, |n| n.get()).max(2)))
 }
 
+/// Lowers the calling thread's priority to `WORKER_NICE` (Linux, where nice
+/// is per thread and the walk's own threads inherit it). Never raised back:
+/// the blocking pool runs only this crate's work.
+fn yield_to_the_loop() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: plain syscalls on the calling thread; a failure leaves the priority as it was.
+    unsafe {
+        let tid = libc::gettid() as libc::id_t;
+        if libc::getpriority(libc::PRIO_PROCESS, tid) < agent_find_core::limits::WORKER_NICE {
+            libc::setpriority(libc::PRIO_PROCESS, tid, agent_find_core::limits::WORKER_NICE);
+        }
+    }
+}
+
 /// Runs on tokio's blocking pool.
 fn run_job(job: &Job, flag: CancelFlag) -> RunOutput {
+    yield_to_the_loop();
     let done = match job {
         Job::Find(config, answer) => {
             let cancel = Cancel::new(flag, config.timeout_ms);
@@ -591,7 +619,7 @@ fn run_job(job: &Job, flag: CancelFlag) -> RunOutput {
                     let paths: Vec<String> =
                         outcome.entries.iter().map(|f| root.join(&f.path).to_string_lossy().into_owned()).collect();
                     let mut paths = paths.into_iter();
-                    let first = path_slice(paths.by_ref().take(PATHS_PER_SLICE));
+                    let first = path_slice(paths.by_ref().take(FIRST_PATHS));
                     let remaining =
                         (paths.len() > 0).then(|| Remaining { pending: std::sync::Mutex::new(Pending::Paths(paths)) });
                     RunOutput { paths: Some(first), remaining, ..RunOutput::empty() }
