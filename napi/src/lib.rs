@@ -472,12 +472,17 @@ async fn parse_once(stage: Arc<std::sync::Mutex<Stage>>) -> std::result::Result<
         return Err(FindError::invalid_argument("internal: a plan was prepared twice at once; await `prepare()`"));
     };
     let job = match input {
-        Ok(input) => off_the_loop(move || {
-            yield_to_the_loop();
-            input.parse()
-        })
-        .await
-        .and_then(|parsed| parsed),
+        // As many compile at once as walk: each would otherwise hold a blocking-pool thread
+        // (200 calls at once grew the pool by 100 threads).
+        Ok(input) => match compile_slots().acquire().await {
+            Ok(_slot) => off_the_loop(move || {
+                yield_to_the_loop();
+                input.parse()
+            })
+            .await
+            .and_then(|parsed| parsed),
+            Err(_) => Err(FindError::new(ErrorCode::FsError, "internal error in agent-find: no compile slot")),
+        },
         Err(e) => Err(e),
     };
     *lock(&stage) = Stage::Parsed(job.clone());
@@ -600,6 +605,13 @@ fn yield_to_the_loop() {
             libc::setpriority(libc::PRIO_PROCESS, tid, agent_find_core::limits::WORKER_NICE);
         }
     }
+}
+
+/// How many calls parse their options (compile their patterns) at once.
+fn compile_slots() -> &'static tokio::sync::Semaphore {
+    static SLOTS: std::sync::OnceLock<tokio::sync::Semaphore> = std::sync::OnceLock::new();
+    SLOTS
+        .get_or_init(|| tokio::sync::Semaphore::new(std::thread::available_parallelism().map_or(2, |n| n.get()).max(2)))
 }
 
 /// Runs on tokio's blocking pool.
