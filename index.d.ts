@@ -19,6 +19,7 @@ export interface CallOptions {
   /** Search the host's storage instead of the local disk (see `StorageReader`). */
   reader?: StorageReader
   signal?: AbortSignal
+  /** Rejects with `aborted` after this long, counted from the call: the policy, approve and the walk included. */
   timeoutMs?: number
   /** Asked before the path is checked or walked. */
   policy?: (req: AccessRequest) => Decision | Promise<Decision>
@@ -132,10 +133,16 @@ export interface FileStat {
  * other rejection fails the call with `fs-error`.
  */
 export interface StorageReader {
-  list(dir: string): Promise<DirectoryEntry[]> | DirectoryEntry[]
-  stat(path: string): Promise<FileStat> | FileStat
-  /** File contents: for content search, and for `.gitignore`/`.ignore` files (unless `gitignore: false`). */
-  read?(path: string): Promise<Uint8Array | string> | Uint8Array | string
+  /** `search` is the same object for every call of one search (for per-search state); most readers ignore it. */
+  list(dir: string, search?: object): Promise<DirectoryEntry[]> | DirectoryEntry[]
+  stat(path: string, search?: object): Promise<FileStat> | FileStat
+  /**
+   * File contents: for content search, and for `.gitignore`/`.ignore` files (unless `gitignore: false`).
+   * With `ranges: true` it is called with `range` and returns that part (`length` bytes, fewer only at the end).
+   */
+  read?(path: string, range?: ByteRange, search?: object): Promise<Uint8Array | string> | Uint8Array | string
+  /** `true` when `read` honours `range`: content search then reads large files in 1 MiB chunks, never whole (ignore files are still read whole). */
+  ranges?: boolean
   /** Most calls waiting for an answer at once; default 32, at most 1024. */
   concurrency?: number
   /**
@@ -145,6 +152,12 @@ export interface StorageReader {
    * and the policy asked, with rooted paths either way.
    */
   mounted?: boolean
+}
+
+/** A part of a file: whole numbers of bytes. */
+export interface ByteRange {
+  offset: number
+  length: number
 }
 
 /** File contents, or `{ content, modifiedTime }`, or `null` (a key ending in `/` also makes a folder). */

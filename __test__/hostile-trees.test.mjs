@@ -14,7 +14,8 @@ import { after, before, describe, test } from 'node:test'
 import { find, findFiles, formatFindResult, searchFiles } from '../index.mjs'
 import { REPO, gitInit, paths, removeTmp, sortedPaths, tmpTree } from './helpers.mjs'
 import {
-  buildChain, buildLinkedTree, cannotRunAsNobody, entryBytes, escapeGlob, makeScratch, openToOthers, removeDeep, runAsNobody,
+  buildChain, buildLinkedTree, cannotRunAsNobody, entryBytes, escapeGlob, makeScratch, openToOthers, procStatus, removeDeep, resetPeakRss,
+  runAsNobody,
 } from './hostile-helpers.mjs'
 
 const ALL = { type: 'any', sortBy: 'name', limit: Infinity, maxLimit: Infinity, maxBytes: Infinity }
@@ -113,6 +114,24 @@ describe('deep and wide trees', () => {
     const shallow = await find('**/*', { cwd: dir, type: 'dir', maxDepth: 1500, ...ALL })
     assert.equal(shallow.matched, 1501)
     assert.equal(shallow.entries.at(-1).path, Array(1501).fill('d').join('/'))
+  })
+
+  test('a chain of 12,000 folders under a limit: memory stays flat (folder counts hold names, not whole paths)', { timeout: 120_000 }, async (t) => {
+    // Counting matches per folder by whole path took the square of the
+    // depth: 144 MB of paths here, 3 GB at 40,000 levels.
+    const dir = makeScratch()
+    t.after(() => removeDeep(dir))
+    buildChain(dir, 12_000)
+    if (!resetPeakRss()) return t.skip('cannot reset the peak RSS (/proc/self/clear_refs)')
+    const before = procStatus().hwmMb
+    const r = await find('**', { cwd: dir, type: 'dir', limit: 10 })
+    const grew = procStatus().hwmMb - before
+    t.diagnostic(`peak RSS grew by ${grew.toFixed(0)} MB`)
+    assert.equal(r.matched, 12_000)
+    // The deepest paths are 24 KB: the maxBytes cap keeps fewer than 10.
+    assert.ok(r.entries.length >= 1 && r.entries.length <= 10)
+    assert.equal(r.omitted.reduce((n, o) => n + o.count, 0), 12_000 - r.entries.length)
+    assert.ok(grew < 60, `peak RSS grew by ${grew.toFixed(0)} MB`)
   })
 
   test('a chain of 1,900 folders (paths of 3,800 bytes) is listed completely', { timeout: 60_000 }, async (t) => {

@@ -187,6 +187,28 @@ describe('openIndex: what it reports and refuses', () => {
   })
 })
 
+describe('openIndex: a search path through a symlink', () => {
+  test('is looked up where it leads, as find does: inside the index, outside it, and against roots', async (t) => {
+    const top = tmpTree(t, { 'ws/real/x.txt': 'x', 'out/y.txt': 'y' })
+    const ws = path.join(top, 'ws')
+    fs.symlinkSync(path.join(ws, 'real'), path.join(ws, 'in'))
+    fs.symlinkSync(path.join(top, 'out'), path.join(ws, 'away'))
+    const index = await openIndex(ws)
+    t.after(() => index.close())
+    const same = async (options) => {
+      const [f, i] = await Promise.all([find({ cwd: ws, ...options }), index.find(options)].map((p) => p.then(
+        (r) => r.entries.map((e) => e.path).join(','), (e) => `rejected ${e.code}`)))
+      assert.equal(i, f, JSON.stringify(options))
+      return i
+    }
+    assert.equal(await same({ pattern: '*', path: 'in' }), 'x.txt')
+    assert.equal(await same({ pattern: '*', path: 'in', roots: [ws] }), 'x.txt')
+    assert.equal(await same({ pattern: '*', path: 'away', roots: [ws] }), 'rejected outside-root')
+    // Without roots find searches where the link leads; the index cannot, and says so.
+    await rejectsWith(index.find({ pattern: '*', path: 'away' }), 'outside-root', /leads outside the index's folder/)
+  })
+})
+
 describe('openIndex: close()', () => {
   const threads = () => fs.readdirSync('/proc/self/task').length
   /** Waits up to 2 s for `done()`. */

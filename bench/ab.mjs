@@ -7,6 +7,10 @@
 //                                               (release profile), compare with
 //                                               the current build
 //   npm run bench:ab -- <a.node> <b.node> [tree]  compare two built addons
+//                                               (with this checkout's JS)
+//   npm run bench:ab -- <dir-a> <dir-b> [tree]  compare two built checkouts, each
+//                                               with its own JS (needed when the
+//                                               JS and the binding changed together)
 //
 // tree: gen-10k, gen-100k (default) or gen-1m (see trees.mjs). AB_ROUNDS
 // (default 7) sets the rounds, AB_ONLY=js-gi,recent the queries (by id). Prints a
@@ -54,10 +58,11 @@ function currentBuild() {
   return path.join(repo, found)
 }
 
-/** Runs one query `runs` times in a child that loads `addon`; the times in ms. */
-function timeIn(addon, options, runs) {
+/** Runs one query `runs` times in a child that loads `side` (an addon file, or a built checkout); the times in ms. */
+function timeIn(side, options, runs) {
+  const isDir = fs.statSync(side).isDirectory()
   const script = `
-    const af = require(${JSON.stringify(path.join(repo, 'index.js'))})
+    const af = require(${JSON.stringify(path.join(isDir ? side : repo, 'index.js'))})
     const options = ${JSON.stringify(options)}
     for (const k of ['limit', 'maxLimit', 'maxBytes']) if (options[k] === null) options[k] = Infinity
     ;(async () => {
@@ -72,7 +77,7 @@ function timeIn(addon, options, runs) {
     })().catch((e) => { console.error(e); process.exit(1) })`
   const r = spawnSync(process.execPath, ['-e', script], {
     encoding: 'utf8',
-    env: { ...process.env, NAPI_RS_NATIVE_LIBRARY_PATH: addon },
+    env: isDir ? process.env : { ...process.env, NAPI_RS_NATIVE_LIBRARY_PATH: side },
   })
   if (r.status !== 0) throw new Error(`child failed: ${r.stderr}`)
   return JSON.parse(r.stdout.trim().split('\n').pop())
@@ -80,11 +85,12 @@ function timeIn(addon, options, runs) {
 
 const args = process.argv.slice(2)
 if (args.length === 0) {
-  console.error('usage: node bench/ab.mjs <git-ref> [tree] | <a.node> <b.node> [tree]')
+  console.error('usage: node bench/ab.mjs <git-ref> [tree] | <a.node> <b.node> [tree] | <dir-a> <dir-b> [tree]')
   process.exit(2)
 }
 let a, b, treeName
-if (args[0].endsWith('.node')) [a, b, treeName] = [path.resolve(args[0]), path.resolve(args[1]), args[2]]
+const isBuild = (arg) => arg && (arg.endsWith('.node') || (fs.existsSync(arg) && fs.statSync(arg).isDirectory()))
+if (isBuild(args[0]) && isBuild(args[1])) [a, b, treeName] = [path.resolve(args[0]), path.resolve(args[1]), args[2]]
 else [a, b, treeName] = [buildRef(args[0]), currentBuild(), args[1]]
 const tree = GENERATED.find((t) => t.name === (treeName || 'gen-100k'))
 if (!tree) throw new Error(`unknown tree ${treeName}; one of ${GENERATED.map((t) => t.name).join(', ')}`)

@@ -6,10 +6,78 @@
 //
 // It uses the SDK's low-level `Server`: the tools are described by the same
 // JSON Schemas as `toolDefinitions` (McpServer.registerTool takes zod schemas).
+// stdin reaches the SDK through `LineLimit`: a request line over
+// MAX_LINE_BYTES is dropped as it streams in (never held whole) and answered
+// with a JSON-RPC error, and the server keeps serving. (The SDK's own reader
+// would close the transport on such a line, and the server would end silently.)
 
 const fs = require('node:fs')
 const path = require('node:path')
 const { parseArgs } = require('node:util')
+const { PassThrough } = require('node:stream')
+
+/** The longest request line served (the SDK's own read buffer holds 10 MiB). */
+const MAX_LINE_BYTES = 10 * 1024 * 1024
+/** JSON-RPC "Invalid Request". */
+const INVALID_REQUEST = -32600
+
+/**
+ * Passes whole lines from `input` to the returned stream; a line longer than
+ * `max` bytes is dropped as it arrives (at most `max` bytes are held) and
+ * `onTooLong(head)` is called with its first bytes, to answer it.
+ */
+function limitLines(input, max, onTooLong) {
+  const output = new PassThrough()
+  let held = [] // the current line's chunks, while it is short enough
+  let heldBytes = 0
+  let dropping = null // the head of a line being dropped
+  input.on('data', (chunk) => {
+    let from = 0
+    while (from < chunk.length) {
+      const newline = chunk.indexOf(10, from)
+      const end = newline === -1 ? chunk.length : newline + 1
+      const piece = chunk.subarray(from, end)
+      from = end
+      if (dropping === null && heldBytes + piece.length > max + 1) {
+        dropping = Buffer.concat([...held, piece]).subarray(0, 4096)
+        held = []
+        heldBytes = 0
+      }
+      if (dropping !== null) {
+        if (newline !== -1) {
+          onTooLong(dropping)
+          dropping = null
+        }
+        continue
+      }
+      held.push(piece)
+      heldBytes += piece.length
+      if (newline !== -1) {
+        output.write(held.length === 1 ? held[0] : Buffer.concat(held))
+        held = []
+        heldBytes = 0
+      }
+    }
+  })
+  input.on('end', () => {
+    if (dropping !== null) onTooLong(dropping)
+    else if (heldBytes) output.write(Buffer.concat(held))
+    output.end()
+  })
+  input.on('error', (err) => output.destroy(err))
+  return output
+}
+
+/** The request id at the start of a line's head (`{"jsonrpc":"2.0","id":7,...`), else null. */
+function idOf(head) {
+  const m = /^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*(-?\d{1,15}|"(?:[^"\\]|\\.){0,200}")\s*[,}]/.exec(head.toString('utf8'))
+  if (!m) return null
+  try {
+    return JSON.parse(m[1])
+  } catch {
+    return null
+  }
+}
 
 const USAGE = `Usage: agent-find mcp [--root DIR]... [--timeout MS]
 
@@ -79,7 +147,14 @@ async function serve({ roots, timeoutMs } = {}) {
     return { content: [{ type: 'text', text }], isError }
   })
 
-  const transport = new StdioServerTransport()
+  const input = limitLines(process.stdin, MAX_LINE_BYTES, (head) => {
+    const message = `request line over ${MAX_LINE_BYTES} bytes (10 MiB): not read; send smaller arguments`
+    process.stderr.write(`agent-find: ${message}\n`)
+    transport.send({ jsonrpc: '2.0', id: idOf(head), error: { code: INVALID_REQUEST, message } }).catch(() => {})
+  })
+  // The SDK's buffer may take more than one line at a time: room for several whole ones.
+  const transport = new StdioServerTransport(input, process.stdout, { maxBufferSize: 4 * MAX_LINE_BYTES })
+  transport.onerror = (err) => process.stderr.write(`agent-find: mcp: ${err && err.message}\n`)
   await server.connect(transport)
   return server
 }
@@ -132,4 +207,4 @@ function fail(code, message, status) {
   process.exitCode = status
 }
 
-module.exports = { main, serve }
+module.exports = { main, serve, limitLines, idOf, MAX_LINE_BYTES }

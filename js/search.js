@@ -8,9 +8,9 @@
 const binding = require('./native.js')
 const { FindFilesError, invalid, abortedError } = require('./errors.js')
 const { isNonArrayObject } = require('./util.js')
-const { checkPolicy, untilAborted } = require('./policy.js')
+const { checkPolicy, deadlineOf, untilAborted } = require('./policy.js')
 const { findResult, allPaths } = require('./columns.js')
-const { adaptReader } = require('./readers/adapter.js')
+const { adaptReader, insideReader } = require('./readers/adapter.js')
 
 /** `find(options)` or `find(pattern, options?)` → one options object. */
 function callOptions(first, second) {
@@ -42,19 +42,23 @@ function splitOptions(options) {
 async function runPlan(tool, purpose, options, index) {
   const { signal, policy, approve, storage, native } = splitOptions(options)
   if (index && storage) throw invalid('an index searches its own folder: pass `reader` to find(), not to an index')
+  // timeoutMs counts from here: the policy and approve are part of the call (the plan counts from its making too).
+  const deadline = deadlineOf(native.timeoutMs)
   const plan = new binding.Plan(native, purpose, storage, index)
   // Validating compiles the patterns: on the blocking pool, never on the event loop.
   await plan.prepare()
   const refused = plan.error
   if (refused) throw new FindFilesError(refused.code, refused.message)
   if (signal && signal.aborted) throw abortedError()
-  await checkPolicy(policy, approve, { tool, operation: 'search_files', path: plan.path }, signal)
+  await checkPolicy(policy, approve, { tool, operation: 'search_files', path: plan.path }, signal, deadline)
   if (signal && signal.aborted) throw abortedError()
   const onAbort = () => plan.cancel()
   if (signal) signal.addEventListener('abort', onAbort, { once: true })
   try {
-    // A call waiting for a walk slot still rejects as soon as it is aborted.
-    const out = await untilAborted(plan.run(), signal)
+    // A call waiting for a walk slot still rejects as soon as it is aborted (and frees
+    // its place: the plan is cancelled, so it ends at once if it gets a slot later).
+    // A search started by a reader's own code takes no reader slot (see readers/adapter.js).
+    const out = await untilAborted(plan.run(insideReader()), signal)
     if (out.error) throw new FindFilesError(out.error.code, out.error.message)
     return out
   } finally {

@@ -12,6 +12,7 @@ const nodePath = require('node:path')
 const { FindFilesError } = require('./errors.js')
 const { find, findFilesWith, searchFiles } = require('./search.js')
 const { formatFindResult, formatSearchResult } = require('./format.js')
+const { parametersOf, HOST_FIXED } = require('./options.js')
 
 // ---------------------------------------------------------------------------
 // Tool definitions
@@ -35,146 +36,8 @@ const SEARCH_DESCRIPTION = [
   'To list files by path pattern, size or date, use find.',
 ].join(' ')
 
-const sizeSchema = (which) => ({
-  anyOf: [
-    { type: 'integer', minimum: 0 },
-    { type: 'string' },
-  ],
-  description: `${which} file size, inclusive (directories are never removed by it): bytes as a number, or a string such as '10KB', '1.5MB', '2GB' (1024-based).`,
-})
-
-const FIND_PARAMETERS = {
-  type: 'object',
-  properties: {
-    pattern: {
-      type: 'string',
-      description:
-        "Glob matched against each path relative to `path`, e.g. '**/*.ts', 'src/**/test_*.py', '*.{md,txt}', 'README*'. " +
-        'With `regex: true`, a JavaScript regular expression tested against each file name instead (case-insensitive unless `caseSensitive`; `/source/flags` also works).',
-    },
-    path: {
-      type: 'string',
-      description: 'Folder to search, relative to the workspace root (or absolute inside it). Default: the workspace root.',
-    },
-    type: {
-      type: 'string',
-      enum: ['file', 'dir', 'any'],
-      default: 'file',
-      description: "'file' for regular files, 'dir' for folders, 'any' for both (and symlinks).",
-    },
-    regex: {
-      type: 'boolean',
-      default: false,
-      description: '`pattern` is a regular expression tested against each file name, not a glob.',
-    },
-    matchBase: {
-      type: 'boolean',
-      default: false,
-      description: "Test the glob against the file name only, so '*.rs' matches at any depth.",
-    },
-    caseSensitive: {
-      type: 'boolean',
-      default: false,
-      description: 'Match case exactly (the default is case-insensitive).',
-    },
-    limit: {
-      type: 'integer',
-      minimum: 1,
-      default: 1000,
-      description: 'Return at most this many entries (values above 1000 are lowered to 1000).',
-    },
-    maxDepth: {
-      type: 'integer',
-      minimum: 0,
-      description: '0 lists only the direct children of `path`, 1 also their children, and so on. Default: no limit.',
-    },
-    sortBy: {
-      type: 'string',
-      enum: ['recent', 'name', 'mtime', 'size', 'none'],
-      default: 'recent',
-      description: "'recent': newest first. 'name' (path), 'mtime' (oldest first), 'size' (smallest first) ascend; 'none' is the same as 'name'.",
-    },
-    reverse: {
-      type: 'boolean',
-      default: false,
-      description: "Flip the order: with sortBy 'size', the largest first.",
-    },
-    modifiedSince: {
-      type: 'string',
-      description: "Only entries modified strictly after this: an ISO date or date-time ('2024-05-01', '2024-05-01T12:00:00Z') or an age ('30m', '24h', '7d').",
-    },
-    minSize: sizeSchema('Minimum'),
-    maxSize: sizeSchema('Maximum'),
-    hidden: {
-      type: 'boolean',
-      default: true,
-      description: 'Include dotfiles and dot-folders.',
-    },
-    gitignore: {
-      type: 'boolean',
-      default: true,
-      description: 'Apply .gitignore, .ignore and .git/info/exclude. Set false to also list ignored files (node_modules, build output).',
-    },
-    exclude: {
-      type: 'array',
-      items: { type: 'string' },
-      default: [],
-      description: "Extra globs to leave out, like .gitignore lines: 'dist', '*.min.js', 'src/generated'.",
-    },
-  },
-  required: ['pattern'],
-  additionalProperties: false,
-}
-
-const SEARCH_PARAMETERS = {
-  type: 'object',
-  properties: {
-    pattern: {
-      type: 'string',
-      description:
-        "For target 'content': a regular expression (Rust/ripgrep syntax; lookaround and backreferences also work, as with rg -P) matched against each line; escape literal ( ) [ ] . * + ? { } | \\. " +
-        "For target 'files': a file-name glob ('*.py'); a plain word without * or ? matches names that contain it.",
-    },
-    target: {
-      type: 'string',
-      enum: ['content', 'files'],
-      default: 'content',
-      description: "'content' searches inside files; 'files' matches file names.",
-    },
-    path: {
-      type: 'string',
-      description: 'Folder to search, relative to the workspace root (or absolute inside it). Default: the workspace root.',
-    },
-    fileGlob: {
-      type: 'string',
-      description: "Content search only: which files to search, e.g. '*.py', '*.{ts,tsx}', 'src/**/*.rs'; '.py' and '.{ts,tsx}' mean '*.py' and '*.{ts,tsx}'.",
-    },
-    outputMode: {
-      type: 'string',
-      enum: ['content', 'files', 'count'],
-      default: 'content',
-      description: "'content': matching lines with file and line number. 'files': only the files that match. 'count': matches per file.",
-    },
-    ignoreCase: {
-      type: 'boolean',
-      default: false,
-      description: 'Case-insensitive match.',
-    },
-    noIgnore: {
-      type: 'boolean',
-      default: false,
-      description: 'Also search node_modules, dist, build and the other skipped folders, and gitignored files.',
-    },
-    maxResults: {
-      type: 'integer',
-      minimum: 1,
-      default: 50,
-      description: 'At most this many lines, files or counts (values above 500 are lowered to 500).',
-    },
-  },
-  required: ['pattern'],
-  additionalProperties: false,
-}
+const FIND_PARAMETERS = parametersOf('find')
+const SEARCH_PARAMETERS = parametersOf('search')
 
 function deepFreeze(value) {
   if (value && typeof value === 'object') {
@@ -249,7 +112,6 @@ function vercelTool(definition, execute) {
 
 // Options the host fixes: a model or script that passes them gets a clear error
 // instead of a way out of its workspace.
-const HOST_FIXED = ['cwd', 'roots', 'reader', 'policy', 'approve', 'signal', 'timeoutMs', 'maxLimit', 'maxBytes']
 
 /**
  * Checks that `args` is a plain object whose keys the tool's schema names

@@ -4,6 +4,7 @@
 
 use crate::error::{clip, FindError, Result};
 use crate::filter::size;
+use crate::option_table::{self, Call};
 
 /// A JS value, as far as options need to see it.
 #[derive(Debug, Clone, PartialEq)]
@@ -129,13 +130,15 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// Fails on a name not in `known`, listing the known ones and those the JS side takes (`signal`, `policy`, `approve`, `reader`).
-    pub fn only(&self, known: &[&str]) -> Result<()> {
+    /// Fails on a name that is not an option of `call` the binding reads
+    /// (see `option_table`), listing every option of the call.
+    pub fn only(&self, call: Call) -> Result<()> {
+        let known = option_table::native_names(call);
         match self.fields.iter().find(|(k, _)| !known.contains(&k.as_str())) {
             Some((unknown, _)) => Err(FindError::invalid_argument(format!(
-                "unknown option `{}`; the options are: {}, signal, policy, approve, reader",
+                "unknown option `{}`; the options are: {}",
                 clip(unknown, 100),
-                known.join(", ")
+                option_table::of(call).map(|o| o.name).collect::<Vec<_>>().join(", ")
             ))),
             None => Ok(()),
         }
@@ -161,11 +164,13 @@ mod tests {
         assert!(e.message.contains("(1048576 bytes in all)"), "{}", e.message);
 
         let f = fields(&big, Value::Number(1.0));
-        let e = Reader { fields: &f }.only(&["pattern", "path"]).unwrap_err();
+        let e = Reader { fields: &f }.only(Call::Search).unwrap_err();
         assert!(e.message.len() < 1024, "{} bytes", e.message.len());
         assert!(e.message.starts_with("unknown option `xxx"), "{}", e.message);
         assert!(
-            e.message.ends_with("; the options are: pattern, path, signal, policy, approve, reader"),
+            e.message.ends_with(
+                "; the options are: pattern, target, path, fileGlob, outputMode, ignoreCase, noIgnore, maxResults, timeoutMs, roots, cwd, signal, policy, approve, reader"
+            ),
             "{}",
             e.message
         );

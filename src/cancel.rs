@@ -6,6 +6,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+/// A deadline past any call's life, for a `timeoutMs` too large to add to the clock.
+const FAR: Duration = Duration::from_secs(100 * 365 * 24 * 3600);
+
 /// Shared between the JS-facing handle and the walker threads.
 #[derive(Debug, Clone, Default)]
 pub struct CancelFlag(Arc<AtomicBool>);
@@ -31,8 +34,19 @@ pub struct Cancel {
 
 impl Cancel {
     pub fn new(flag: CancelFlag, timeout_ms: Option<u64>) -> Self {
-        let deadline = timeout_ms.map(|ms| (Instant::now() + Duration::from_millis(ms), ms));
+        Cancel::since(flag, timeout_ms, Instant::now())
+    }
+
+    /// With the deadline counted from `start` (when the call was made, so
+    /// the wait for the policy and for a walk slot counts too).
+    pub fn since(flag: CancelFlag, timeout_ms: Option<u64>, start: Instant) -> Self {
+        let deadline = timeout_ms.map(|ms| (start.checked_add(Duration::from_millis(ms)).unwrap_or(start + FAR), ms));
         Cancel { flag, deadline, enough: None }
+    }
+
+    /// When the deadline passes, if there is one.
+    pub fn deadline(&self) -> Option<Instant> {
+        self.deadline.map(|(at, _)| at)
     }
 
     /// The same, also stopped by `enough`: for a walk that may end as soon as

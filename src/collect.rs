@@ -5,70 +5,32 @@
 //! however many entries match, and `omitted` still knows where the rest are.
 
 use crate::entry::{EntryKind, Found, Meta};
+use crate::folder_counts::FolderCounts;
 use crate::sort::{Order, SortKey};
-use crate::sync::lock;
-use std::collections::HashMap;
-use std::hash::{BuildHasher, Hasher};
 use std::path::Path;
-use std::sync::{Mutex, OnceLock};
 
-/// Matches per folder (relative, `""` for the search directory).
-pub type DirCounts = HashMap<String, usize, FolderHash>;
-
-/// A map keyed by folder paths, hashed with `FolderHash`.
-pub type FolderMap<'a> = HashMap<&'a str, usize, FolderHash>;
-
-/// A keyed multiply-rotate hash for folder paths: folders are counted once
-/// per run of matches on every search, and SipHash was a fifth of a repeated
-/// search's time. The key is random per process, so names in a hostile tree
-/// cannot be chosen to collide.
-#[derive(Clone, Copy)]
-pub struct FolderHash(u64);
-
-impl Default for FolderHash {
-    fn default() -> Self {
-        static KEY: OnceLock<u64> = OnceLock::new();
-        FolderHash(*KEY.get_or_init(|| std::collections::hash_map::RandomState::new().hash_one(0x5eed_u64) | 1))
-    }
-}
-
-impl BuildHasher for FolderHash {
-    type Hasher = FolderHasher;
-    fn build_hasher(&self) -> FolderHasher {
-        FolderHasher(self.0)
-    }
-}
-
-pub struct FolderHasher(u64);
-
-impl Hasher for FolderHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        const MUL: u64 = 0x9E37_79B9_7F4A_7C15;
-        let mut chunks = bytes.chunks_exact(8);
-        for chunk in &mut chunks {
-            let word = u64::from_le_bytes(chunk.try_into().unwrap_or_default());
-            self.0 = (self.0 ^ word).wrapping_mul(MUL).rotate_left(29);
-        }
-        let mut last = [0u8; 8];
-        last[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
-        self.0 = (self.0 ^ u64::from_le_bytes(last) ^ bytes.len() as u64).wrapping_mul(MUL).rotate_left(29);
-    }
-
-    fn finish(&self) -> u64 {
-        let h = self.0;
-        (h ^ (h >> 32)).wrapping_mul(0xD6E8_FEB8_6659_FD93) ^ (h >> 29)
-    }
-}
-
-/// What all threads gathered.
+/// What one or more threads gathered.
 #[derive(Debug, Default)]
 pub struct Gathered {
     /// The best `limit` entries of each thread (at most threads × limit), unsorted.
     pub best: Vec<Found>,
     /// Every match, before any cap.
     pub matched: usize,
-    /// Matches per folder (relative, `""` for the search directory).
-    pub per_dir: DirCounts,
+    /// Matches per folder.
+    pub per_dir: FolderCounts,
+}
+
+impl Gathered {
+    /// What every thread gathered, together.
+    pub fn merge(parts: Vec<Gathered>) -> Gathered {
+        let mut all = Gathered::default();
+        for mut part in parts {
+            all.best.append(&mut part.best);
+            all.matched += part.matched;
+            all.per_dir.merge(part.per_dir);
+        }
+        all
+    }
 }
 
 /// The folder part of a relative `/`-separated path.
@@ -76,35 +38,25 @@ pub fn parent_dir(path: &str) -> &str {
     path.rsplit_once('/').map_or("", |(dir, _)| dir)
 }
 
-/// One walker thread's share; it hands everything over when dropped.
-pub struct Best<'a> {
+/// One walker thread's share of the matches; `finish` gives what it gathered.
+pub struct Best {
     order: Order,
     limit: usize,
     kept: Vec<Found>,
     /// The worst entry kept at the last compaction: nothing after it can make the cut.
     cutoff: Option<Found>,
     matched: usize,
-    per_dir: DirCounts,
+    per_dir: FolderCounts,
     /// The folder of the last match and its count not yet in `per_dir`: a
     /// walker thread lists a folder's entries together, so most matches
     /// only compare a string instead of hashing one.
     current_dir: (String, usize),
-    out: &'a Mutex<Gathered>,
 }
 
-impl<'a> Best<'a> {
-    pub fn new(order: Order, limit: usize, out: &'a Mutex<Gathered>) -> Self {
+impl Best {
+    pub fn new(order: Order, limit: usize) -> Self {
         let current_dir = (String::new(), 0);
-        Best {
-            order,
-            limit,
-            kept: Vec::new(),
-            cutoff: None,
-            matched: 0,
-            per_dir: DirCounts::default(),
-            current_dir,
-            out,
-        }
+        Best { order, limit, kept: Vec::new(), cutoff: None, matched: 0, per_dir: FolderCounts::default(), current_dir }
     }
 
     /// Counts a match and keeps it if it may be among the best `limit`.
@@ -136,12 +88,7 @@ impl<'a> Best<'a> {
     fn flush_dir_count(&mut self) {
         let (dir, n) = &mut self.current_dir;
         if *n > 0 {
-            match self.per_dir.get_mut(dir.as_str()) {
-                Some(total) => *total += *n,
-                None => {
-                    self.per_dir.insert(dir.clone(), *n);
-                }
-            }
+            self.per_dir.add(dir, *n);
             *n = 0;
         }
     }
@@ -155,18 +102,12 @@ impl<'a> Best<'a> {
         self.kept.truncate(self.limit);
         self.cutoff = Some(self.kept[self.limit - 1].clone());
     }
-}
 
-impl Drop for Best<'_> {
-    fn drop(&mut self) {
+    /// The best `limit` entries offered, every match counted, and the counts by folder.
+    pub fn finish(mut self) -> Gathered {
         self.compact();
         self.flush_dir_count();
-        let mut out = lock(self.out);
-        out.best.append(&mut self.kept);
-        out.matched += self.matched;
-        for (dir, n) in self.per_dir.drain() {
-            *out.per_dir.entry(dir).or_default() += n;
-        }
+        Gathered { best: self.kept, matched: self.matched, per_dir: self.per_dir }
     }
 }
 
@@ -186,14 +127,11 @@ mod tests {
     use crate::sort::SortBy;
 
     fn gather(limit: usize, order: Order, items: &[(&str, u64)]) -> Gathered {
-        let out = Mutex::new(Gathered::default());
-        {
-            let mut best = Best::new(order, limit, &out);
-            for (path, size) in items {
-                best.offer(path, None, EntryKind::File, Some(Meta { size: *size, mtime_ms: 0.0 }));
-            }
+        let mut best = Best::new(order, limit);
+        for (path, size) in items {
+            best.offer(path, None, EntryKind::File, Some(Meta { size: *size, mtime_ms: 0.0 }));
         }
-        out.into_inner().unwrap()
+        best.finish()
     }
 
     #[test]
@@ -206,8 +144,8 @@ mod tests {
         let mut sizes: Vec<u64> = g.best.iter().map(|f| f.size()).collect();
         sizes.sort_unstable();
         assert_eq!(sizes, (4990..5000).collect::<Vec<u64>>());
-        assert_eq!(g.per_dir.values().sum::<usize>(), 5000);
-        assert_eq!(g.per_dir["d0"], 1667);
+        assert_eq!(g.per_dir.total(), 5000);
+        assert_eq!(g.per_dir.grouped(1)[0].count, 1667);
     }
 
     #[test]
@@ -217,7 +155,10 @@ mod tests {
         assert_eq!(gather(usize::MAX, name, &items).best.len(), 3);
         let none = gather(0, name, &items);
         assert_eq!((none.best.len(), none.matched), (0, 3));
-        assert_eq!(none.per_dir[""], 1);
+        assert_eq!(
+            none.per_dir.grouped(5).iter().map(|g| (g.dir.as_str(), g.count)).collect::<Vec<_>>(),
+            [("b", 2), (".", 1)]
+        );
         assert_eq!(parent_dir("a/b/c"), "a/b");
         assert_eq!(parent_dir("c"), "");
     }

@@ -34,6 +34,25 @@ pub fn is_gone(err: &io::Error) -> bool {
         || err.raw_os_error().is_some_and(is_loop_errno)
 }
 
+/// True for the errors that let a file be passed over: it is gone (see
+/// `is_gone`), not ours to read, or not a file anything can be read from (a
+/// socket, a device without a driver). Anything else (out of descriptors,
+/// an I/O error) must fail the search: skipping would answer with files, or
+/// ignore rules, silently missing.
+pub fn is_skippable(err: &io::Error) -> bool {
+    is_gone(err) || err.kind() == io::ErrorKind::PermissionDenied || err.raw_os_error().is_some_and(is_unopenable_errno)
+}
+
+#[cfg(unix)]
+fn is_unopenable_errno(code: i32) -> bool {
+    matches!(code, libc::ENXIO | libc::ENODEV | libc::EOPNOTSUPP | libc::EISDIR)
+}
+
+#[cfg(not(unix))]
+fn is_unopenable_errno(_: i32) -> bool {
+    false
+}
+
 #[cfg(unix)]
 fn is_loop_errno(code: i32) -> bool {
     code == libc::ELOOP
@@ -42,6 +61,18 @@ fn is_loop_errno(code: i32) -> bool {
 #[cfg(not(unix))]
 fn is_loop_errno(_: i32) -> bool {
     false
+}
+
+/// How `Dir::open_dir_confined` keeps a path beneath its folder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Beneath {
+    /// `openat2` with `RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS` (Linux 5.6
+    /// and later), falling back to `Components` when the kernel lacks it.
+    Openat2,
+    /// One component at a time from the folder with `O_NOFOLLOW` (so no
+    /// symlink, magic or not, is followed), then the opened folder's
+    /// ancestors compared by identity (`st_dev`, `st_ino`) with the folder.
+    Components,
 }
 
 #[cfg(unix)]
@@ -74,7 +105,18 @@ impl Dir {
     /// there is none, it is anything but a regular file (a symlink, FIFO or
     /// device), it cannot be read, or it is larger than git reads.
     pub fn read_ignore_file(&self, name: &OsStr) -> Option<Vec<u8>> {
-        read_capped(self.open_file(name).ok()?, MAX_IGNORE_FILE_BYTES)
+        self.try_read_ignore_file(name).ok().flatten()
+    }
+
+    /// `read_ignore_file`, with an error when the file is there but could
+    /// not be opened or read for another reason than `is_skippable` (out of
+    /// descriptors, an I/O error): a walk must fail then, not lose its rules.
+    pub fn try_read_ignore_file(&self, name: &OsStr) -> io::Result<Option<Vec<u8>>> {
+        match self.open_file(name) {
+            Ok(file) => try_read_capped(file, MAX_IGNORE_FILE_BYTES),
+            Err(e) if is_skippable(&e) => Ok(None),
+            Err(e) => Err(e),
+        }
     }
 
     /// The contents of the regular file at `path` (relative to this folder,
@@ -84,10 +126,19 @@ impl Dir {
     /// missing, not a regular file (nothing else is even opened, and a FIFO
     /// swapped in meanwhile does not block), unreadable, or over `cap` bytes.
     pub fn read_following(&self, path: &Path, cap: u64) -> Option<Vec<u8>> {
-        if self.kind_following(path)? != EntryKind::File {
-            return None;
+        self.try_read_following(path, cap).ok().flatten()
+    }
+
+    /// `read_following`, with an error as `try_read_ignore_file` gives one.
+    pub fn try_read_following(&self, path: &Path, cap: u64) -> io::Result<Option<Vec<u8>>> {
+        if self.kind_following(path) != Some(EntryKind::File) {
+            return Ok(None);
         }
-        read_capped(self.open_following(path).ok()?, cap)
+        match self.open_following(path) {
+            Ok(file) => try_read_capped(file, cap),
+            Err(e) if is_skippable(&e) => Ok(None),
+            Err(e) => Err(e),
+        }
     }
 }
 
@@ -111,19 +162,27 @@ pub fn read_file_following(path: &Path, cap: u64) -> Option<Vec<u8>> {
 
 /// The contents of `file` when it is a regular file of at most `cap` bytes.
 fn read_capped(file: std::fs::File, cap: u64) -> Option<Vec<u8>> {
+    try_read_capped(file, cap).ok().flatten()
+}
+
+/// `read_capped`, with an error when reading failed other than `is_skippable`.
+fn try_read_capped(file: std::fs::File, cap: u64) -> io::Result<Option<Vec<u8>>> {
     use std::io::Read;
-    let md = file.metadata().ok()?;
+    let md = file.metadata()?;
     if !md.is_file() || md.len() > cap {
-        return None;
+        return Ok(None);
     }
     let mut bytes = Vec::with_capacity(md.len() as usize);
-    file.take(cap).read_to_end(&mut bytes).ok()?;
-    Some(bytes)
+    match file.take(cap).read_to_end(&mut bytes) {
+        Ok(_) => Ok(Some(bytes)),
+        Err(e) if is_skippable(&e) => Ok(None),
+        Err(e) => Err(e),
+    }
 }
 
 #[cfg(unix)]
 mod unix {
-    use super::{EntryKind, Meta, Stat};
+    use super::{Beneath, EntryKind, Meta, Stat};
     use std::ffi::{CStr, CString, OsStr};
     use std::io;
     use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
@@ -189,6 +248,67 @@ mod unix {
         Stat { kind, meta }
     }
 
+    /// The error of a folder found outside the one it was opened beneath.
+    fn moved_out() -> io::Error {
+        io::Error::from_raw_os_error(libc::EXDEV)
+    }
+
+    /// Whether `openat2` is known to be missing (an old kernel, or a
+    /// seccomp filter refusing it): then only the component walk is used.
+    #[cfg(target_os = "linux")]
+    static NO_OPENAT2: AtomicBool = AtomicBool::new(false);
+
+    /// `struct open_how` of `linux/openat2.h` (libc's is non-exhaustive).
+    #[cfg(target_os = "linux")]
+    #[repr(C)]
+    struct OpenHow {
+        flags: u64,
+        mode: u64,
+        resolve: u64,
+    }
+
+    /// Opens `relative` beneath `dir` with `openat2(RESOLVE_BENEATH |
+    /// RESOLVE_NO_MAGICLINKS)`: the kernel refuses any step out of `dir`
+    /// (`..` above it, an absolute symlink: `EXDEV`) and any `/proc` magic
+    /// link (`ELOOP`), atomically. `None` when this kernel has no `openat2`.
+    #[cfg(target_os = "linux")]
+    fn openat2_beneath(dir: &Dir, relative: &Path) -> Option<io::Result<Dir>> {
+        if NO_OPENAT2.load(Ordering::Relaxed) {
+            return None;
+        }
+        let path = if relative.as_os_str().is_empty() { OsStr::new(".") } else { relative.as_os_str() };
+        let path = match c_name(path) {
+            Ok(path) => path,
+            Err(e) => return Some(Err(e)),
+        };
+        let how = OpenHow {
+            flags: (libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC) as u64,
+            mode: 0,
+            resolve: libc::RESOLVE_BENEATH | libc::RESOLVE_NO_MAGICLINKS,
+        };
+        // SAFETY: a valid descriptor, a NUL-terminated path, and an `open_how` of the size given.
+        let fd = unsafe {
+            libc::syscall(
+                libc::SYS_openat2,
+                dir.fd.as_raw_fd(),
+                path.as_ptr(),
+                &how as *const OpenHow,
+                std::mem::size_of::<OpenHow>(),
+            )
+        };
+        if fd < 0 {
+            let err = io::Error::last_os_error();
+            // ENOSYS: before 5.6; EPERM: a seccomp filter that does not know it;
+            // EINVAL/E2BIG: a kernel that does not know these flags.
+            if matches!(err.raw_os_error(), Some(libc::ENOSYS | libc::EPERM | libc::EINVAL | libc::E2BIG)) {
+                NO_OPENAT2.store(true, Ordering::Relaxed);
+                return None;
+            }
+            return Some(Err(err));
+        }
+        Some(check(fd as libc::c_int).map(|fd| Dir { fd, listed: AtomicBool::new(false) }))
+    }
+
     impl Dir {
         /// Opens a folder by path, following symlinks (the search root).
         pub fn open(path: &Path) -> io::Result<Dir> {
@@ -202,6 +322,21 @@ mod unix {
         pub fn open_dir(&self, name: &OsStr) -> io::Result<Dir> {
             let name = c_name(name)?;
             let flags = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC;
+            // SAFETY: a valid descriptor and a NUL-terminated name; the result is checked.
+            let fd = unsafe { libc::openat(self.fd.as_raw_fd(), name.as_ptr(), flags) };
+            check(fd).map(|fd| Dir { fd, listed: AtomicBool::new(false) })
+        }
+
+        /// Opens the child folder `name` only to open what is below it
+        /// (`O_PATH` on Linux: search permission suffices, as for a path
+        /// lookup; such a handle cannot be listed); a symlink is refused.
+        fn open_dir_to_pass(&self, name: &OsStr) -> io::Result<Dir> {
+            #[cfg(any(target_os = "linux", target_os = "android"))]
+            let access = libc::O_PATH;
+            #[cfg(not(any(target_os = "linux", target_os = "android")))]
+            let access = libc::O_RDONLY;
+            let name = c_name(name)?;
+            let flags = access | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC;
             // SAFETY: a valid descriptor and a NUL-terminated name; the result is checked.
             let fd = unsafe { libc::openat(self.fd.as_raw_fd(), name.as_ptr(), flags) };
             check(fd).map(|fd| Dir { fd, listed: AtomicBool::new(false) })
@@ -337,6 +472,60 @@ mod unix {
                 // SAFETY: readdir returned a valid entry, alive until the next call.
                 let (name, d_type) = unsafe { (CStr::from_ptr((*entry).d_name.as_ptr()), (*entry).d_type) };
                 each(name, d_type);
+            }
+        }
+
+        /// What the folder is, whatever path reached it: `(st_dev, st_ino)`.
+        pub fn identity(&self) -> io::Result<(u64, u64)> {
+            let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
+            // SAFETY: a valid descriptor and room for the answer.
+            if unsafe { libc::fstat(self.fd.as_raw_fd(), st.as_mut_ptr()) } != 0 {
+                return Err(io::Error::last_os_error());
+            }
+            // SAFETY: fstat succeeded, so it filled `st`.
+            let st = unsafe { st.assume_init() };
+            #[allow(clippy::unnecessary_cast)] // the field types differ between platforms
+            Ok((st.st_dev as u64, st.st_ino as u64))
+        }
+
+        /// Opens the folder `relative` below this one so that it cannot lead
+        /// anywhere else: see `Beneath`. `relative` must be plain names (no
+        /// `..`, not absolute); "" opens this folder again.
+        pub fn open_dir_confined(&self, relative: &Path, how: Beneath) -> io::Result<Dir> {
+            use std::path::Component;
+            if relative.components().any(|c| !matches!(c, Component::Normal(_))) {
+                return Err(io::Error::from_raw_os_error(libc::EXDEV));
+            }
+            if how == Beneath::Openat2 {
+                #[cfg(target_os = "linux")]
+                if let Some(opened) = openat2_beneath(self, relative) {
+                    return opened;
+                }
+            }
+            // The folders on the way are only passed through: like a path
+            // lookup, that needs search permission, not read permission.
+            let mut names = relative.iter().peekable();
+            let mut held: Option<Dir> = None;
+            let folder = loop {
+                let at = held.as_ref().unwrap_or(self);
+                match names.next() {
+                    None => break at.open_dir(OsStr::new("."))?,
+                    Some(last) if names.peek().is_none() => break at.open_dir(last)?,
+                    Some(name) => held = Some(at.open_dir_to_pass(name)?),
+                }
+            };
+            // Each component was opened from the last without following a
+            // link, so the chain is this folder's; check it still is (a
+            // folder moved out meanwhile), by identity, up to this folder.
+            let mut ancestor = None;
+            for _ in relative.components() {
+                let up = ancestor.as_ref().unwrap_or(&folder).open_dir_to_pass(OsStr::new(".."))?;
+                ancestor = Some(up);
+            }
+            if ancestor.as_ref().unwrap_or(&folder).identity()? == self.identity()? {
+                Ok(folder)
+            } else {
+                Err(moved_out())
             }
         }
 
@@ -478,6 +667,79 @@ mod tests {
         assert!(dir.open_beneath(Path::new("link/a.txt")).is_err());
         assert_eq!(dir.stat(OsStr::new("link")).unwrap().kind, Some(EntryKind::Symlink));
         assert!(dir.read_ignore_file(OsStr::new(".gitignore")).is_none());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn confined_opens_stay_beneath_by_either_method() {
+        let root = scratch("confined");
+        fs::create_dir_all(root.join("sub/deeper")).unwrap();
+        std::os::unix::fs::symlink("sub", root.join("link")).unwrap();
+        std::os::unix::fs::symlink(root.join("sub"), root.join("abs-link")).unwrap();
+        let dir = Dir::open(&root).unwrap();
+        let sub = Dir::open(&root.join("sub/deeper")).unwrap().identity().unwrap();
+        for how in [Beneath::Openat2, Beneath::Components] {
+            let opened = dir.open_dir_confined(Path::new("sub/deeper"), how).unwrap();
+            assert_eq!(opened.identity().unwrap(), sub, "{how:?}");
+            let again = dir.open_dir_confined(Path::new(""), how).unwrap();
+            assert_eq!(again.identity().unwrap(), dir.identity().unwrap(), "{how:?}");
+            for refused in ["../x", "/etc", "sub/../.."] {
+                let e = dir.open_dir_confined(Path::new(refused), how).unwrap_err();
+                assert_eq!(e.raw_os_error(), Some(libc::EXDEV), "{how:?} {refused}");
+            }
+            // An absolute symlink is refused by both; a relative one that
+            // stays inside only by `openat2` (the component walk refuses every
+            // link: the sandbox gives it real paths, which hold none).
+            assert!(dir.open_dir_confined(Path::new("abs-link/deeper"), how).is_err(), "{how:?}");
+            if how == Beneath::Components {
+                assert!(is_gone(&dir.open_dir_confined(Path::new("link"), how).unwrap_err()));
+            }
+            assert!(is_gone(&dir.open_dir_confined(Path::new("nope"), how).unwrap_err()), "{how:?}");
+        }
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn magic_links_are_refused_by_either_method() {
+        // `/proc/self/root` and `/proc/self/cwd` are magic links: they lead to
+        // a process's namespace's root and cwd whatever their text says.
+        let proc_self = Dir::open(Path::new("/proc/self")).unwrap();
+        for how in [Beneath::Openat2, Beneath::Components] {
+            for magic in ["root", "cwd", "root/tmp"] {
+                let e = proc_self.open_dir_confined(Path::new(magic), how).unwrap_err();
+                // openat2: ELOOP; O_NOFOLLOW | O_DIRECTORY on any link: ENOTDIR.
+                let code = e.raw_os_error();
+                assert!(
+                    code == Some(libc::ELOOP) || (how == Beneath::Components && code == Some(libc::ENOTDIR)),
+                    "{how:?} {magic}: {e}"
+                );
+            }
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn ignore_files_that_cannot_be_read_are_errors_unless_gone_or_denied() {
+        let root = scratch("try-ignore");
+        fs::write(root.join(".gitignore"), "*.log\n").unwrap();
+        fs::create_dir(root.join(".ignore")).unwrap();
+        let dir = Dir::open(&root).unwrap();
+        assert_eq!(dir.try_read_ignore_file(OsStr::new(".gitignore")).unwrap().as_deref(), Some(&b"*.log\n"[..]));
+        assert_eq!(dir.try_read_ignore_file(OsStr::new(".ignore")).unwrap(), None, "a folder");
+        assert_eq!(dir.try_read_ignore_file(OsStr::new("missing")).unwrap(), None);
+        for (code, skipped) in [
+            (libc::ENOENT, true),
+            (libc::EACCES, true),
+            (libc::EPERM, true),
+            (libc::ELOOP, true),
+            (libc::ENXIO, true),
+            (libc::EMFILE, false),
+            (libc::ENFILE, false),
+            (libc::EIO, false),
+            (libc::ENOMEM, false),
+        ] {
+            assert_eq!(is_skippable(&io::Error::from_raw_os_error(code)), skipped, "errno {code}");
+        }
     }
 
     #[cfg(unix)]

@@ -89,6 +89,19 @@ pub fn clip(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(format!("{}… ({} bytes in all)", &text[..end], text.len()))
 }
 
+/// What to do about an I/O error, to follow its text in a message: for
+/// running out of file descriptors (`EMFILE`, `ENFILE`), how to get them
+/// back; nothing for the others.
+pub fn io_advice(e: &std::io::Error) -> &'static str {
+    const EMFILE: i32 = 24;
+    const ENFILE: i32 = 23;
+    match e.raw_os_error() {
+        Some(EMFILE) => "; the process is out of file descriptors: run fewer searches at once, close files, or raise the limit (`ulimit -n`), then retry",
+        Some(ENFILE) => "; the system is out of file descriptors: retry when fewer files are open",
+        _ => "",
+    }
+}
+
 /// A regex error's text for a message. The `regex` crate quotes the whole
 /// pattern (with a caret line under it), so past `max` bytes only its closing
 /// `error: ...` line is kept.

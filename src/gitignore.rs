@@ -31,7 +31,8 @@
 //! wins), and a line that is not valid UTF-8 still matches the file whose
 //! name has those bytes.
 
-use crate::dir::{Dir, MAX_IGNORE_FILE_BYTES};
+use crate::dir::{is_skippable, Dir, MAX_IGNORE_FILE_BYTES};
+use crate::error::{clip, ErrorCode, FindError, Result};
 use crate::gitconfig::{self, User, MAX_CONFIG_BYTES};
 use crate::gitdir;
 use crate::sync::lock;
@@ -39,6 +40,7 @@ use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use ignore::Match;
 use std::borrow::Cow;
 use std::ffi::{OsStr, OsString};
+use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -246,13 +248,25 @@ pub const EXCLUDE: &str = "info/exclude";
 pub const CONFIG: &str = "config";
 
 impl IgnoreFiles {
-    /// Reads them through an open folder.
-    pub fn read(dir: &Dir, git: &GitEnv) -> IgnoreFiles {
-        let has_git = dir.stat(OsStr::new(gitdir::DOT_GIT)).is_ok_and(|st| st.kind.is_some());
-        IgnoreFiles::read_knowing_git(dir, has_git, git)
+    /// Reads them through an open folder. A file that is missing, denied or
+    /// not a regular file adds nothing; one that is there but cannot be
+    /// opened or read otherwise (out of descriptors, an I/O error) is an
+    /// error: a walk without its rules would list what it hides.
+    pub fn read(dir: &Dir, git: &GitEnv) -> io::Result<IgnoreFiles> {
+        IgnoreFiles::try_read_knowing_git(dir, has_git(dir), git)
     }
 
     /// `read`, when the caller already knows whether the folder holds `.git`.
+    pub fn try_read_knowing_git(dir: &Dir, has_git: bool, git: &GitEnv) -> io::Result<IgnoreFiles> {
+        Ok(IgnoreFiles {
+            ignore: dir.try_read_ignore_file(OsStr::new(IGNORE))?,
+            gitignore: dir.try_read_ignore_file(OsStr::new(GITIGNORE))?,
+            repo: if has_git { Some(RepoFiles::try_read(dir, git)?) } else { None },
+        })
+    }
+
+    /// `try_read_knowing_git` that passes over a file it cannot read (the
+    /// live index's, which has no call to fail).
     pub fn read_knowing_git(dir: &Dir, has_git: bool, git: &GitEnv) -> IgnoreFiles {
         IgnoreFiles {
             ignore: dir.read_ignore_file(OsStr::new(IGNORE)),
@@ -263,16 +277,55 @@ impl IgnoreFiles {
 }
 
 impl RepoFiles {
-    /// Reads the repository files of the folder `holder`, which holds `.git`.
+    /// Reads the repository files of the folder `holder`, which holds `.git`,
+    /// passing over any it cannot read.
     pub fn read(holder: &Dir, git: &GitEnv) -> RepoFiles {
-        let common = gitdir::common_dir(holder);
-        let in_common = |name: &str, cap: u64| holder.read_following(&common.as_ref()?.join(name), cap);
-        let exclude = in_common(EXCLUDE, MAX_IGNORE_FILE_BYTES);
-        let config = in_common(CONFIG, MAX_CONFIG_BYTES);
-        let settings = git.user().for_repository(config.as_deref());
-        let global = settings.excludes_file.and_then(|path| git.excludes_file(holder, &path));
-        RepoFiles { exclude, global, ignore_case: settings.ignore_case }
+        RepoFiles::read_with(holder, git, &|path, cap| Ok(holder.read_following(path, cap)))
+            .unwrap_or_else(|_| RepoFiles::default())
     }
+
+    /// `read`, failing as `IgnoreFiles::read` does.
+    pub fn try_read(holder: &Dir, git: &GitEnv) -> io::Result<RepoFiles> {
+        RepoFiles::read_with(holder, git, &|path, cap| holder.try_read_following(path, cap))
+    }
+
+    fn read_with(holder: &Dir, git: &GitEnv, read: &ReadFollowing<'_>) -> io::Result<RepoFiles> {
+        let common = gitdir::common_dir(holder);
+        let in_common = |name: &str, cap: u64| match &common {
+            Some(common) => read(&common.join(name), cap),
+            None => Ok(None),
+        };
+        let exclude = in_common(EXCLUDE, MAX_IGNORE_FILE_BYTES)?;
+        let config = in_common(CONFIG, MAX_CONFIG_BYTES)?;
+        let settings = git.user().for_repository(config.as_deref());
+        let global = match settings.excludes_file {
+            Some(path) => git.excludes_file(&path, read)?,
+            None => None,
+        };
+        Ok(RepoFiles { exclude, global, ignore_case: settings.ignore_case })
+    }
+}
+
+/// Whether the folder holds `.git` of any kind.
+fn has_git(dir: &Dir) -> bool {
+    dir.stat(OsStr::new(gitdir::DOT_GIT)).is_ok_and(|st| st.kind.is_some())
+}
+
+/// Reads a file through symlinks (see `Dir::read_following`), capped.
+type ReadFollowing<'a> = dyn Fn(&Path, u64) -> io::Result<Option<Vec<u8>>> + 'a;
+
+/// The error of a walk that could not read a folder's ignore files for a
+/// reason other than their absence or a refusal: answering without their
+/// rules would list what they hide.
+pub fn unreadable(folder: &Path, e: &io::Error) -> FindError {
+    FindError::new(
+        ErrorCode::FsError,
+        format!(
+            "cannot read the ignore files in `{}`: {e}{}",
+            clip(&folder.to_string_lossy(), 300),
+            crate::error::io_advice(e)
+        ),
+    )
 }
 
 /// What ignore rules take from outside the tree: the user's git config
@@ -308,85 +361,92 @@ impl GitEnv {
     }
 
     /// The excludes file at `path` (absolute, or relative to the folder
-    /// `holder` at a repository's top), `None` when it cannot be read as a
+    /// at a repository's top, which `read` reads from), `None` when it cannot be read as a
     /// regular file, as git passes over a missing one.
-    fn excludes_file(&self, holder: &Dir, path: &Path) -> Option<Arc<Patterns>> {
-        let read = || holder.read_following(path, MAX_IGNORE_FILE_BYTES).and_then(Patterns::new).map(Arc::new);
+    /// A file that could not be read for another reason than its absence is
+    /// an error (through `read`), and is not remembered.
+    fn excludes_file(&self, path: &Path, read: &ReadFollowing<'_>) -> io::Result<Option<Arc<Patterns>>> {
+        let read = || Ok(read(path, MAX_IGNORE_FILE_BYTES)?.and_then(Patterns::new).map(Arc::new));
         if !path.is_absolute() {
             return read();
         }
         let mut cache = lock(&self.excludes);
         if let Some((_, patterns)) = cache.iter().find(|(p, _)| p == path) {
-            return patterns.clone();
+            return Ok(patterns.clone());
         }
-        let patterns = read();
+        let patterns = read()?;
         cache.push((path.to_path_buf(), patterns.clone()));
-        patterns
+        Ok(patterns)
     }
 }
 
-impl Rules {
-    /// The rules of the folders above the search root that apply to it: from
-    /// the root of the repository holding it (if any) down to its parent.
-    pub fn above(root: &Path, git: &GitEnv) -> Rules {
-        Rules::above_folders(root, git).into_iter().fold(Rules::default(), |rules, (folder, compiled)| {
-            rules.above_root_compiled(root, &folder, compiled.as_ref())
-        })
-    }
-
-    /// The folders `above` takes rules from, outermost first, with their rules.
-    pub fn above_folders(root: &Path, git: &GitEnv) -> Vec<(PathBuf, Option<Arc<FolderRules>>)> {
-        // `.git` of any kind, as the walk counts it (a symlink too, even dangling).
-        let holds_git = |d: &Path| std::fs::symlink_metadata(d.join(gitdir::DOT_GIT)).is_ok();
-        let Some(repository) = root.ancestors().find(|d| holds_git(d)) else {
-            return Vec::new();
+/// The ignore rules of the folders on disk above the search `root` that
+/// apply to it: from the root of the repository holding it (if any) down to
+/// its parent. A folder or ignore file that cannot be opened or read for
+/// another reason than its absence or a refusal fails (see `IgnoreFiles::read`).
+pub fn rules_above_on_disk(root: &Path, git: &GitEnv) -> Result<Rules> {
+    let folders = folders_above(root, &mut |folder| {
+        let dir = match Dir::open(folder) {
+            Ok(dir) => dir,
+            Err(e) if is_skippable(&e) => return Ok(None),
+            Err(e) => return Err(unreadable(folder, &e)),
         };
-        let chain: Vec<&Path> = root.ancestors().skip(1).take_while(|d| d.starts_with(repository)).collect();
-        chain
-            .into_iter()
-            .rev()
-            .filter_map(|folder| {
-                let dir = Dir::open(folder).ok()?;
-                Some((folder.to_path_buf(), FolderRules::compile(IgnoreFiles::read(&dir, git))))
-            })
-            .collect()
-    }
+        IgnoreFiles::read(&dir, git).map(Some).map_err(|e| unreadable(folder, &e))
+    })?;
+    Ok(folders.into_iter().fold(Rules::default(), |rules, (folder, own)| rules.above(root, &folder, own.as_ref())))
+}
 
+/// The folders `rules_above_on_disk` takes rules from, outermost first, with
+/// their rules; a folder or file that cannot be read is passed over (for the
+/// live index, which has no call to fail).
+pub fn folders_above_on_disk(root: &Path, git: &GitEnv) -> Vec<(PathBuf, Option<Arc<FolderRules>>)> {
+    folders_above(root, &mut |folder| {
+        Ok(Dir::open(folder).ok().map(|dir| IgnoreFiles::read_knowing_git(&dir, has_git(&dir), git)))
+    })
+    .unwrap_or_default()
+}
+
+fn folders_above(
+    root: &Path,
+    read: &mut dyn FnMut(&Path) -> Result<Option<IgnoreFiles>>,
+) -> Result<Vec<(PathBuf, Option<Arc<FolderRules>>)>> {
+    // `.git` of any kind, as the walk counts it (a symlink too, even dangling).
+    let holds_git = |d: &Path| std::fs::symlink_metadata(d.join(gitdir::DOT_GIT)).is_ok();
+    let Some(repository) = root.ancestors().find(|d| holds_git(d)) else {
+        return Ok(Vec::new());
+    };
+    let chain: Vec<&Path> = root.ancestors().skip(1).take_while(|d| d.starts_with(repository)).collect();
+    let mut folders = Vec::with_capacity(chain.len());
+    for folder in chain.into_iter().rev() {
+        if let Some(files) = read(folder)? {
+            folders.push((folder.to_path_buf(), FolderRules::compile(files)));
+        }
+    }
+    Ok(folders)
+}
+
+impl Rules {
     /// These rules with those of `folder`, an ancestor of the search `root`
-    /// (outermost first), added.
-    pub fn above_root(&self, root: &Path, folder: &Path, files: IgnoreFiles) -> Rules {
-        self.above_root_compiled(root, folder, FolderRules::compile(files).as_ref())
+    /// (outermost first), added: `own`, its compiled ignore files.
+    pub fn above(&self, root: &Path, folder: &Path, own: Option<&Arc<FolderRules>>) -> Rules {
+        let below = root.strip_prefix(folder).unwrap_or(root).as_os_str().to_owned();
+        self.push(own, Place::Above(below))
     }
 
-    /// The rules inside `dir`, a folder of the walk whose entries' relative
-    /// paths start with `prefix_len` bytes (its own path and a separator).
-    pub fn enter(&self, dir: &Dir, prefix_len: usize, git: &GitEnv) -> Rules {
-        self.enter_with(IgnoreFiles::read(dir, git), prefix_len)
+    /// The rules inside a folder of the walk whose entries' relative paths
+    /// start with `prefix_len` bytes (its own path and a separator): these,
+    /// with `own`, its compiled ignore files.
+    pub fn enter(&self, own: Option<&Arc<FolderRules>>, prefix_len: usize) -> Rules {
+        self.push(own, Place::Walked(prefix_len))
     }
 
-    /// `enter` with the folder's ignore files read by the caller.
-    pub fn enter_with(&self, files: IgnoreFiles, prefix_len: usize) -> Rules {
-        self.push_compiled(FolderRules::compile(files).as_ref(), Place::Walked(prefix_len))
-    }
-
-    fn push_compiled(&self, rules: Option<&Arc<FolderRules>>, at: Place) -> Rules {
+    fn push(&self, rules: Option<&Arc<FolderRules>>, at: Place) -> Rules {
         let Some(rules) = rules else { return self.clone() };
         let ignore_case = match &rules.repo {
             Some(repo) => repo.ignore_case,
             None => self.0.as_ref().is_some_and(|node| node.ignore_case),
         };
         Rules(Some(Arc::new(Node { parent: self.0.clone(), at, rules: Arc::clone(rules), ignore_case })))
-    }
-
-    /// `enter_with` for rules already compiled.
-    pub fn enter_compiled(&self, rules: Option<&Arc<FolderRules>>, prefix_len: usize) -> Rules {
-        self.push_compiled(rules, Place::Walked(prefix_len))
-    }
-
-    /// `above_root` for rules already compiled.
-    pub fn above_root_compiled(&self, root: &Path, folder: &Path, rules: Option<&Arc<FolderRules>>) -> Rules {
-        let below = root.strip_prefix(folder).unwrap_or(root).as_os_str().to_owned();
-        self.push_compiled(rules, Place::Above(below))
     }
 
     /// Whether the entry at `relative` (from the search root) is ignored.
@@ -434,6 +494,11 @@ mod tests {
     use super::*;
     use std::fs;
 
+    /// `rules` inside the folder `dir`, its ignore files read from disk.
+    fn enter_dir(rules: &Rules, dir: &Dir, prefix_len: usize, git: &GitEnv) -> Rules {
+        rules.enter(FolderRules::compile(IgnoreFiles::read(dir, git).unwrap()).as_ref(), prefix_len)
+    }
+
     fn tree(name: &str, files: &[(&str, &[u8])]) -> crate::testing::TempTree {
         crate::testing::TempTree::with(&format!("gitignore-{name}"), files)
     }
@@ -448,12 +513,12 @@ mod tests {
                 ("sub/.ignore", b"secret.log\n"),
             ],
         );
-        let top = Rules::default().enter(&Dir::open(&root).unwrap(), 0, &GitEnv::none());
+        let top = enter_dir(&Rules::default(), &Dir::open(&root).unwrap(), 0, &GitEnv::none());
         assert!(top.is_ignored(Path::new("a.log"), false));
         assert!(!top.is_ignored(Path::new("keep.log"), false));
         assert!(top.is_ignored(Path::new("build"), true));
         assert!(!top.is_ignored(Path::new("build"), false), "`build/` matches folders only");
-        let sub = top.enter(&Dir::open(&root.join("sub")).unwrap(), "sub/".len(), &GitEnv::none());
+        let sub = enter_dir(&top, &Dir::open(&root.join("sub")).unwrap(), "sub/".len(), &GitEnv::none());
         assert!(!sub.is_ignored(Path::new("sub/a.log"), false), "the deeper .gitignore re-includes");
         assert!(sub.is_ignored(Path::new("sub/secret.log"), false), ".ignore beats .gitignore");
     }
@@ -461,8 +526,8 @@ mod tests {
     #[test]
     fn a_nested_repository_keeps_its_own_rules() {
         let root = tree("nested", &[(".gitignore", b"*.tmp\n"), ("inner/.git/info/exclude", b"*.bak\n")]);
-        let top = Rules::default().enter(&Dir::open(&root).unwrap(), 0, &GitEnv::none());
-        let inner = top.enter(&Dir::open(&root.join("inner")).unwrap(), "inner/".len(), &GitEnv::none());
+        let top = enter_dir(&Rules::default(), &Dir::open(&root).unwrap(), 0, &GitEnv::none());
+        let inner = enter_dir(&top, &Dir::open(&root.join("inner")).unwrap(), "inner/".len(), &GitEnv::none());
         assert!(!inner.is_ignored(Path::new("inner/a.tmp"), false));
         assert!(inner.is_ignored(Path::new("inner/a.bak"), false));
         assert!(top.is_ignored(Path::new("a.tmp"), false));
@@ -471,11 +536,8 @@ mod tests {
     #[test]
     fn rules_above_the_root_apply_up_to_the_repository() {
         let root = tree("above", &[(".git/HEAD", b""), (".gitignore", b"src/gen/\n*.o\n"), ("src/gen/x", b"")]);
-        let rules = Rules::above(&root.join("src"), &GitEnv::none()).enter(
-            &Dir::open(&root.join("src")).unwrap(),
-            0,
-            &GitEnv::none(),
-        );
+        let above = rules_above_on_disk(&root.join("src"), &GitEnv::none()).unwrap();
+        let rules = enter_dir(&above, &Dir::open(&root.join("src")).unwrap(), 0, &GitEnv::none());
         assert!(rules.is_ignored(Path::new("gen"), true), "anchored at the repository root");
         assert!(rules.is_ignored(Path::new("deep/a.o"), false));
         assert!(!rules.is_ignored(Path::new("a.c"), false));
@@ -489,7 +551,7 @@ mod tests {
         }
         text.push_str("!keep.log\n");
         let root = tree("huge", &[(".gitignore", text.as_bytes())]);
-        let rules = Rules::default().enter(&Dir::open(&root).unwrap(), 0, &GitEnv::none());
+        let rules = enter_dir(&Rules::default(), &Dir::open(&root).unwrap(), 0, &GitEnv::none());
         assert!(rules.is_ignored(Path::new("x.log"), false));
         assert!(rules.is_ignored(Path::new("a-b123-c"), false));
         assert!(!rules.is_ignored(Path::new("keep.log"), false));
@@ -501,7 +563,7 @@ mod tests {
     fn lines_that_are_not_utf8_match_their_bytes() {
         use std::os::unix::ffi::OsStrExt;
         let root = tree("bytes", &[(".gitignore", b"bad-\xff.txt\n*.tmp\n")]);
-        let rules = Rules::default().enter(&Dir::open(&root).unwrap(), 0, &GitEnv::none());
+        let rules = enter_dir(&Rules::default(), &Dir::open(&root).unwrap(), 0, &GitEnv::none());
         assert!(rules.is_ignored(Path::new(OsStr::from_bytes(b"bad-\xff.txt")), false));
         assert!(!rules.is_ignored(Path::new(OsStr::from_bytes(b"bad-\xfe.txt")), false));
         assert!(rules.is_ignored(Path::new("a.tmp"), false));
@@ -509,11 +571,11 @@ mod tests {
 
     /// The rules inside `rel` below `root`, entered from `root` down with `git`.
     fn inside(root: &Path, rel: &str, git: &GitEnv) -> Rules {
-        let mut rules = Rules::default().enter(&Dir::open(root).unwrap(), 0, git);
+        let mut rules = enter_dir(&Rules::default(), &Dir::open(root).unwrap(), 0, git);
         let mut at = String::new();
         for part in rel.split('/').filter(|p| !p.is_empty()) {
             at = if at.is_empty() { part.to_string() } else { format!("{at}/{part}") };
-            rules = rules.enter(&Dir::open(&root.join(&at)).unwrap(), at.len() + 1, git);
+            rules = enter_dir(&rules, &Dir::open(&root.join(&at)).unwrap(), at.len() + 1, git);
         }
         rules
     }
@@ -562,11 +624,13 @@ mod tests {
         assert!(main.is_ignored(Path::new("lib/local-notes"), false), "the submodule's own info/exclude");
         assert!(!main.is_ignored(Path::new("lib/secret"), false), "not its superproject's");
         // From inside the submodule, and from a folder below the worktree.
-        let lib = Rules::above(&real.join("main/lib"), &GitEnv::none());
+        let lib = rules_above_on_disk(&real.join("main/lib"), &GitEnv::none()).unwrap();
         assert!(inside(&root.join("main/lib"), "", &GitEnv::none()).is_ignored(Path::new("local-x"), false));
         assert!(!lib.is_ignored(Path::new("local-x"), false), "the submodule's top is the search root itself");
         fs::create_dir_all(root.join("wt/deep")).unwrap();
-        assert!(Rules::above(&real.join("wt/deep"), &GitEnv::none()).is_ignored(Path::new("secret"), false));
+        assert!(rules_above_on_disk(&real.join("wt/deep"), &GitEnv::none())
+            .unwrap()
+            .is_ignored(Path::new("secret"), false));
     }
 
     #[test]
@@ -592,7 +656,7 @@ mod tests {
         let inner = inside(&root.join("repo"), "inner", &git);
         assert!(inner.is_ignored(Path::new("inner/top.txt"), false), "a nested repository has it too");
         assert!(inner.is_ignored(Path::new("inner/kept.tmp"), false), "but not its parent's .gitignore");
-        let sub = Rules::above(&root.join("repo/sub"), &git);
+        let sub = rules_above_on_disk(&root.join("repo/sub"), &git).unwrap();
         assert!(sub.is_ignored(Path::new("a.tmp"), false) && !sub.is_ignored(Path::new("top.txt"), false));
         assert!(!inside(&root.join("plain"), "", &git).is_ignored(Path::new("a.tmp"), false), "outside a repository");
         assert!(!inside(&root.join("repo"), "", &GitEnv::none()).is_ignored(Path::new("a.tmp"), false));

@@ -153,7 +153,8 @@ impl JsRegex {
         Ok(JsRegex { engine, unicode, sticky: has('y'), fast, shown, failed: Arc::new(AtomicBool::new(false)) })
     }
 
-    /// Whether the fast path serves all-ASCII names (for tests and benchmarks).
+    /// Whether the fast path serves all-ASCII names.
+    #[cfg(test)]
     pub fn has_fast_path(&self) -> bool {
         self.fast.is_some()
     }

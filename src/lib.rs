@@ -1,36 +1,75 @@
 //! agent-find's core: file search for AI agents, with no Node dependency.
 //! Find files by glob or regex with git's ignore rules, filter, sort and
 //! cap the answer for a language model, and search file contents, on the
-//! local disk, in a host's storage (`storage::Storage`) or in a live index.
+//! local disk, in a host's storage (`Storage`) or in a live index (`Index`).
 //! The napi binding (`napi/`), the fuzz targets and the property tests link
 //! this crate; `docs/ARCHITECTURE.md` shows its layers.
+//!
+//! The modules are private; what a caller uses is re-exported here: the two
+//! calls (`parse_find_options` + `run_find`, `parse_search_options` +
+//! `run_search`) and the text a model reads of their answers, the values
+//! that cross into and out of them, the places a search can run (the disk,
+//! a `Storage`, an `Index`), the option table, and for fuzzing and property
+//! tests the matchers and parsers.
 
-pub mod args;
-pub mod cancel;
-pub mod collect;
-pub mod dir;
-pub mod entry;
-pub mod error;
-pub mod filter;
-pub mod find;
-pub mod gitconfig;
-pub mod gitdir;
-pub mod gitignore;
-pub mod index;
-pub mod js_regex;
+mod args;
+mod cancel;
+mod collect;
+mod dir;
+mod entry;
+mod error;
+mod filter;
+mod find;
+mod folder_counts;
+mod gitconfig;
+mod gitdir;
+mod gitignore;
+mod index;
+mod js_regex;
 pub mod limits;
-pub mod options;
-pub mod page;
-pub mod pattern;
-pub mod render;
-pub mod result;
-pub mod sandbox;
-pub mod search;
-pub mod shared;
-pub mod sort;
-pub mod source;
-pub mod storage;
-pub mod sync;
+pub mod option_table;
+mod options;
+mod page;
+mod pattern;
+mod render;
+mod result;
+mod sandbox;
+mod search;
+mod shared;
+mod sort;
+mod source;
+mod storage;
+mod sync;
 #[cfg(test)]
 mod testing;
-pub mod walk;
+mod walk;
+
+// The calls, and the text a model reads of their answers.
+pub use find::{run as run_find, FindConfig};
+pub use options::{parse as parse_find_options, Purpose};
+pub use render::{default_notice, render as render_find};
+pub use result::{FindOutcome, OmittedDir, Truncation};
+pub use search::options::parse as parse_search_options;
+pub use search::render::render as render_search;
+pub use search::{run as run_search, LineMatch, SearchConfig, SearchItems, SearchOutcome};
+
+// The values that cross into and out of a call.
+pub use args::Value;
+pub use cancel::{Cancel, CancelFlag};
+pub use entry::{EntryKind, Found, Meta};
+pub use error::{clip, ErrorCode, FindError, Result};
+
+// Where a search runs: the disk, a host's storage, a live index.
+pub use dir::Stat;
+pub use index::{Index, IndexRef};
+pub use sandbox::resolve_logical;
+pub use shared::Shared;
+pub use source::Source;
+pub use storage::{error_from_code, Listed, Reply, Storage};
+pub use sync::lock;
+
+// The matchers and parsers, for the fuzz targets and property tests (with
+// `limits`, every default and cap).
+pub use filter::{size, time};
+pub use pattern::{normalize_glob, NameMatcher, PatternMode};
+pub use walk::Excludes;

@@ -20,12 +20,30 @@ pub const DEFAULT_MAX_RESULTS: usize = 50;
 pub const MAX_RESULTS: usize = 500;
 /// Longer matching lines are cut to this many characters and marked.
 pub const MAX_LINE_CHARS: usize = 500;
+/// How far a content search's line buffer may grow (per walker thread); a
+/// file with a longer line is searched in pieces (see `search::content`).
+pub const MAX_LINE_BUFFER_BYTES: usize = 4 << 20;
+/// The pieces an over-long line is searched in.
+pub const LINE_PIECE_BYTES: usize = 256 << 10;
+/// What each piece repeats of the one before: a match up to this long is
+/// found across a cut.
+pub const PIECE_OVERLAP_BYTES: usize = 4 << 10;
 
 /// The longest pattern (glob or regex) accepted.
 pub const MAX_PATTERN_BYTES: usize = 16 * 1024;
 /// The largest ignore file read: git skips pattern files larger than this
 /// (dir.c, `PATTERN_MAX_FILE_SIZE`).
 pub const MAX_IGNORE_FILE_BYTES: u64 = 100 << 20;
+
+/// How deep a walk through a host's storage goes before it stops with
+/// `fs-error`: a storage gives no folder identity to find a cycle by (a
+/// reader whose listing follows `loop -> .` lists folders without end), so
+/// depth is what bounds it.
+pub const MAX_STORAGE_DEPTH: usize = 1_000;
+
+/// How many entries a walk through a host's storage lists before it stops
+/// with `fs-error`, for a cycle that branches (each level doubling).
+pub const MAX_STORAGE_ENTRIES: usize = 10_000_000;
 
 // Compiling a pattern is bounded by size, so that no call spends seconds
 // compiling (off the event loop, but holding a thread): measured on 2 busy

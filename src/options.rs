@@ -6,6 +6,7 @@ use crate::args::{wrong, Reader, Value};
 use crate::error::{FindError, Result};
 use crate::filter::{time, Filters, TypeFilter};
 use crate::find::FindConfig;
+use crate::option_table::Call;
 use crate::page::Caps;
 use crate::pattern::{NameMatcher, PatternMode};
 use crate::sandbox::Scope;
@@ -14,34 +15,6 @@ use crate::source::Source;
 use crate::walk::{Excludes, WalkRules};
 
 pub use crate::limits::{DEFAULT_LIMIT, DEFAULT_MAX_BYTES, DEFAULT_MAX_LIMIT, MIN_MAX_BYTES};
-
-/// Option names a caller may pass; the JS wrapper removes `signal`, `policy`
-/// and `approve` (and turns a `Date` into epoch ms) before this sees them.
-/// The options `find` and `findFiles` read here (the JS side also takes
-/// `signal`, `policy`, `approve` and `reader`).
-pub const KNOWN: &[&str] = &[
-    "pattern",
-    "path",
-    "cwd",
-    "regex",
-    "matchBase",
-    "caseSensitive",
-    "type",
-    "limit",
-    "maxLimit",
-    "maxDepth",
-    "sortBy",
-    "reverse",
-    "modifiedSince",
-    "minSize",
-    "maxSize",
-    "hidden",
-    "gitignore",
-    "exclude",
-    "maxBytes",
-    "timeoutMs",
-    "roots",
-];
 
 /// What the options are for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -57,9 +30,9 @@ fn now_ms() -> f64 {
 }
 
 /// Validates every option; touches no file.
-pub fn parse(fields: &[(String, Value)], purpose: Purpose) -> Result<FindConfig> {
+pub fn parse(fields: &[(String, Value)], purpose: Purpose, source: Source) -> Result<FindConfig> {
     let r = Reader { fields };
-    r.only(KNOWN)?;
+    r.only(Call::Find)?;
     let pattern = match r.get("pattern") {
         Value::Text(t) => t.clone(),
         Value::Absent => {
@@ -77,7 +50,7 @@ pub fn parse(fields: &[(String, Value)], purpose: Purpose) -> Result<FindConfig>
     };
     let matcher = NameMatcher::new(&pattern, mode, case_sensitive)?;
 
-    let scope = Scope::from_options(&r)?;
+    let scope = Scope::from_options(&r, &source.cwd_base())?;
 
     let (default_kind, default_sort, default_limit, default_max) = match purpose {
         Purpose::Find => (TypeFilter::File, SortBy::Recent, Some(DEFAULT_LIMIT), Some(DEFAULT_MAX_LIMIT)),
@@ -154,7 +127,7 @@ pub fn parse(fields: &[(String, Value)], purpose: Purpose) -> Result<FindConfig>
     };
 
     Ok(FindConfig {
-        source: Source::Disk,
+        source,
         pattern,
         matcher,
         case_sensitive,
@@ -183,12 +156,12 @@ mod tests {
     }
 
     fn err(pairs: &[(&str, Value)]) -> FindError {
-        parse(&opts(pairs), Purpose::Find).unwrap_err()
+        parse(&opts(pairs), Purpose::Find, Source::Disk).unwrap_err()
     }
 
     #[test]
     fn defaults_are_the_contracts() {
-        let c = parse(&opts(&[]), Purpose::Find).unwrap();
+        let c = parse(&opts(&[]), Purpose::Find, Source::Disk).unwrap();
         assert_eq!(c.caps, Caps { limit: 1000, max_limit: Some(1000), max_bytes: Some(51200) });
         assert_eq!(c.sort, SortBy::Recent);
         assert!(!c.reverse);
@@ -201,17 +174,18 @@ mod tests {
 
     #[test]
     fn limits_clamp_to_max_limit() {
-        let c = parse(&opts(&[("limit", Value::Number(5000.0))]), Purpose::Find).unwrap();
+        let c = parse(&opts(&[("limit", Value::Number(5000.0))]), Purpose::Find, Source::Disk).unwrap();
         assert_eq!(c.caps.limit, 1000);
         let c = parse(
             &opts(&[("limit", Value::Number(5000.0)), ("maxLimit", Value::Number(f64::INFINITY))]),
             Purpose::Find,
+            Source::Disk,
         )
         .unwrap();
         assert_eq!((c.caps.limit, c.caps.max_limit), (5000, None));
-        let c = parse(&opts(&[("limit", Value::Number(f64::INFINITY))]), Purpose::Find).unwrap();
+        let c = parse(&opts(&[("limit", Value::Number(f64::INFINITY))]), Purpose::Find, Source::Disk).unwrap();
         assert_eq!(c.caps.limit, 1000);
-        let f = parse(&opts(&[]), Purpose::FindFiles).unwrap();
+        let f = parse(&opts(&[]), Purpose::FindFiles, Source::Disk).unwrap();
         assert_eq!((f.caps.limit, f.caps.max_bytes, f.sort), (usize::MAX, None, SortBy::Name));
     }
 
@@ -224,11 +198,12 @@ mod tests {
         }
         assert_eq!(err(&[("limit", Value::Text("10".into()))]).code, ErrorCode::InvalidArgument);
         assert_eq!(err(&[("maxDepth", Value::Number(-1.0))]).code, ErrorCode::InvalidArgument);
-        assert!(parse(&opts(&[("maxDepth", Value::Number(0.0))]), Purpose::Find).is_ok());
+        assert!(parse(&opts(&[("maxDepth", Value::Number(0.0))]), Purpose::Find, Source::Disk).is_ok());
         assert_eq!(err(&[("maxBytes", Value::Number(0.0))]).code, ErrorCode::InvalidArgument);
         assert!(err(&[("maxBytes", Value::Number(255.0))]).message.contains("at least 256"));
-        assert!(parse(&opts(&[("maxBytes", Value::Number(256.0))]), Purpose::Find).is_ok());
-        let unlimited = parse(&opts(&[("maxBytes", Value::Number(f64::INFINITY))]), Purpose::Find).unwrap();
+        assert!(parse(&opts(&[("maxBytes", Value::Number(256.0))]), Purpose::Find, Source::Disk).is_ok());
+        let unlimited =
+            parse(&opts(&[("maxBytes", Value::Number(f64::INFINITY))]), Purpose::Find, Source::Disk).unwrap();
         assert_eq!(unlimited.caps.max_bytes, None);
     }
 
@@ -257,32 +232,36 @@ mod tests {
 
     #[test]
     fn pattern_errors() {
-        let e = parse(&[("pattern".into(), Value::Text("".into()))], Purpose::Find).unwrap_err();
+        let e = parse(&[("pattern".into(), Value::Text("".into()))], Purpose::Find, Source::Disk).unwrap_err();
         assert_eq!(e.code, ErrorCode::InvalidArgument);
-        let e = parse(&[("pattern".into(), Value::Absent)], Purpose::Find).unwrap_err();
+        let e = parse(&[("pattern".into(), Value::Absent)], Purpose::Find, Source::Disk).unwrap_err();
         assert_eq!(e.code, ErrorCode::InvalidArgument);
-        let e = parse(&[("pattern".into(), Value::Number(3.0))], Purpose::Find).unwrap_err();
+        let e = parse(&[("pattern".into(), Value::Number(3.0))], Purpose::Find, Source::Disk).unwrap_err();
         assert_eq!(e.code, ErrorCode::InvalidArgument);
         assert_eq!(err(&[("exclude", Value::List(vec![Value::Text("[".into())]))]).code, ErrorCode::InvalidPattern);
     }
 
     #[test]
     fn sizes_and_dates() {
-        let c =
-            parse(&opts(&[("minSize", Value::Text("1KB".into())), ("maxSize", Value::Number(4096.0))]), Purpose::Find)
-                .unwrap();
+        let c = parse(
+            &opts(&[("minSize", Value::Text("1KB".into())), ("maxSize", Value::Number(4096.0))]),
+            Purpose::Find,
+            Source::Disk,
+        )
+        .unwrap();
         assert_eq!((c.filters.min_size, c.filters.max_size), (Some(1024), Some(4096)));
         assert_eq!(
             err(&[("minSize", Value::Number(10.0)), ("maxSize", Value::Number(5.0))]).code,
             ErrorCode::InvalidArgument
         );
-        let c = parse(&opts(&[("modifiedSince", Value::Number(1000.0))]), Purpose::Find).unwrap();
+        let c = parse(&opts(&[("modifiedSince", Value::Number(1000.0))]), Purpose::Find, Source::Disk).unwrap();
         assert_eq!(c.filters.modified_since, Some(1000.0));
     }
 
     #[test]
     fn null_means_default() {
-        let c = parse(&opts(&[("limit", Value::Absent), ("path", Value::Absent)]), Purpose::Find).unwrap();
+        let c =
+            parse(&opts(&[("limit", Value::Absent), ("path", Value::Absent)]), Purpose::Find, Source::Disk).unwrap();
         assert_eq!(c.caps.limit, 1000);
     }
 }

@@ -2,9 +2,9 @@
 //! the `maxBytes` cap on the rendered text (which always holds), saying which
 //! cap hit and which folders hold most of what was left out.
 
-pub use crate::collect::DirCounts;
-use crate::collect::{parent_dir, FolderMap};
+use crate::collect::parent_dir;
 use crate::entry::Found;
+use crate::folder_counts::FolderCounts;
 use crate::render;
 use crate::result::{OmittedDir, Truncation};
 
@@ -29,7 +29,13 @@ pub struct Page {
 pub use crate::limits::OMITTED_DIRS;
 
 /// `kept` is the sorted first `limit` matches; `left_out` counts the rest by folder.
-pub fn paginate(search_path: &str, mut kept: Vec<Found>, left_out: DirCounts, matched: usize, caps: Caps) -> Page {
+pub fn paginate(
+    search_path: &str,
+    mut kept: Vec<Found>,
+    mut left_out: FolderCounts,
+    matched: usize,
+    caps: Caps,
+) -> Page {
     let mut truncated_by = match (matched <= kept.len(), caps.max_limit) {
         (true, _) => None,
         (false, Some(max)) if caps.limit >= max => Some(Truncation::Maximum),
@@ -39,7 +45,7 @@ pub fn paginate(search_path: &str, mut kept: Vec<Found>, left_out: DirCounts, ma
         Truncation::Maximum => render::maximum_notice(matched, caps.limit),
         _ => render::limit_notice(matched, caps.limit, caps.max_limit),
     });
-    let mut omitted = omitted_dirs(&left_out);
+    let mut omitted = left_out.grouped(OMITTED_DIRS);
 
     if let Some(max_bytes) = caps.max_bytes {
         let header = render::header(search_path).len();
@@ -59,13 +65,14 @@ pub fn paginate(search_path: &str, mut kept: Vec<Found>, left_out: DirCounts, ma
             // The omitted line depends on where the cut falls, so settle both.
             for _ in 0..8 {
                 keep = prefix.iter().rposition(|&used| used + reserve <= max_bytes).unwrap_or(0);
-                let mut cut = FolderMap::default();
+                // Counted in for the grouping, then taken out again.
                 for f in &kept[keep..] {
-                    *cut.entry(parent_dir(&f.path)).or_default() += 1;
+                    left_out.add(parent_dir(&f.path), 1);
                 }
-                cut_omitted = group_omitted(
-                    left_out.iter().map(|(d, n)| (d.as_str(), *n)).chain(cut.iter().map(|(d, n)| (*d, *n))),
-                );
+                cut_omitted = left_out.grouped(OMITTED_DIRS);
+                for f in &kept[keep..] {
+                    left_out.remove(parent_dir(&f.path), 1);
+                }
                 let needed = trailer_len(&bytes_notice, &cut_omitted);
                 if prefix[keep] + needed <= max_bytes {
                     break;
@@ -94,73 +101,21 @@ pub fn paginate(search_path: &str, mut kept: Vec<Found>, left_out: DirCounts, ma
     Page { entries: kept, truncated_by, notice, omitted }
 }
 
-/// Groups left-out matches by folder: below the deepest folder that holds
-/// them all, each next-level folder (or that folder itself, for entries
-/// directly in it) with its count; the `OMITTED_DIRS` largest, ties by name.
-pub fn omitted_dirs(left_out: &DirCounts) -> Vec<OmittedDir> {
-    group_omitted(left_out.iter().map(|(d, n)| (d.as_str(), *n)))
-}
-
-/// `omitted_dirs` over counts that may name a folder more than once.
-fn group_omitted<'a>(counts_by_dir: impl Iterator<Item = (&'a str, usize)> + Clone) -> Vec<OmittedDir> {
-    let dirs = || counts_by_dir.clone().filter(|(_, n)| *n > 0);
-    let mut common: Option<&str> = None;
-    for (dir, _) in dirs() {
-        common = Some(match common {
-            None => dir,
-            Some(c) => common_dir(c, dir),
-        });
-    }
-    let Some(common) = common else {
-        return Vec::new();
-    };
-    let mut counts = FolderMap::default();
-    for (dir, n) in dirs() {
-        let below = if common.is_empty() { dir } else { dir.get(common.len() + 1..).unwrap_or("") };
-        let key = match below.split('/').next() {
-            Some(first) if !first.is_empty() => {
-                let end = if common.is_empty() { first.len() } else { common.len() + 1 + first.len() };
-                &dir[..end]
-            }
-            _ => common,
-        };
-        *counts.entry(key).or_default() += n;
-    }
-    let mut groups: Vec<OmittedDir> = counts
-        .into_iter()
-        .map(|(dir, count)| OmittedDir { dir: if dir.is_empty() { ".".into() } else { dir.into() }, count })
-        .collect();
-    groups.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.dir.cmp(&b.dir)));
-    groups.truncate(OMITTED_DIRS);
-    groups
-}
-
-/// The longest whole-segment common prefix of two `/`-separated folders.
-fn common_dir<'a>(a: &'a str, b: &str) -> &'a str {
-    let mut end = 0;
-    let mut a_parts = a.split('/');
-    let mut b_parts = b.split('/');
-    loop {
-        match (a_parts.next(), b_parts.next()) {
-            (Some(x), Some(y)) if x == y && !x.is_empty() => {
-                end = if end == 0 { x.len() } else { end + 1 + x.len() };
-            }
-            _ => return &a[..end],
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::entry::EntryKind;
 
-    fn dirs_of(paths: &[&str]) -> DirCounts {
-        let mut counts = DirCounts::default();
+    fn dirs_of(paths: &[&str]) -> FolderCounts {
+        let mut counts = FolderCounts::default();
         for p in paths {
-            *counts.entry(parent_dir(p).to_string()).or_default() += 1;
+            counts.add(parent_dir(p), 1);
         }
         counts
+    }
+
+    fn omitted_dirs(counts: &FolderCounts) -> Vec<OmittedDir> {
+        counts.grouped(OMITTED_DIRS)
     }
 
     fn files(paths: &[&str]) -> Vec<Found> {
@@ -186,8 +141,7 @@ mod tests {
         let top = omitted_dirs(&dirs_of(&["x", "lib/y", "lib/z/w"]));
         assert_eq!(top[0], OmittedDir { dir: "lib".into(), count: 2 });
         assert_eq!(top[1], OmittedDir { dir: ".".into(), count: 1 });
-        assert!(omitted_dirs(&DirCounts::default()).is_empty());
-        assert_eq!(common_dir("src/ab", "src/a"), "src");
+        assert!(omitted_dirs(&FolderCounts::default()).is_empty());
     }
 
     #[test]
@@ -205,7 +159,7 @@ mod tests {
         let p =
             paginate("/w", files(&["a"]), dirs_of(&["b"]), 2, Caps { limit: 1, max_limit: Some(1), max_bytes: None });
         assert_eq!(p.truncated_by, Some(Truncation::Maximum));
-        let p = paginate("/w", files(&["a"]), DirCounts::default(), 1, caps(1, Some(10_000)));
+        let p = paginate("/w", files(&["a"]), FolderCounts::default(), 1, caps(1, Some(10_000)));
         assert_eq!(p.truncated_by, None);
         assert!(p.notice.is_none() && p.omitted.is_empty());
     }
@@ -215,7 +169,7 @@ mod tests {
         let names: Vec<String> = (0..500).map(|i| format!("dir{}/file-{i:04}.txt", i % 7)).collect();
         let all = files(&names.iter().map(String::as_str).collect::<Vec<_>>());
         for max in [150, 300, 1000, 4000] {
-            let p = paginate("/workspace", all.clone(), DirCounts::default(), 500, caps(1000, Some(max)));
+            let p = paginate("/workspace", all.clone(), FolderCounts::default(), 500, caps(1000, Some(max)));
             assert_eq!(p.truncated_by, Some(Truncation::Bytes));
             let outcome = crate::result::FindOutcome {
                 path: "/workspace".into(),

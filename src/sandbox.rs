@@ -1,9 +1,13 @@
 //! Where a search may run, as path logic: turning `cwd` + `path` into the
 //! logical absolute path the policy sees, confining it to `roots` (through
 //! `..` and through symlinks), and the errors for a search path that cannot
-//! be searched. Opening it in its backend is `source`'s.
+//! be searched. Opening it in its backend is `source`'s; on disk with
+//! `roots`, `open_confined` opens it so that it is inside a root by identity,
+//! not only by its path's text: a path string can lie (a symlink to
+//! `/proc/<pid>/root/...` of a process in another mount namespace has a
+//! real path inside the roots and leads to another folder).
 
-use crate::args::{Reader, Value};
+use crate::args::Reader;
 use crate::dir::Dir;
 use crate::error::{clip, ErrorCode, FindError, Result};
 use std::io::ErrorKind;
@@ -18,10 +22,28 @@ pub struct Scope {
     pub roots: Option<Vec<PathBuf>>,
 }
 
+/// Where `cwd` starts when the caller gives none, or gives a relative one.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CwdBase {
+    /// The local disk: the process's working directory.
+    Process,
+    /// A host's storage: its root `/` (its paths are not the process's).
+    StorageRoot,
+    /// A live index: a missing `cwd` is its folder.
+    Folder(PathBuf),
+}
+
 impl Scope {
-    /// Reads `cwd`, `path` and `roots`; touches no file.
-    pub fn from_options(r: &Reader) -> Result<Scope> {
-        let cwd = r.non_empty_text("cwd")?;
+    /// Reads `cwd`, `path` and `roots`, `cwd` starting at `base`; touches no file.
+    pub fn from_options(r: &Reader, base: &CwdBase) -> Result<Scope> {
+        let given = r.non_empty_text("cwd")?;
+        let cwd: Option<std::borrow::Cow<'_, str>> = match (base, given) {
+            (CwdBase::StorageRoot, None) => Some("/".into()),
+            (CwdBase::StorageRoot, Some(c)) if !c.starts_with('/') => Some(format!("/{c}").into()),
+            (CwdBase::Folder(folder), None) => Some(folder.to_string_lossy()),
+            (_, c) => c.map(Into::into),
+        };
+        let cwd = cwd.as_deref();
         let logical_path = resolve_logical(cwd, r.non_empty_text("path")?)?;
         let roots = match r.texts("roots")? {
             Some(roots) if roots.iter().any(String::is_empty) => {
@@ -39,17 +61,6 @@ impl Scope {
     /// about and what a storage is called with.
     pub fn logical(&self) -> String {
         self.logical_path.to_string_lossy().into_owned()
-    }
-}
-
-/// In a storage, `cwd` is a path of the storage's namespace: it defaults to
-/// its root `/`, and a relative `cwd` starts there (not at the process's
-/// working directory).
-pub fn anchor_cwd_at_storage_root(fields: &mut Vec<(String, Value)>) {
-    match fields.iter_mut().rev().find(|(k, _)| k == "cwd") {
-        Some((_, Value::Text(cwd))) if !cwd.is_empty() && !cwd.starts_with('/') => *cwd = format!("/{cwd}"),
-        Some((_, Value::Absent)) | None => fields.push(("cwd".into(), Value::Text("/".into()))),
-        Some(_) => {}
     }
 }
 
@@ -118,7 +129,7 @@ pub fn resolve_roots(cwd: Option<&str>, roots: &[String]) -> Result<Vec<PathBuf>
 /// The real path of `p`: its deepest existing ancestor resolved (symlinks
 /// included) with the rest appended, so a missing path below a link that
 /// leads out is judged by where the link leads.
-fn real_path(p: &Path) -> PathBuf {
+pub fn real_path(p: &Path) -> PathBuf {
     for ancestor in p.ancestors() {
         if let Ok(real) = std::fs::canonicalize(ancestor) {
             let rest = p.strip_prefix(ancestor).unwrap_or(Path::new(""));
@@ -182,6 +193,84 @@ pub fn open_search_dir(logical: &Path) -> Result<(Dir, PathBuf)> {
     let dir = Dir::open(logical).map_err(refused)?;
     let real = dir.real_path(logical).map_err(refused)?;
     Ok((dir, real))
+}
+
+/// Opens the search path on disk with `roots`: the folder the path leads
+/// to, reached again beneath a root's own handle (see `Dir::open_dir_confined`:
+/// `openat2(RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS)` on Linux 5.6+, else a
+/// component walk with `O_NOFOLLOW` and an identity check of the ancestors),
+/// and the same folder by identity (`st_dev`, `st_ino`) as the one the path
+/// opened. The walk then goes from that handle. Anything else is
+/// `outside-root`: a path that only names a place inside the roots.
+#[cfg(unix)]
+pub fn open_confined(logical: &Path, roots: &[PathBuf]) -> Result<(Dir, PathBuf)> {
+    check_roots(logical, roots)?;
+    let (target, real) = open_search_dir(logical)?;
+    let shown = clip(&logical.to_string_lossy(), 300).into_owned();
+    let wanted = target.identity().map_err(|e| search_path_error(&shown, &e, Asked::Os))?;
+    drop(target);
+    match beneath_a_root(wanted, &real, roots, beneath()).map_err(|e| search_path_error(&shown, &e, Asked::Os))? {
+        Some(dir) => Ok((dir, real)),
+        None => Err(outside_roots(logical, roots, true)),
+    }
+}
+
+/// The folder `wanted` (an identity), whose real path is `real`, opened
+/// beneath one of `roots` by `how`; `None` when it is beneath none of them.
+#[cfg(unix)]
+fn beneath_a_root(
+    wanted: (u64, u64),
+    real: &Path,
+    roots: &[PathBuf],
+    how: crate::dir::Beneath,
+) -> std::io::Result<Option<Dir>> {
+    // Any root the folder really lies in (a symlink in one root may lead into another).
+    for root in roots {
+        let Ok(root_dir) = Dir::open(root) else { continue };
+        let Ok(root_real) = root_dir.real_path(root) else { continue };
+        let Ok(rel) = real.strip_prefix(&root_real) else { continue };
+        match root_dir.open_dir_confined(rel, how) {
+            Ok(dir) if dir.identity()? == wanted => return Ok(Some(dir)),
+            // Another folder at that place, or no way to it beneath the root:
+            // the path does not lead where its text says.
+            Ok(_) => {}
+            Err(e) if leads_elsewhere(&e) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(None)
+}
+
+/// Off Unix: the path strings of the search path and of the opened folder.
+#[cfg(not(unix))]
+pub fn open_confined(logical: &Path, roots: &[PathBuf]) -> Result<(Dir, PathBuf)> {
+    check_roots(logical, roots)?;
+    let (dir, real) = open_search_dir(logical)?;
+    if !inside_really(&real, roots) {
+        return Err(outside_roots(logical, roots, true));
+    }
+    Ok((dir, real))
+}
+
+/// The errors of a path that is not beneath a root after all: a symlink or
+/// magic link on the way (`ELOOP`), a step out (`EXDEV`), or nothing there
+/// (the real path named a place that, from the root, is not the folder).
+#[cfg(unix)]
+fn leads_elsewhere(e: &std::io::Error) -> bool {
+    crate::dir::is_gone(e) || e.raw_os_error() == Some(libc::EXDEV)
+}
+
+/// How the sandbox opens beneath a root: `openat2` where the kernel has it.
+/// `AGENT_FIND_SANDBOX=components` forces the walk older kernels get, so
+/// the tests can run it on a new one.
+#[cfg(unix)]
+fn beneath() -> crate::dir::Beneath {
+    use crate::dir::Beneath;
+    static CHOSEN: std::sync::OnceLock<Beneath> = std::sync::OnceLock::new();
+    *CHOSEN.get_or_init(|| match std::env::var_os("AGENT_FIND_SANDBOX") {
+        Some(v) if v == "components" => Beneath::Components,
+        _ => Beneath::Openat2,
+    })
 }
 
 /// Who answered about the search path, for the messages.
@@ -266,6 +355,46 @@ mod tests {
         let many: Vec<PathBuf> = (0..1000).map(|i| dir.join(format!("{i}{}", "r".repeat(5000)))).collect();
         let e = check_roots(&outside.join("p".repeat(5000)), &many).unwrap_err();
         assert!(e.message.len() < 1024 && e.message.contains(" and 997 more;"), "{}", e.message);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn the_roots_are_checked_by_identity() {
+        use crate::dir::Beneath;
+        let dir = crate::testing::TempTree::new("identity");
+        let (root, outside) = (dir.join("root"), dir.join("outside"));
+        std::fs::create_dir_all(root.join("inner/deep")).unwrap();
+        std::fs::create_dir_all(&outside).unwrap();
+        std::os::unix::fs::symlink(&outside, root.join("out")).unwrap();
+        let id = |p: &Path| Dir::open(p).unwrap().identity().unwrap();
+        let roots = vec![root.clone()];
+        for how in [Beneath::Openat2, Beneath::Components] {
+            let inner = beneath_a_root(id(&root.join("inner")), &root.join("inner"), &roots, how).unwrap();
+            assert_eq!(inner.unwrap().identity().unwrap(), id(&root.join("inner")), "{how:?}");
+            let top = beneath_a_root(id(&root), &root, &roots, how).unwrap();
+            assert!(top.is_some(), "{how:?}: the root itself");
+            // A real path that names a folder inside while the path led to
+            // another one (as through `/proc/<pid>/root` of another mount
+            // namespace): the identities differ.
+            let lying = beneath_a_root(id(&outside), &root.join("inner"), &roots, how).unwrap();
+            assert!(lying.is_none(), "{how:?}");
+            let missing = beneath_a_root(id(&outside), &root.join("gone/x"), &roots, how).unwrap();
+            assert!(missing.is_none(), "{how:?}");
+            let through_link = beneath_a_root(id(&outside), &root.join("out"), &roots, how).unwrap();
+            assert!(through_link.is_none(), "{how:?}");
+            assert!(beneath_a_root(id(&outside), &outside, &roots, how).unwrap().is_none(), "{how:?}");
+        }
+        // End to end: a symlink inside the root to a folder inside it is
+        // followed; one leading out is refused.
+        std::os::unix::fs::symlink(root.join("inner"), root.join("abs-in")).unwrap();
+        std::os::unix::fs::symlink("inner/deep", root.join("rel-in")).unwrap();
+        for inside in ["abs-in", "rel-in", "inner"] {
+            let (opened, real) = open_confined(&root.join(inside), &roots).unwrap();
+            assert_eq!(opened.identity().unwrap(), id(&real), "{inside}");
+            assert!(real.starts_with(&root), "{inside}");
+        }
+        assert_eq!(open_confined(&root.join("out"), &roots).unwrap_err().code, ErrorCode::OutsideRoot);
+        assert_eq!(open_confined(&root.join("missing"), &roots).unwrap_err().code, ErrorCode::NotFound);
     }
 
     #[test]

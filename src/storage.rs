@@ -37,6 +37,18 @@ pub trait Storage: Send + Sync {
     fn stat(&self, path: &str) -> Reply<Stat>;
     /// The contents of the file at `path`.
     fn read(&self, path: &str) -> Reply<Vec<u8>>;
+    /// Whether `read_range` works: the storage reads part of a file, so a
+    /// large one is searched in chunks rather than held whole.
+    fn ranges(&self) -> bool {
+        false
+    }
+    /// Up to `length` bytes of the file at `path` from `offset`: fewer only
+    /// where the file ends. Only called when `ranges()` is true.
+    fn read_range(&self, path: &str, offset: u64, length: u64) -> Reply<Vec<u8>> {
+        let _ = (offset, length);
+        let path = path.to_string();
+        Box::pin(async move { Err(io::Error::new(io::ErrorKind::Unsupported, format!("no ranged read for `{path}`"))) })
+    }
     /// How many calls may be waiting for an answer at once.
     fn concurrency(&self) -> usize;
     /// A mounted storage shows its search directories as the rooted paths of
@@ -61,12 +73,27 @@ pub fn error_from_code(code: &str, message: String) -> io::Error {
     io::Error::new(kind, message)
 }
 
-/// Runs `work` to its end on this (blocking) thread, with a timer for the
-/// walk's periodic cancel checks. Each call gets its own small runtime: the
-/// storage's answers come through channels, so no particular runtime is needed.
-pub fn block_on<F: Future>(work: F) -> io::Result<F::Output> {
-    let runtime = tokio::runtime::Builder::new_current_thread().enable_time().build()?;
-    Ok(runtime.block_on(work))
+/// Runs `work` on this (blocking) thread until it ends, or until `cancel`
+/// stops the call (the caller's signal or the deadline): then `aborted`,
+/// however long the storage takes to answer, so a reader call that never
+/// answers cannot hold the call (and its slot) past its deadline. The calls
+/// still in flight are dropped with the runtime; their late answers go
+/// nowhere. Each call gets its own small runtime: the storage's answers come
+/// through channels, so no particular runtime is needed.
+pub fn block_on<F: Future>(work: F, cancel: &Cancel) -> Result<F::Output> {
+    cancel.check()?;
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_time().build().map_err(|e| {
+        FindError::new(ErrorCode::FsError, format!("cannot start the thread that waits for the reader: {e}"))
+    })?;
+    runtime.block_on(async {
+        let mut work = std::pin::pin!(work);
+        loop {
+            match tokio::time::timeout(CHECK_EVERY, &mut work).await {
+                Ok(out) => return Ok(out),
+                Err(_) => cancel.check()?,
+            }
+        }
+    })
 }
 
 /// How often a call waiting for slow answers looks at the cancel flag and the clock.
@@ -155,6 +182,9 @@ pub mod memory {
         waiting: AtomicUsize,
         /// Each listing waits this long, as a remote store would.
         pub delay_ms: u64,
+        /// Whether it reads ranges; `largest_range` is the longest one asked for.
+        pub ranges: bool,
+        pub largest_range: AtomicUsize,
     }
 
     impl MemoryStorage {
@@ -255,6 +285,20 @@ pub mod memory {
             Box::pin(async move { found })
         }
 
+        fn ranges(&self) -> bool {
+            self.ranges
+        }
+
+        fn read_range(&self, path: &str, offset: u64, length: u64) -> Reply<Vec<u8>> {
+            self.largest_range.fetch_max(length as usize, Ordering::SeqCst);
+            let whole = self.read(path);
+            Box::pin(async move {
+                let bytes = whole.await?;
+                let from = (offset as usize).min(bytes.len());
+                Ok(bytes[from..(from + length as usize).min(bytes.len())].to_vec())
+            })
+        }
+
         fn concurrency(&self) -> usize {
             self.concurrency
         }
@@ -262,5 +306,31 @@ pub mod memory {
         fn mounted(&self) -> bool {
             true
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cancel::CancelFlag;
+
+    #[test]
+    fn a_wait_that_never_ends_stops_at_the_deadline_or_the_flag() {
+        let started = std::time::Instant::now();
+        let err = block_on(std::future::pending::<()>(), &Cancel::new(CancelFlag::default(), Some(60))).unwrap_err();
+        assert_eq!(err.code, ErrorCode::Aborted);
+        assert!(err.message.contains("timeoutMs"), "{}", err.message);
+        assert!(started.elapsed() < Duration::from_secs(2));
+
+        let flag = CancelFlag::default();
+        let cancel = Cancel::new(flag.clone(), None);
+        let setter = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(50));
+            flag.cancel();
+        });
+        let err = block_on(std::future::pending::<()>(), &cancel).unwrap_err();
+        setter.join().unwrap();
+        assert_eq!(err.code, ErrorCode::Aborted);
+        assert!(block_on(async { 7 }, &Cancel::never()).is_ok_and(|n| n == 7));
     }
 }

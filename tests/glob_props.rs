@@ -11,7 +11,7 @@
 //!
 //! `PROPTEST_CASES=100000 cargo test --test glob_props` runs a longer search.
 
-use agent_find_core::pattern::{normalize_glob, NameMatcher, PatternMode};
+use agent_find_core::{normalize_glob, NameMatcher, PatternMode};
 use proptest::prelude::*;
 use proptest::test_runner::Config;
 use std::path::Path;
@@ -491,7 +491,7 @@ fn check(pattern: &str, path: &str, cs: bool) -> std::result::Result<(), TestCas
     if strip(pattern).is_empty() {
         // './', '/./': nothing is left once normalized; as docs/API.md says, invalid-argument.
         let err = NameMatcher::new(pattern, PatternMode::PathGlob, cs).unwrap_err();
-        prop_assert_eq!(err.code, agent_find_core::error::ErrorCode::InvalidArgument);
+        prop_assert_eq!(err.code, agent_find_core::ErrorCode::InvalidArgument);
         return Ok(());
     }
     let matcher = NameMatcher::new(pattern, PatternMode::PathGlob, cs)

@@ -6,11 +6,9 @@
 //! a few invariants; it returns a short description of what happened (used
 //! by `stable` as a coarse novelty signal, ignored by libFuzzer).
 
-use agent_find_core::args::Value;
-use agent_find_core::filter::{size, time};
-use agent_find_core::options::{self, Purpose};
-use agent_find_core::pattern::{normalize_glob, NameMatcher, PatternMode};
-use agent_find_core::walk::Excludes;
+use agent_find_core::{
+    normalize_glob, parse_find_options, size, time, Excludes, NameMatcher, PatternMode, Purpose, Source, Value,
+};
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
@@ -173,11 +171,11 @@ pub fn options(data: &[u8]) -> String {
     }
     let mut out = String::new();
     for purpose in [Purpose::Find, Purpose::FindFiles] {
-        match options::parse(&fields, purpose) {
+        match parse_find_options(&fields, purpose, Source::Disk) {
             Ok(c) => {
                 assert!(c.caps.limit >= 1, "limit 0 accepted");
                 if let Some(max) = c.caps.max_bytes {
-                    assert!(max >= options::MIN_MAX_BYTES, "maxBytes {max} accepted");
+                    assert!(max >= agent_find_core::limits::MIN_MAX_BYTES, "maxBytes {max} accepted");
                 }
                 if let (Some(min), Some(max)) = (c.filters.min_size, c.filters.max_size) {
                     assert!(min <= max, "minSize {min} > maxSize {max} accepted");
@@ -194,9 +192,13 @@ pub fn options(data: &[u8]) -> String {
             }
         }
     }
-    match agent_find_core::search::options::parse(&fields) {
+    match agent_find_core::parse_search_options(&fields, Source::Disk) {
         Ok(c) => {
-            assert!((1..=agent_find_core::search::MAX_RESULTS).contains(&c.max_results), "maxResults {}", c.max_results);
+            assert!(
+                (1..=agent_find_core::limits::MAX_RESULTS).contains(&c.max_results),
+                "maxResults {}",
+                c.max_results
+            );
             out.push_str("search ok");
         }
         Err(e) => out.push_str(&format!("search {:?}", e.code)),

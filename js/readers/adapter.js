@@ -3,6 +3,11 @@
 // and wraps list/stat/read so that every call resolves (never rejects) with
 // plain data the core copies in one step: a listing as columns, a failure as
 // `{ code, message }` (Node's error codes: ENOENT, ENOTDIR, EACCES, ...).
+// Each call runs in an async context that marks it as a reader's call, so a
+// search the reader's own code starts (`insideReader`) takes no walk slot:
+// it must not wait behind the walk that is waiting for it.
+
+const { AsyncLocalStorage } = require('node:async_hooks')
 
 const { invalid } = require('../errors.js')
 
@@ -37,9 +42,16 @@ function failure(err) {
   return { code, message }
 }
 
+const readerCalls = new AsyncLocalStorage()
+
+/** Whether the code running now was started by a reader's call (its list, stat or read). */
+function insideReader() {
+  return readerCalls.getStore() === true
+}
+
 /** Runs one reader call; its answer shaped by `shape`, or a failure. */
 function settle(call, shape) {
-  return Promise.resolve().then(call).then(shape).then(undefined, failure)
+  return readerCalls.run(true, () => Promise.resolve().then(call)).then(shape).then(undefined, failure)
 }
 
 function typeCode(type, what) {
@@ -99,6 +111,15 @@ function readReply(data, path) {
   throw badReply(`reader.read('${path}') resolved with ${describeBriefly(data)}, not a Uint8Array or a string`)
 }
 
+/** A ranged read's answer: at most `length` bytes. */
+function rangeReply(data, path, offset, length) {
+  const reply = readReply(data, path)
+  if (reply.data.length > length) {
+    throw badReply(`reader.read('${path}', { offset: ${offset}, length: ${length} }) resolved with ${reply.data.length} bytes; a ranged read returns at most \`length\` bytes (fewer only where the file ends)`)
+  }
+  return reply
+}
+
 /**
  * The reader as the native core takes it. Throws `invalid-argument` when
  * `reader` is not a reader.
@@ -124,15 +145,27 @@ function adaptReader(reader) {
   if (reader.mounted !== undefined && typeof reader.mounted !== 'boolean') {
     throw invalid(`\`reader.mounted\` must be a boolean when present; got ${describeBriefly(reader.mounted)}`)
   }
+  if (reader.ranges !== undefined && typeof reader.ranges !== 'boolean') {
+    throw invalid(`\`reader.ranges\` must be a boolean when present; got ${describeBriefly(reader.ranges)}`)
+  }
+  if (reader.ranges === true && !reader.read) {
+    throw invalid('`reader.ranges` is true but the reader has no read(path, { offset, length })')
+  }
+  // The same object for every call of this search: a reader may keep per-search state by it.
+  const search = Object.freeze({})
   return {
     concurrency,
     // Mounted: the search directory shows as a rooted path; plain: relative POSIX.
     mounted: reader.mounted === true,
-    list: (dir) => settle(() => reader.list(dir), (entries) => columns(entries, dir)),
-    stat: (path) => settle(() => reader.stat(path), (stat) => statReply(stat, path)),
+    list: (dir) => settle(() => reader.list(dir, search), (entries) => columns(entries, dir)),
+    stat: (path) => settle(() => reader.stat(path, search), (stat) => statReply(stat, path)),
     read: (path) =>
-      reader.read ? settle(() => reader.read(path), (data) => readReply(data, path)) : Promise.resolve(noRead(path)),
+      reader.read ? settle(() => reader.read(path, undefined, search), (data) => readReply(data, path)) : Promise.resolve(noRead(path)),
+    // Only for a reader whose read takes { offset, length }: the core then reads large files in chunks.
+    readRange: reader.ranges === true
+      ? (path, offset, length) => settle(() => reader.read(path, { offset, length }, search), (data) => rangeReply(data, path, offset, length))
+      : undefined,
   }
 }
 
-module.exports = { adaptReader, DEFAULT_CONCURRENCY }
+module.exports = { adaptReader, insideReader, DEFAULT_CONCURRENCY }

@@ -5,7 +5,8 @@
 // POSIX paths (see paths.js); any other path rejects with ENOENT. It
 // never follows a symlink: `stat` reports one as `type: 'symlink'`, a path
 // through one is ENOTDIR and reading one is ELOOP (EACCES when it leads out
-// of its mount).
+// of its mount). It reads ranges (`read(path, { offset, length })`), so the
+// core reads a large file in chunks and never holds it whole.
 
 const fs = require('node:fs')
 const nodePath = require('node:path')
@@ -61,12 +62,48 @@ const TYPE_OF = (stats) => (stats.isFile() ? 'file' : stats.isDirectory() ? 'dir
  * symlink is followed, so `roots`, checked on virtual paths as written,
  * cannot be left through one. Error messages name virtual paths only.
  *
- * Known limit: a folder swapped for a symlink between the realpath check
- * and `readdir` (or a file between the check and `open`, which is made with
- * O_NOFOLLOW) is followed once. The walk itself never asks for such paths.
+ * One search sees one folder per mount: the first call of a search (the
+ * `search` object the core passes, the same for all its calls) pins each
+ * mount's folder by real path and identity (device, inode), and every later
+ * call of that search, before and after its work, checks the folder is
+ * still that one; if it was replaced (say, swapped for a symlink) or
+ * removed, the call fails with ESTALE, which fails the search: never an
+ * answer mixing two folders.
+ *
+ * Known limit: a folder below a mount swapped for a symlink between the
+ * realpath check and `readdir` (or a file between the check and `open`,
+ * which is made with O_NOFOLLOW) is followed once. The walk itself never
+ * asks for such paths.
  */
 function mountReader(mounts) {
   const table = mountsOf(mounts)
+  /** Per search: the folder each mount was found at, `Map(mount → { real, dev, ino })`. */
+  const pins = new WeakMap()
+
+  /**
+   * The real path of `mount`'s folder; for a search, the one it had at the
+   * search's first call (ESTALE once it is another folder, or gone).
+   */
+  async function rootOf(op, path, mount, search) {
+    let pinned = null
+    if (search !== null && typeof search === 'object') {
+      pinned = pins.get(search)
+      if (!pinned) pins.set(search, (pinned = new Map()))
+    }
+    const was = pinned && pinned.get(mount)
+    let real, stats
+    try {
+      real = await fs.promises.realpath(mount.local)
+      stats = await fs.promises.stat(real)
+    } catch (err) {
+      if (was) throw replaced(op, path, mount)
+      throw err
+    }
+    if (!pinned) return real
+    if (!was) pinned.set(mount, { real, dev: stats.dev, ino: stats.ino })
+    else if (was.real !== real || was.dev !== stats.dev || was.ino !== stats.ino) throw replaced(op, path, mount)
+    return real
+  }
 
   /** Where `path` leads: `{ mount, rest }` inside a mount, `{ children }` above some, or null. */
   function locate(path) {
@@ -96,10 +133,10 @@ function mountReader(mounts) {
    * leaves the mount, with ENOTDIR (or ELOOP, reading a symlink) when it
    * goes through a symlink at all.
    */
-  async function realInside(op, path, mount, rest) {
-    if (rest.length === 0) return fs.promises.realpath(mount.local)
+  async function realInside(op, path, mount, rest, search) {
+    if (rest.length === 0) return rootOf(op, path, mount, search)
     const [rootReal, real] = await Promise.all([
-      fs.promises.realpath(mount.local),
+      rootOf(op, path, mount, search),
       fs.promises.realpath(nodePath.join(mount.local, ...rest)),
     ])
     if (!within(rootReal, real)) throw fsError('EACCES', op, path, undefined, ' (it leads outside its mount)')
@@ -112,13 +149,19 @@ function mountReader(mounts) {
     return real
   }
 
-  /** Runs `fn(place)` for a path inside a mount, rewriting local errors to virtual ones. */
-  async function inMount(op, path, fn) {
+  /**
+   * Runs `fn(place)` for a path inside a mount, rewriting local errors to
+   * virtual ones; for a search, checks afterwards that the mount's folder
+   * was not replaced meanwhile (the answer might hold the other folder's).
+   */
+  async function inMount(op, path, search, fn) {
     const place = locate(path)
     if (!place) throw fsError('ENOENT', op, String(path))
     if (!place.mount) return fn(place)
     try {
-      return await fn(place)
+      const answer = await fn(place)
+      if (search !== null && typeof search === 'object') await rootOf(op, path, place.mount, search)
+      return answer
     } catch (err) {
       if (isReaderFsError(err)) throw err
       throw rewrite(err, op, path)
@@ -140,24 +183,26 @@ function mountReader(mounts) {
   return {
     // Its search directories show as rooted virtual paths (`/workspace/docs`).
     mounted: true,
-    async list(dir) {
-      return inMount('list', dir, async ({ mount, rest, children }) => {
+    // read(path, { offset, length }) reads that part only: large files are searched in chunks.
+    ranges: true,
+    async list(dir, search) {
+      return inMount('list', dir, search, async ({ mount, rest, children }) => {
         if (!mount) return [...children].map((name) => ({ name, type: 'dir' }))
-        const real = await realInside('list', dir, mount, rest)
+        const real = await realInside('list', dir, mount, rest, search)
         const names = await fs.promises.readdir(real)
         return (await Promise.all(names.map((name) => entryAt(real, name)))).filter(Boolean)
       })
     },
 
-    async stat(path) {
-      return inMount('stat', path, async ({ mount, rest }) => {
+    async stat(path, search) {
+      return inMount('stat', path, search, async ({ mount, rest }) => {
         if (!mount) return { type: 'dir' }
         let stats
         if (rest.length === 0) {
-          stats = await fs.promises.stat(await realInside('stat', path, mount, rest))
+          stats = await fs.promises.stat(await realInside('stat', path, mount, rest, search))
         } else {
           // The last component is not followed (a symlink is reported as one); its folder must stay inside.
-          const parent = await realInside('stat', path, mount, rest.slice(0, -1))
+          const parent = await realInside('stat', path, mount, rest.slice(0, -1), search)
           stats = await fs.promises.lstat(nodePath.join(parent, rest[rest.length - 1]))
         }
         const type = TYPE_OF(stats)
@@ -166,10 +211,11 @@ function mountReader(mounts) {
       })
     },
 
-    async read(path) {
-      return inMount('read', path, async ({ mount, rest }) => {
+    async read(path, range, search) {
+      const part = range === undefined || range === null ? undefined : rangeOf(range)
+      return inMount('read', path, search, async ({ mount, rest }) => {
         if (!mount) throw fsError('EISDIR', 'read', path)
-        const real = await realInside('read', path, mount, rest)
+        const real = await realInside('read', path, mount, rest, search)
         const { O_RDONLY, O_NOFOLLOW = 0, O_NONBLOCK = 0 } = fs.constants
         // O_NONBLOCK: opening a FIFO does not wait for a writer; it is refused below.
         const handle = await fs.promises.open(real, O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
@@ -177,6 +223,7 @@ function mountReader(mounts) {
           const stats = await handle.stat()
           if (stats.isDirectory()) throw fsError('EISDIR', 'read', path)
           if (!stats.isFile()) throw fsError('ENOENT', 'read', path, undefined, ' (sockets, FIFOs and devices are not listed)')
+          if (part) return await readPart(handle, part, stats.size)
           return await handle.readFile()
         } finally {
           await handle.close()
@@ -184,6 +231,32 @@ function mountReader(mounts) {
       })
     },
   }
+}
+
+/** The error of a call that finds its mount's folder replaced during the search. */
+function replaced(op, path, mount) {
+  return fsError('ESTALE', op, path, 'stale file handle', ` (the folder mounted at ${mount.name} was replaced or removed during this search; search again)`)
+}
+
+/** `{ offset, length }` checked: whole numbers, 0 or more. */
+function rangeOf(range) {
+  const ok = (n) => Number.isSafeInteger(n) && n >= 0
+  if (range === null || typeof range !== 'object' || !ok(range.offset) || !ok(range.length)) {
+    throw invalid(`mountReader: read(path, range) takes { offset, length }, whole numbers of bytes, 0 or more; got ${describe(range)}`)
+  }
+  return { offset: range.offset, length: range.length }
+}
+
+/** Up to `length` bytes from `offset` (fewer only where the file ends). */
+async function readPart(handle, { offset, length }, size) {
+  const buffer = Buffer.allocUnsafe(Math.max(0, Math.min(length, size - offset)))
+  let filled = 0
+  while (filled < buffer.length) {
+    const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, offset + filled)
+    if (bytesRead === 0) break // it shrank since fstat
+    filled += bytesRead
+  }
+  return buffer.subarray(0, filled)
 }
 
 module.exports = { mountReader }

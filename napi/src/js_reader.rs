@@ -4,9 +4,7 @@
 //! to the JS thread through a napi threadsafe function, and its promise is
 //! awaited here; the answer is copied into Rust values on the JS thread.
 
-use agent_find_core::dir::Stat;
-use agent_find_core::entry::{EntryKind, Meta};
-use agent_find_core::storage::{error_from_code, Listed, Reply, Storage};
+use agent_find_core::{error_from_code, EntryKind, Listed, Meta, Reply, Stat, Storage};
 use napi::bindgen_prelude::*;
 use napi::threadsafe_function::ThreadsafeFunction;
 use std::io;
@@ -17,10 +15,16 @@ use std::sync::Arc;
 /// collected.
 type Call<T> = ThreadsafeFunction<String, Promise<Answer<T>>, String, Status, false, true>;
 
+/// `(path, offset, length)`: a ranged read (see `Storage::read_range`).
+type RangeArgs = FnArgs<(String, f64, f64)>;
+type RangeCall = ThreadsafeFunction<RangeArgs, Promise<Answer<Vec<u8>>>, RangeArgs, Status, false, true>;
+
 pub struct JsStorage {
     list: Arc<Call<Vec<Listed>>>,
     stat: Arc<Call<Stat>>,
     read: Arc<Call<Vec<u8>>>,
+    /// Present when the reader's `read` takes `{ offset, length }` (`ranges: true`).
+    read_range: Option<Arc<RangeCall>>,
     concurrency: usize,
     mounted: bool,
 }
@@ -38,10 +42,15 @@ impl JsStorage {
         }
         let concurrency: u32 = reader.get_named_property("concurrency")?;
         let mounted: bool = reader.get_named_property("mounted")?;
+        let read_range = match reader.get::<Function<RangeArgs, Promise<Answer<Vec<u8>>>>>("readRange")? {
+            Some(f) => Some(Arc::new(f.build_threadsafe_function().callee_handled::<false>().weak::<true>().build()?)),
+            None => None,
+        };
         Ok(JsStorage {
             list: call(reader, "list")?,
             stat: call(reader, "stat")?,
             read: call(reader, "read")?,
+            read_range,
             concurrency: concurrency.clamp(1, MAX_CONCURRENCY) as usize,
             mounted,
         })
@@ -72,6 +81,19 @@ impl Storage for JsStorage {
 
     fn read(&self, path: &str) -> Reply<Vec<u8>> {
         ask(&self.read, path)
+    }
+
+    fn ranges(&self) -> bool {
+        self.read_range.is_some()
+    }
+
+    fn read_range(&self, path: &str, offset: u64, length: u64) -> Reply<Vec<u8>> {
+        let Some(f) = &self.read_range else { return ask(&self.read, path) };
+        let (f, path) = (Arc::clone(f), path.to_string());
+        Box::pin(async move {
+            let promise = f.call_async_catch((path, offset as f64, length as f64).into()).await.map_err(unanswered)?;
+            promise.await.map_err(unanswered)?.0
+        })
     }
 
     fn concurrency(&self) -> usize {

@@ -4,23 +4,16 @@
 //! never waits for a walk. No search logic lives here.
 
 mod js_reader;
+mod slots;
 
-use agent_find_core::sync::lock;
 use agent_find_core::{
-    args, cancel, entry, error, find, index, options, render, result, sandbox, search, shared, source,
+    clip, default_notice, lock, parse_find_options, parse_search_options, render_find, render_search, resolve_logical,
+    run_find, run_search, Cancel, CancelFlag, EntryKind, ErrorCode, FindConfig, FindError, FindOutcome, Found, Index,
+    IndexRef, LineMatch, Meta, OmittedDir, Purpose, SearchConfig, SearchItems, SearchOutcome, Shared, Source,
+    Truncation, Value,
 };
-
-use args::Value;
-use cancel::{Cancel, CancelFlag};
-use entry::{EntryKind, Found, Meta};
-use error::{ErrorCode, FindError};
-use find::FindConfig;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
-use options::Purpose;
-use result::{FindOutcome, OmittedDir, Truncation};
-use search::{LineMatch, SearchConfig, SearchItems, SearchOutcome};
-use source::Source;
 use std::sync::Arc;
 
 #[napi(object, js_name = "FindEntry", object_to_js = false)]
@@ -275,7 +268,7 @@ impl From<JsFindResult> for FindOutcome {
             .collect();
         let matched = r.matched.max(0.0) as usize;
         let truncated_by = r.truncated_by.as_deref().and_then(Truncation::parse).filter(|_| r.truncated);
-        let notice = r.notice.or_else(|| render::default_notice(truncated_by?, matched, entries.len()));
+        let notice = r.notice.or_else(|| default_notice(truncated_by?, matched, entries.len()));
         FindOutcome {
             path: r.path,
             matched,
@@ -418,24 +411,20 @@ impl Input {
     fn parse(self) -> std::result::Result<Job, FindError> {
         let Input { fields, source, purpose } = self;
         let find = |purpose, answer| {
-            options::parse(&fields, purpose).map(|mut c| {
+            parse_find_options(&fields, purpose, source.clone()).map(|mut c| {
                 // The text shows no size or date: read them only where a filter or the order needs them.
                 c.want_meta &= !matches!(answer, Answer::Text);
-                c.source = source.clone();
                 Job::Find(Arc::new(c), answer)
             })
         };
         match purpose.as_str() {
-            "search" => search::options::parse(&fields).map(|mut c| {
-                c.source = source.clone();
-                Job::Search(Arc::new(c))
-            }),
+            "search" => parse_search_options(&fields, source.clone()).map(|c| Job::Search(Arc::new(c))),
             "findFiles" => find(Purpose::FindFiles, Answer::Paths),
             "findText" => find(Purpose::Find, Answer::Text),
             "find" => find(Purpose::Find, Answer::Entries),
             other => Err(FindError::invalid_argument(format!(
                 "internal: unknown purpose `{}`; it is find, findText, findFiles or search",
-                error::clip(other, 40)
+                clip(other, 40)
             ))),
         }
     }
@@ -456,6 +445,9 @@ enum Stage {
 pub struct Plan {
     stage: Arc<std::sync::Mutex<Stage>>,
     flag: CancelFlag,
+    /// When the call was made: `timeoutMs` counts from here (the policy, and
+    /// the wait for a walk slot, are part of the call).
+    made: std::time::Instant,
 }
 
 /// Parses the plan's input on the blocking pool, once; the later calls find it done.
@@ -497,27 +489,24 @@ impl Plan {
     /// throws: see `error`.
     #[napi(constructor, catch_unwind)]
     pub fn new(options: Unknown, purpose: String, reader: Option<Object>, index: Option<&FileIndex>) -> Self {
-        let input = read_options(&options).and_then(|mut fields| {
+        let input = read_options(&options).and_then(|fields| {
             let source = match (reader, index) {
                 (Some(reader), _) => {
                     let storage = js_reader::JsStorage::from_js(&reader).map_err(|e| {
                         FindError::invalid_argument(format!("`reader` must have list, stat and read functions: {e}"))
                     })?;
-                    sandbox::anchor_cwd_at_storage_root(&mut fields);
-                    Source::Storage(shared::Shared(Arc::new(storage)))
+                    Source::Storage(Shared(Arc::new(storage)))
                 }
-                (None, Some(index)) => {
-                    let index = index.opened()?;
-                    if !fields.iter().any(|(k, v)| k == "cwd" && *v != Value::Absent) {
-                        fields.push(("cwd".into(), Value::Text(index.logical_path.to_string_lossy().into_owned())));
-                    }
-                    Source::Index(index)
-                }
+                (None, Some(index)) => Source::Index(index.opened()?),
                 (None, None) => Source::Disk,
             };
             Ok(Input { fields, source, purpose })
         });
-        Plan { stage: Arc::new(std::sync::Mutex::new(Stage::Read(input))), flag: CancelFlag::default() }
+        Plan {
+            stage: Arc::new(std::sync::Mutex::new(Stage::Read(input))),
+            flag: CancelFlag::default(),
+            made: std::time::Instant::now(),
+        }
     }
 
     /// Validates the options and compiles the patterns, on the blocking
@@ -557,19 +546,35 @@ impl Plan {
     }
 
     /// Runs the call (preparing it first if `prepare` was not awaited).
+    /// `nested`: the JS side runs this call from inside a reader's call
+    /// (see `slots`).
     #[napi(ts_return_type = "Promise<RunOutput>")]
-    pub fn run<'env>(&self, env: &'env Env) -> Result<PromiseRaw<'env, RunOutput>> {
+    pub fn run<'env>(&self, env: &'env Env, nested: Option<bool>) -> Result<PromiseRaw<'env, RunOutput>> {
         let stage = Arc::clone(&self.stage);
         let flag = self.flag.clone();
+        let made = self.made;
         env.spawn_future(async move {
             let job = match parse_once(stage).await {
                 Ok(job) => job,
                 Err(e) => return Ok(failed(e)),
             };
-            let Ok(_slot) = walk_slots().acquire().await else {
-                return Ok(failed(FindError::new(ErrorCode::FsError, "internal error in agent-find: no walk slot")));
+            let cancel = job.cancel(flag.clone(), made);
+            let pool = match (job.source(), nested) {
+                (Source::Storage(_), Some(true)) => slots::Pool::Nested,
+                (Source::Storage(_), _) => slots::Pool::Reader,
+                _ => slots::Pool::Walk,
             };
-            Ok(off_the_loop(move || run_job(&job, flag)).await.unwrap_or_else(failed))
+            let _slot = match slots::take(pool, cancel.deadline()).await {
+                Ok(slot) => slot,
+                // The deadline passed while waiting: the same answer as a walk that ran out of time.
+                Err(slots::NoSlot::TimedOut) => {
+                    return Ok(failed(cancel.check().err().unwrap_or_else(FindError::aborted)))
+                }
+                Err(slots::NoSlot::Closed) => {
+                    return Ok(failed(FindError::new(ErrorCode::FsError, "internal error in agent-find: no walk slot")))
+                }
+            };
+            Ok(off_the_loop(move || run_job(&job, flag, made)).await.unwrap_or_else(failed))
         })
     }
 }
@@ -584,13 +589,22 @@ async fn off_the_loop<T: Send + 'static>(
     })
 }
 
-/// How many calls walk at once; the others wait their turn. Each walk uses
-/// every core already, so more at once only adds threads and memory (200
-/// concurrent calls ran ~270 threads and starved the event loop for seconds).
-fn walk_slots() -> &'static tokio::sync::Semaphore {
-    static SLOTS: std::sync::OnceLock<tokio::sync::Semaphore> = std::sync::OnceLock::new();
-    SLOTS
-        .get_or_init(|| tokio::sync::Semaphore::new(std::thread::available_parallelism().map_or(2, |n| n.get()).max(2)))
+impl Job {
+    fn source(&self) -> &Source {
+        match self {
+            Job::Find(config, _) => &config.source,
+            Job::Search(config) => &config.source,
+        }
+    }
+
+    /// What stops it: `flag`, and `timeoutMs` counted from `made` (as `run_job` makes it).
+    fn cancel(&self, flag: CancelFlag, made: std::time::Instant) -> Cancel {
+        let timeout_ms = match self {
+            Job::Find(config, _) => config.timeout_ms,
+            Job::Search(config) => config.timeout_ms,
+        };
+        Cancel::since(flag, timeout_ms, made)
+    }
 }
 
 /// Lowers the calling thread's priority to `WORKER_NICE` (Linux, where nice
@@ -615,17 +629,17 @@ fn compile_slots() -> &'static tokio::sync::Semaphore {
 }
 
 /// Runs on tokio's blocking pool.
-fn run_job(job: &Job, flag: CancelFlag) -> RunOutput {
+fn run_job(job: &Job, flag: CancelFlag, made: std::time::Instant) -> RunOutput {
     yield_to_the_loop();
     let done = match job {
         Job::Find(config, answer) => {
-            let cancel = Cancel::new(flag, config.timeout_ms);
-            find::run(config, &cancel).map(|outcome| match answer {
+            let cancel = Cancel::since(flag, config.timeout_ms, made);
+            run_find(config, &cancel).map(|outcome| match answer {
                 Answer::Entries => {
                     let (result, remaining) = find_output(outcome);
                     RunOutput { result: Some(result), remaining, ..RunOutput::empty() }
                 }
-                Answer::Text => RunOutput { text: Some(render::render(&outcome)), ..RunOutput::empty() },
+                Answer::Text => RunOutput { text: Some(render_find(&outcome)), ..RunOutput::empty() },
                 Answer::Paths => {
                     let root = &config.scope.logical_path;
                     let paths: Vec<String> =
@@ -639,8 +653,8 @@ fn run_job(job: &Job, flag: CancelFlag) -> RunOutput {
             })
         }
         Job::Search(config) => {
-            let cancel = Cancel::new(flag, config.timeout_ms);
-            search::run(config, &cancel).map(|outcome| RunOutput { search: Some(outcome.into()), ..RunOutput::empty() })
+            let cancel = Cancel::since(flag, config.timeout_ms, made);
+            run_search(config, &cancel).map(|outcome| RunOutput { search: Some(outcome.into()), ..RunOutput::empty() })
         }
     };
     done.unwrap_or_else(failed)
@@ -653,7 +667,7 @@ fn failed(e: FindError) -> RunOutput {
 /// A live index (see `index`), as JS holds it: made empty, then opened.
 #[napi]
 pub struct FileIndex {
-    index: Arc<std::sync::Mutex<Option<index::IndexRef>>>,
+    index: Arc<std::sync::Mutex<Option<IndexRef>>>,
 }
 
 /// What `FileIndex.stats()` returns.
@@ -680,7 +694,7 @@ pub struct IndexStats {
 }
 
 impl FileIndex {
-    fn opened(&self) -> std::result::Result<index::IndexRef, FindError> {
+    fn opened(&self) -> std::result::Result<IndexRef, FindError> {
         lock(&self.index)
             .clone()
             .ok_or_else(|| FindError::invalid_argument("this index is not open; use `await openIndex(path)`"))
@@ -706,12 +720,12 @@ impl FileIndex {
         let slot = Arc::clone(&self.index);
         env.spawn_future(async move {
             let opened = off_the_loop(move || {
-                let logical = sandbox::resolve_logical(cwd.as_deref(), Some(&path))?;
-                index::Index::open(logical)
+                let logical = resolve_logical(cwd.as_deref(), Some(&path))?;
+                Index::open(logical)
             });
             Ok(match opened.await.and_then(|done| done) {
                 Ok(index) => {
-                    *lock(&slot) = Some(shared::Shared(index));
+                    *lock(&slot) = Some(Shared(index));
                     None
                 }
                 Err(e) => Some(e.into()),
@@ -769,28 +783,92 @@ impl FileIndex {
 /// The text a model reads for a `FindResult`.
 #[napi(catch_unwind)]
 pub fn format_find_result(result: JsFindResult) -> String {
-    render::render(&result.into())
+    render_find(&result.into())
 }
 
 /// The text a model reads for a `SearchResult`.
 #[napi(catch_unwind)]
 pub fn format_search_result(result: JsSearchResult) -> String {
-    search::render::render(&result.into())
+    render_search(&result.into())
 }
 
-/// The option names each call reads (the JS side adds `signal`, `policy`,
-/// `approve` and `reader`): the one list that validation uses, exported so
-/// a test can hold `index.d.ts` and the tool schemas to it.
+/// One row of the option table (see the core's `option_table`), as JS reads it.
 #[napi(object)]
-pub struct OptionNames {
-    pub find: Vec<String>,
-    pub search: Vec<String>,
+pub struct OptionRow {
+    /// `find` or `search`.
+    pub call: String,
+    pub name: String,
+    /// `boolean`, `integer`, `number`, `string`, `choice`, `size`, `date`,
+    /// `strings`, or `host` (a JS value the binding never sees).
+    pub kind: String,
+    /// For `choice`: the values.
+    pub choices: Option<Vec<String>>,
+    /// For `integer`: the least value.
+    pub minimum: Option<u32>,
+    /// The default, when it is a value (a boolean, a number, a string or
+    /// an empty list), as JSON text.
+    pub default_json: Option<String>,
+    /// What a model reads; absent when the host sets the option.
+    pub model: Option<String>,
+    pub flag: Option<FlagRow>,
 }
 
+/// An option's command-line flag.
+#[napi(object)]
+pub struct FlagRow {
+    pub long: String,
+    pub short: Option<String>,
+    /// The value's name in the usage text; absent for a switch.
+    pub arg: Option<String>,
+    /// For a switch, the value it sets (`false`, or a string) as JSON text; absent: `true`.
+    pub sets_json: Option<String>,
+    pub repeats: bool,
+    pub help: String,
+}
+
+/// Every option of every call, in the order the schemas and usage texts
+/// list them: validation reads the same table, and `js/tools.js`,
+/// `bin/agent-find.js` and a test of `index.d.ts` read this export.
 #[napi]
-pub fn option_names() -> OptionNames {
-    let names = |known: &[&str]| known.iter().map(|n| n.to_string()).collect();
-    OptionNames { find: names(options::KNOWN), search: names(search::options::KNOWN) }
+pub fn option_table() -> Vec<OptionRow> {
+    use agent_find_core::option_table::{fill, Default, Kind, OPTIONS};
+    // The texts in the table hold no quote or backslash to escape.
+    let default = |d: Default| match d {
+        Default::None => None,
+        Default::Bool(b) => Some(b.to_string()),
+        Default::Count(n) => Some(n.to_string()),
+        Default::Text(t) => Some(format!("\"{t}\"")),
+        Default::Empty => Some("[]".to_string()),
+    };
+    OPTIONS
+        .iter()
+        .map(|o| OptionRow {
+            call: o.call.as_str().to_string(),
+            name: o.name.to_string(),
+            kind: o.kind.as_str().to_string(),
+            choices: match o.kind {
+                Kind::Choice(values) => Some(values.iter().map(|v| v.to_string()).collect()),
+                _ => None,
+            },
+            minimum: match o.kind {
+                Kind::Integer { minimum } => Some(minimum),
+                _ => None,
+            },
+            default_json: default(o.default),
+            model: o.model.map(fill),
+            flag: o.flag.map(|f| FlagRow {
+                long: f.long.to_string(),
+                short: f.short.map(String::from),
+                arg: f.arg.map(String::from),
+                sets_json: f.sets.map(|v| match v {
+                    "false" => v.to_string(),
+                    text => format!("\"{text}\""),
+                }),
+                repeats: f.repeats,
+                help: fill(f.help),
+            }),
+        })
+        .collect()
 }
 
 /// The entry kinds as they cross between JS and Rust: a kind's code is its

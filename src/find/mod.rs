@@ -14,11 +14,9 @@ use crate::pattern::NameMatcher;
 use crate::result::FindOutcome;
 use crate::sandbox::Scope;
 use crate::sort::{sort_and_split, Order, SortBy};
-use crate::source::{walk, Source};
-use crate::sync::unpoisoned;
-use crate::walk::{posix_string, Entry, WalkRules};
+use crate::source::{collect, Source};
+use crate::walk::{posix_string, Collector, Entry, WalkRules};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 
 /// Above this many returned entries, metadata is read by the walker threads
 /// in parallel rather than for the final page alone.
@@ -85,36 +83,23 @@ pub fn select<'a>(
 
 pub fn run(config: &FindConfig, cancel: &Cancel) -> Result<FindOutcome> {
     cancel.check()?;
-    let root = config.source.open(&config.scope)?;
+    let root = config.source.open(&config.scope, cancel)?;
     // A storage's listing carries the metadata: taking it costs nothing.
     let stat = config.filters.needs_meta()
         || config.sort.needs_meta()
         || (config.want_meta && config.caps.limit > STAT_IN_WALK_ABOVE)
         || root.local_dir().is_none();
     let order = Order { by: config.sort, reverse: config.reverse };
-    let gathered = Mutex::new(Gathered::default());
-    walk(&root, &config.rules, cancel, || {
-        let mut best = Best::new(order, config.caps.limit, &gathered);
-        move |relative: &Path, kind, entry: &Entry| {
-            if let Some(meta) = admit(&config.matcher, &config.filters, stat, relative, kind, entry) {
-                match relative.to_str().filter(|_| std::path::MAIN_SEPARATOR == '/') {
-                    Some(text) => best.offer(text, None, kind, meta),
-                    None => best.offer(&path_text(relative), raw_bytes(relative), kind, meta),
-                }
-            }
-            None::<()>
-        }
-    })?;
+    let walked =
+        collect(&root, &config.rules, cancel, || Matches { config, stat, best: Best::new(order, config.caps.limit) })?;
     if let Some(err) = config.matcher.failure() {
         return Err(err);
     }
-    let Gathered { best: mut found, matched, per_dir: mut left_out } = unpoisoned(gathered.into_inner());
+    let Gathered { best: mut found, matched, per_dir: mut left_out } = Gathered::merge(walked.found);
     // What falls past the limit here is already counted, by folder, in `left_out`.
     sort_and_split(&mut found, order, config.caps.limit);
     for f in &found {
-        if let Some(n) = left_out.get_mut(parent_dir(&f.path)) {
-            *n -= 1;
-        }
+        left_out.remove(parent_dir(&f.path), 1);
     }
     if let (true, false, Some(dir)) = (config.want_meta, stat, root.local_dir()) {
         fill_meta(dir, &mut found);
@@ -148,6 +133,32 @@ pub fn run(config: &FindConfig, cancel: &Cancel) -> Result<FindOutcome> {
     Ok(outcome)
 }
 
+/// One walker thread's matches: what the pattern and filters admit, kept
+/// under the limit (see `Best`).
+struct Matches<'a> {
+    config: &'a FindConfig,
+    stat: bool,
+    best: Best,
+}
+
+impl Collector for Matches<'_> {
+    type Out = Gathered;
+
+    fn offer(&mut self, relative: &Path, kind: EntryKind, entry: &Entry) {
+        let config = self.config;
+        if let Some(meta) = admit(&config.matcher, &config.filters, self.stat, relative, kind, entry) {
+            match relative.to_str().filter(|_| std::path::MAIN_SEPARATOR == '/') {
+                Some(text) => self.best.offer(text, None, kind, meta),
+                None => self.best.offer(&path_text(relative), raw_bytes(relative), kind, meta),
+            }
+        }
+    }
+
+    fn finish(self) -> Gathered {
+        self.best.finish()
+    }
+}
+
 /// Reads size and mtime for the returned page only. An entry that vanished
 /// since the walk keeps zeros rather than being dropped from the count.
 fn fill_meta(root: &Dir, found: &mut [Found]) {
@@ -174,21 +185,21 @@ mod tests {
     use crate::result::Truncation;
     use std::fs;
 
-    struct Tree(crate::testing::TempTree);
+    struct FindTree(crate::testing::TempTree);
 
-    impl Tree {
-        fn new(name: &str, files: &[(&str, usize)]) -> Tree {
+    impl FindTree {
+        fn new(name: &str, files: &[(&str, usize)]) -> FindTree {
             let tree = crate::testing::TempTree::new(&format!("find-{name}"));
             for (path, size) in files {
                 tree.write(path, vec![b'x'; *size]);
             }
-            Tree(tree)
+            FindTree(tree)
         }
 
         fn find(&self, pairs: &[(&str, Value)]) -> Result<FindOutcome> {
             let mut fields = vec![("cwd".to_string(), Value::Text(self.0.to_string_lossy().into_owned()))];
             fields.extend(pairs.iter().map(|(k, v)| (k.to_string(), v.clone())));
-            run(&parse(&fields, Purpose::Find)?, &Cancel::never())
+            run(&parse(&fields, Purpose::Find, Source::Disk)?, &Cancel::never())
         }
     }
 
@@ -202,7 +213,7 @@ mod tests {
 
     #[test]
     fn largest_files_are_sorted_before_the_limit() {
-        let t = Tree::new("largest", &[("a", 10), ("b/c", 300), ("b/d", 20), ("e", 200)]);
+        let t = FindTree::new("largest", &[("a", 10), ("b/c", 300), ("b/d", 20), ("e", 200)]);
         let o = t
             .find(&[
                 ("pattern", text("**/*")),
@@ -222,7 +233,7 @@ mod tests {
     fn maximum_and_bytes_caps() {
         let files: Vec<(String, usize)> = (0..50).map(|i| (format!("dir/file-{i:02}.txt"), 1)).collect();
         let refs: Vec<(&str, usize)> = files.iter().map(|(p, s)| (p.as_str(), *s)).collect();
-        let t = Tree::new("caps", &refs);
+        let t = FindTree::new("caps", &refs);
         let o = t
             .find(&[("pattern", text("**/*.txt")), ("maxLimit", Value::Number(10.0)), ("limit", Value::Number(99.0))])
             .unwrap();
@@ -235,7 +246,7 @@ mod tests {
 
     #[test]
     fn stats_the_page_when_no_sort_needs_it() {
-        let t = Tree::new("meta", &[("a.txt", 7)]);
+        let t = FindTree::new("meta", &[("a.txt", 7)]);
         let o = t.find(&[("pattern", text("*.txt")), ("sortBy", text("name"))]).unwrap();
         assert_eq!(o.entries[0].size(), 7);
         assert!(o.entries[0].mtime_ms() > 0.0);
@@ -243,7 +254,7 @@ mod tests {
 
     #[test]
     fn hints_for_top_level_globs_and_skipped_places() {
-        let t = Tree::new("hint", &[("src/deep/a.py", 1), ("node_modules/m/x.js", 1), (".cache/y.js", 1)]);
+        let t = FindTree::new("hint", &[("src/deep/a.py", 1), ("node_modules/m/x.js", 1), (".cache/y.js", 1)]);
         fs::create_dir_all(t.0.join(".git")).unwrap();
         fs::write(t.0.join(".gitignore"), "node_modules\n").unwrap();
         let o = t.find(&[("pattern", text("*.py"))]).unwrap();
@@ -261,7 +272,7 @@ mod tests {
     #[test]
     fn names_that_are_not_utf8_are_listed_with_their_bytes() {
         use std::os::unix::ffi::OsStrExt;
-        let t = Tree::new("raw", &[("ok.txt", 1)]);
+        let t = FindTree::new("raw", &[("ok.txt", 1)]);
         for name in [&b"caf\xe9.txt"[..], &b"caf\xe8.txt"[..]] {
             fs::write(t.0.join(std::ffi::OsStr::from_bytes(name)), "x").unwrap();
         }
@@ -277,7 +288,7 @@ mod tests {
 
     #[test]
     fn sandbox_and_path_errors() {
-        let t = Tree::new("errs", &[("in/f", 1), ("file", 1)]);
+        let t = FindTree::new("errs", &[("in/f", 1), ("file", 1)]);
         let root = t.0.join("in").to_string_lossy().into_owned();
         let e = t.find(&[("pattern", text("*")), ("roots", Value::List(vec![text(&root)]))]).unwrap_err();
         assert_eq!(e.code, ErrorCode::OutsideRoot);

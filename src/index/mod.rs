@@ -25,10 +25,10 @@ use crate::cancel::Cancel;
 use crate::dir::Dir;
 use crate::entry::{EntryKind, Meta};
 use crate::error::{clip, ErrorCode, FindError, Result};
-use crate::gitignore::{FolderRules, GitEnv, IgnoreFiles, Rules, GITIGNORE, IGNORE};
+use crate::gitignore::{folders_above_on_disk, FolderRules, GitEnv, IgnoreFiles, Rules, GITIGNORE, IGNORE};
 use crate::shared::Shared;
 use crate::sync::{lock, unpoisoned};
-use crate::walk::{walk_dir, Entry, Excludes, WalkRules};
+use crate::walk::{walk_dir, Entry, Excludes, Keep, WalkRules};
 use notify::{RecursiveMode, Watcher};
 use query::{Visible, VisibleKey};
 use std::collections::{BTreeSet, HashMap};
@@ -127,17 +127,12 @@ impl Index {
             let _ = sender.send(event);
         };
         let config = notify::Config::default().with_follow_symlinks(false);
-        let watcher = notify::RecommendedWatcher::new(handler, config).map_err(|e| {
-            FindError::new(
-                ErrorCode::FsError,
-                format!("cannot watch `{}`: {e}", clip(&real_path.to_string_lossy(), 300)),
-            )
-        })?;
+        let watcher = notify::RecommendedWatcher::new(handler, config).map_err(|e| cannot_watch(&real_path, &e))?;
         let watcher = Mutex::new(watcher);
         let git = GitEnv::from_process();
         let index = Arc::new(Index {
             logical_path,
-            above: Rules::above_folders(&real_path, &git),
+            above: folders_above_on_disk(&real_path, &git),
             real_path,
             git,
             dir,
@@ -185,12 +180,12 @@ impl Index {
             record_ignored: false,
         };
         let walked = walk_dir(&self.dir, &self.real_path, &everything, &Cancel::never(), || {
-            |rel: &Path, kind, entry: &Entry| {
+            Keep::new(|rel: &Path, kind, entry: &Entry| {
                 let meta = entry.stat().ok()?.meta;
                 Some((rel.as_os_str().as_encoded_bytes().to_vec(), kind, meta))
-            }
+            })
         })?;
-        let mut found = walked.found;
+        let mut found: Vec<_> = walked.found.into_iter().flatten().collect();
         // A folder sorts before what it holds.
         found.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         let root_meta = self.dir.stat(OsStr::new(".")).map(|s| s.meta).unwrap_or(Meta { size: 0, mtime_ms: 0.0 });
@@ -229,6 +224,12 @@ impl Index {
 
     /// Opens the file at `relative` below the folder `folder` (both relative
     /// to the root), by handle, never through a symlink.
+    /// The indexed folder's real path (symlinks resolved), which the tree's
+    /// relative paths start from.
+    pub fn real_path(&self) -> &Path {
+        &self.real_path
+    }
+
     pub fn open_file(&self, folder: &[u8], relative: &Path) -> std::io::Result<std::fs::File> {
         self.dir.open_beneath(&Path::new(os(folder)).join(relative))
     }
@@ -266,7 +267,7 @@ impl Index {
     }
 
     /// The ignore rules that apply to the folder `start` from above it, as
-    /// `Rules::above` gives them on disk: from the nearest folder holding
+    /// `rules_above_on_disk` gives them: from the nearest folder holding
     /// `.git` (in the index or above it) down to `start`'s parent.
     pub fn rules_above(&self, tree: &Tree, start: Id) -> Rules {
         let start_path = self.real_path.join(os(&tree.path(start)));
@@ -279,12 +280,12 @@ impl Index {
         let mut rules = Rules::default();
         if from.is_none() {
             for (folder, compiled) in &self.above {
-                rules = rules.above_root_compiled(&start_path, folder, compiled.as_ref());
+                rules = rules.above(&start_path, folder, compiled.as_ref());
             }
         }
         for &id in &chain[from.unwrap_or(0)..] {
             let folder = self.real_path.join(os(&tree.path(id)));
-            rules = rules.above_root_compiled(&start_path, &folder, tree.node(id).rules.as_ref());
+            rules = rules.above(&start_path, &folder, tree.node(id).rules.as_ref());
         }
         rules
     }
@@ -335,6 +336,27 @@ impl Drop for Index {
     fn drop(&mut self) {
         self.close();
     }
+}
+
+/// The failure to start watching `folder`. inotify answers EMFILE both for
+/// its own per-user limit on instances and for the process's open files, so
+/// the message names both rather than only "Too many open files".
+fn cannot_watch(folder: &Path, e: &notify::Error) -> FindError {
+    let path = folder.to_string_lossy();
+    let shown = clip(&path, 300);
+    let emfile = matches!(&e.kind, notify::ErrorKind::Io(io) if io.raw_os_error() == Some(24));
+    let message = match emfile {
+        true => {
+            let limit = std::fs::read_to_string("/proc/sys/fs/inotify/max_user_instances")
+                .map(|t| format!(" = {}", t.trim()))
+                .unwrap_or_default();
+            format!(
+                "cannot watch `{shown}`: the limit on inotify instances (fs.inotify.max_user_instances{limit}; each open index takes one) or on this process's open files is reached; close indexes no longer in use (index.close()), or raise the limit"
+            )
+        }
+        false => format!("cannot watch `{shown}`: {e}"),
+    };
+    FindError::new(ErrorCode::FsError, message)
 }
 
 /// A folder's compiled ignore files, read when it holds any (or `.git`,
@@ -547,6 +569,15 @@ impl Index {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn running_out_of_inotify_instances_is_named_as_such() {
+        let emfile = notify::Error::io(std::io::Error::from_raw_os_error(24));
+        let message = cannot_watch(Path::new("/w"), &emfile).message;
+        assert!(message.contains("limit on inotify instances") && message.contains("index.close()"), "{message}");
+        let other = notify::Error::io(std::io::Error::from_raw_os_error(13));
+        assert!(cannot_watch(Path::new("/w"), &other).message.starts_with("cannot watch `/w`: "));
+    }
     use std::fs;
 
     fn temp(name: &str) -> crate::testing::TempTree {

@@ -1,17 +1,38 @@
 //! Searching inside one file with ripgrep's engine (`grep-searcher` with the
 //! matcher of `matcher`): binary files (a NUL byte) are skipped whole, lines
-//! come 1-based, and long lines are cut to `MAX_LINE_CHARS`. A file that
-//! cannot be read is skipped; one the regex engine could not finish (PCRE2's
-//! match limit) is recorded on the matcher, which then fails the search.
+//! come 1-based, and long lines are cut to `MAX_LINE_CHARS`. A file that is
+//! gone or denied is skipped; one that cannot be opened or read otherwise
+//! (out of descriptors, an I/O error), or that the regex engine could not
+//! finish (PCRE2's match limit), is recorded on the matcher, which then
+//! fails the search: never an answer silently missing a file.
+//!
+//! Memory is bounded whatever the file holds. The line buffer may grow to
+//! `MAX_LINE_BUFFER_BYTES`; a file with a longer line is searched again from
+//! the start with its over-long lines cut into pieces of `LINE_PIECE_BYTES`
+//! (each repeating the last `PIECE_OVERLAP_BYTES` of the one before, so a
+//! match shorter than that is found across a cut). A match in such a line
+//! counts once for the line, keeps its real line number, and shows the text
+//! around the match, cut and marked. The cancel flag and deadline are
+//! checked at every read, so a huge file does not outlast `timeoutMs`.
 
 use super::matcher::{ContentMatcher, Engine};
-use crate::source::Contents;
+use crate::cancel::Cancel;
+use crate::dir::is_skippable;
+use crate::source::{Contents, Rewind};
+use grep_matcher::Matcher;
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkError, SinkFinish, SinkMatch};
+use std::cell::RefCell;
 use std::fs::File;
+use std::io::{self, Read};
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::rc::Rc;
 
-pub use crate::limits::MAX_LINE_CHARS;
+pub use crate::limits::{LINE_PIECE_BYTES, MAX_LINE_BUFFER_BYTES, MAX_LINE_CHARS, PIECE_OVERLAP_BYTES};
 pub const CUT_MARK: &str = " …[line cut]";
+/// Starts the text of a match shown from inside an over-long line.
+pub const LEAD_MARK: &str = "[line cut]… ";
+/// Bytes shown before a match inside an over-long line.
+const BEFORE_MATCH_BYTES: usize = 80;
 
 /// One matching line.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -41,30 +62,44 @@ pub enum Scan {
 
 /// A searcher for one thread; it reuses its buffers across files. Counting
 /// lines costs a pass over every byte, so only `Scan::Lines` asks for numbers.
+/// Its line buffer is capped (see the module's doc).
 pub fn new_searcher(scan: Scan) -> Searcher {
-    SearcherBuilder::new()
-        .binary_detection(BinaryDetection::quit(b'\x00'))
-        .line_number(matches!(scan, Scan::Lines(_)))
-        .build()
+    builder().line_number(matches!(scan, Scan::Lines(_))).build()
+}
+
+fn builder() -> SearcherBuilder {
+    let mut builder = SearcherBuilder::new();
+    builder.binary_detection(BinaryDetection::quit(b'\x00')).heap_limit(Some(MAX_LINE_BUFFER_BYTES));
+    builder
 }
 
 /// Where a file's contents come from.
 enum Input<'a> {
     File(&'a File),
     Bytes(&'a [u8]),
+    /// A storage's file, read chunk by chunk as the search goes.
+    Chunks(crate::source::Chunks),
 }
 
-/// Searches a file opened by the walk; `None` when it is binary or cannot be
-/// read (it vanished, or permission was denied): such files are skipped.
-/// `name` names the file if the engine fails on it.
+/// Searches a file opened by the walk; `None` when it is binary, or skipped
+/// (see the module's doc; a failure is recorded on `matcher`). `name` names
+/// the file in messages; `cancel` is checked at every read.
 pub fn scan_file(
     searcher: &mut Searcher,
     matcher: &ContentMatcher,
-    file: std::io::Result<File>,
+    file: io::Result<File>,
     scan: Scan,
     name: &std::path::Path,
+    cancel: &Cancel,
 ) -> Option<FileScan> {
-    scan_input(searcher, matcher, Input::File(&file.ok()?), scan, name)
+    match file {
+        Ok(file) => scan_input(searcher, matcher, Input::File(&file), scan, name, cancel),
+        Err(e) if is_skippable(&e) => None,
+        Err(e) => {
+            matcher.fail_io(&name.to_string_lossy(), "cannot open", &e);
+            None
+        }
+    }
 }
 
 /// `scan_file` or `scan_bytes`, as the source gave the contents.
@@ -74,10 +109,12 @@ pub fn scan_contents(
     contents: Contents,
     scan: Scan,
     name: &std::path::Path,
+    cancel: &Cancel,
 ) -> Option<FileScan> {
     match contents {
-        Contents::Opened(file) => scan_file(searcher, matcher, file, scan, name),
+        Contents::Opened(file) => scan_file(searcher, matcher, file, scan, name, cancel),
         Contents::Bytes(bytes) => scan_bytes(searcher, matcher, &bytes, scan, name),
+        Contents::Chunks(chunks) => scan_input(searcher, matcher, Input::Chunks(chunks), scan, name, cancel),
     }
 }
 
@@ -89,7 +126,7 @@ pub fn scan_bytes(
     scan: Scan,
     name: &std::path::Path,
 ) -> Option<FileScan> {
-    scan_input(searcher, matcher, Input::Bytes(bytes), scan, name)
+    scan_input(searcher, matcher, Input::Bytes(bytes), scan, name, &Cancel::never())
 }
 
 fn scan_input(
@@ -98,43 +135,243 @@ fn scan_input(
     input: Input<'_>,
     scan: Scan,
     name: &std::path::Path,
+    cancel: &Cancel,
 ) -> Option<FileScan> {
-    let mut sink = Collect { scan, found: FileScan::default(), binary: false };
     // A panic in an engine must not unwind through the walker threads.
-    let done = catch_unwind(AssertUnwindSafe(|| match (&matcher.engine, input) {
-        (Engine::Rust(m), Input::File(f)) => searcher.search_file(m, f, &mut sink),
-        (Engine::Rust(m), Input::Bytes(b)) => searcher.search_slice(m, b, &mut sink),
-        (Engine::Pcre2(m), Input::File(f)) => searcher.search_file(m.as_ref(), f, &mut sink),
-        (Engine::Pcre2(m), Input::Bytes(b)) => searcher.search_slice(m.as_ref(), b, &mut sink),
+    let done = catch_unwind(AssertUnwindSafe(|| match input {
+        Input::File(mut file) => search_file(searcher, matcher, &mut file, scan, cancel),
+        Input::Chunks(mut chunks) => search_file(searcher, matcher, &mut chunks, scan, cancel),
+        Input::Bytes(bytes) => {
+            let mut sink = Collect::new(scan, None);
+            search(searcher, &matcher.engine, From::<&[u8]>::Slice(bytes), &mut sink).map(|()| sink)
+        }
     }));
+    let shown = || name.to_string_lossy();
     match done {
-        Ok(Ok(())) => (!sink.binary).then_some(sink.found),
-        Ok(Err(Stop::Unreadable)) => None,
+        Ok(Ok(sink)) => (!sink.binary).then_some(sink.found),
+        Ok(Err(Stop::Io(e))) if is_skippable(&e) || e.kind() == io::ErrorKind::InvalidInput => None,
+        Ok(Err(Stop::Io(e))) => {
+            matcher.fail_io(&shown(), "cannot read", &e);
+            None
+        }
+        // Only the pieces could outgrow the buffer, and they are far smaller.
+        Ok(Err(Stop::TooLong)) => None,
+        Ok(Err(Stop::Cancelled)) => {
+            if let Err(e) = cancel.check() {
+                matcher.fail_with(e);
+            }
+            None
+        }
         Ok(Err(Stop::Engine(why))) => {
-            matcher.fail(&name.to_string_lossy(), &why);
+            matcher.fail(&shown(), &why);
             None
         }
         Err(_) => {
-            matcher.fail(
-                &name.to_string_lossy(),
-                "the regex engine panicked (an internal error in agent-find; please report it)",
-            );
+            matcher.fail(&shown(), "the regex engine panicked (an internal error in agent-find; please report it)");
             None
         }
     }
 }
 
-struct Collect {
+/// Searches `file`: as it is, and if a line outgrows the buffer, again from
+/// the start with over-long lines cut into pieces.
+fn search_file<'m>(
+    searcher: &mut Searcher,
+    matcher: &'m ContentMatcher,
+    file: &mut impl Rewind,
+    scan: Scan,
+    cancel: &Cancel,
+) -> Result<Collect<'m>, Stop> {
+    let mut sink = Collect::new(scan, None);
+    match search(searcher, &matcher.engine, From::Reader(Checked { file, cancel, cutter: None }), &mut sink) {
+        Err(Stop::TooLong) => {}
+        done => return done.map(|()| sink),
+    }
+    file.rewind_to_start().map_err(Stop::Io)?;
+    let breaks = Rc::new(RefCell::new(Vec::new()));
+    let mut sink = Collect::new(scan, Some(Pieces { breaks: Rc::clone(&breaks), engine: &matcher.engine, last: None }));
+    let cutter = Some(Cutter::new(breaks));
+    let mut in_pieces = builder().line_number(true).build();
+    search(&mut in_pieces, &matcher.engine, From::Reader(Checked { file, cancel, cutter }), &mut sink)?;
+    Ok(sink)
+}
+
+/// What a searcher reads.
+enum From<'a, R> {
+    Reader(R),
+    Slice(&'a [u8]),
+}
+
+fn search<R: Read>(
+    searcher: &mut Searcher,
+    engine: &Engine,
+    from: From<'_, R>,
+    sink: &mut Collect,
+) -> Result<(), Stop> {
+    match (engine, from) {
+        (Engine::Rust(m), From::Reader(r)) => searcher.search_reader(m, r, sink),
+        (Engine::Rust(m), From::Slice(b)) => searcher.search_slice(m, b, sink),
+        (Engine::Pcre2(m), From::Reader(r)) => searcher.search_reader(m.as_ref(), r, sink),
+        (Engine::Pcre2(m), From::Slice(b)) => searcher.search_slice(m.as_ref(), b, sink),
+    }
+}
+
+/// A file read for the searcher: the cancel checked at every read, and
+/// with a `Cutter`, over-long lines cut into pieces.
+struct Checked<'a> {
+    file: &'a mut dyn Read,
+    cancel: &'a Cancel,
+    cutter: Option<Cutter>,
+}
+
+/// The error a read gives once the search is cancelled.
+#[derive(Debug)]
+struct Cancelled;
+
+impl std::fmt::Display for Cancelled {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the search was cancelled")
+    }
+}
+
+impl std::error::Error for Cancelled {}
+
+impl Read for Checked<'_> {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        if self.cancel.check().is_err() {
+            return Err(io::Error::other(Cancelled));
+        }
+        match &mut self.cutter {
+            None => self.file.read(out),
+            Some(cutter) => cutter.read(&mut *self.file, out),
+        }
+    }
+}
+
+/// Cuts lines longer than `LINE_PIECE_BYTES` with a newline of its own,
+/// repeating the last `PIECE_OVERLAP_BYTES` after it, and records where
+/// each cut is (as an offset in what it gives) in `breaks`.
+struct Cutter {
+    breaks: Rc<RefCell<Vec<u64>>>,
+    input: Box<[u8]>,
+    start: usize,
+    end: usize,
+    /// A cut's newline and overlap, still to give, from `sent` on.
+    pending: Vec<u8>,
+    sent: usize,
+    /// Bytes of the current piece given so far.
+    run: usize,
+    /// The last `PIECE_OVERLAP_BYTES` of the current line given.
+    tail: Vec<u8>,
+    given: u64,
+}
+
+impl Cutter {
+    fn new(breaks: Rc<RefCell<Vec<u64>>>) -> Cutter {
+        const _: () = assert!(CUTTER_INPUT_BYTES < LINE_PIECE_BYTES);
+        Cutter {
+            breaks,
+            input: vec![0; CUTTER_INPUT_BYTES].into_boxed_slice(),
+            start: 0,
+            end: 0,
+            pending: Vec::with_capacity(PIECE_OVERLAP_BYTES + 1),
+            sent: 0,
+            run: 0,
+            tail: Vec::with_capacity(2 * PIECE_OVERLAP_BYTES),
+            given: 0,
+        }
+    }
+
+    fn read(&mut self, file: &mut dyn Read, out: &mut [u8]) -> io::Result<usize> {
+        if out.is_empty() {
+            return Ok(0);
+        }
+        if self.sent < self.pending.len() {
+            let n = out.len().min(self.pending.len() - self.sent);
+            out[..n].copy_from_slice(&self.pending[self.sent..self.sent + n]);
+            self.sent += n;
+            self.given += n as u64;
+            return Ok(n);
+        }
+        if self.start == self.end {
+            let n = file.read(&mut self.input)?;
+            if n == 0 {
+                return Ok(0);
+            }
+            (self.start, self.end) = (0, n);
+        }
+        let avail = &self.input[self.start..self.end];
+        let room = avail.len().min(out.len());
+        // Whole lines at once, up to the last newline: only the line going
+        // on from before can reach a piece's length (the input buffer is
+        // smaller than a piece); else up to where the piece is full.
+        let first = avail[..room].iter().position(|&b| b == b'\n');
+        let (take, ended) = match first {
+            Some(at) if self.run + at < LINE_PIECE_BYTES => {
+                let last = avail[..room].iter().rposition(|&b| b == b'\n').unwrap_or(at);
+                (last + 1, true)
+            }
+            _ => (room.min(LINE_PIECE_BYTES - self.run), false),
+        };
+        out[..take].copy_from_slice(&avail[..take]);
+        self.start += take;
+        self.given += take as u64;
+        if ended {
+            self.run = 0;
+            self.tail.clear();
+            return Ok(take);
+        }
+        self.run += take;
+        self.tail.extend_from_slice(&out[take.saturating_sub(PIECE_OVERLAP_BYTES)..take]);
+        if self.tail.len() > PIECE_OVERLAP_BYTES {
+            self.tail.drain(..self.tail.len() - PIECE_OVERLAP_BYTES);
+        }
+        if self.run >= LINE_PIECE_BYTES {
+            self.breaks.borrow_mut().push(self.given);
+            self.pending.clear();
+            self.pending.push(b'\n');
+            self.pending.extend_from_slice(&self.tail);
+            self.sent = 0;
+            self.run = self.tail.len();
+        }
+        Ok(take)
+    }
+}
+
+/// What `Cutter` reads at once: smaller than a piece, so a line that ends
+/// inside one read (all but the first of that read) is shorter than a piece.
+const CUTTER_INPUT_BYTES: usize = 64 * 1024;
+
+/// What the sink needs to map pieces back to the lines they were cut from.
+struct Pieces<'a> {
+    breaks: Rc<RefCell<Vec<u64>>>,
+    engine: &'a Engine,
+    /// The real line last counted: a line's pieces count once.
+    last: Option<u64>,
+}
+
+struct Collect<'a> {
     scan: Scan,
     found: FileScan,
     binary: bool,
+    pieces: Option<Pieces<'a>>,
+}
+
+impl<'a> Collect<'a> {
+    fn new(scan: Scan, pieces: Option<Pieces<'a>>) -> Collect<'a> {
+        Collect { scan, found: FileScan::default(), binary: false, pieces }
+    }
 }
 
 /// Why a file's search stopped early.
 #[derive(Debug)]
 enum Stop {
-    /// Reading failed (the file vanished or is not readable): it is skipped.
-    Unreadable,
+    /// Reading failed.
+    Io(io::Error),
+    /// A line outgrew the buffer's cap.
+    TooLong,
+    /// The search was cancelled or ran out of time.
+    Cancelled,
     /// The regex engine failed (grep-searcher reports matcher errors as messages).
     Engine(String),
 }
@@ -144,20 +381,47 @@ impl SinkError for Stop {
         Stop::Engine(message.to_string())
     }
 
-    fn error_io(_: std::io::Error) -> Self {
-        Stop::Unreadable
+    fn error_io(e: io::Error) -> Self {
+        if e.get_ref().is_some_and(|inner| inner.is::<Cancelled>()) {
+            Stop::Cancelled
+        } else if e.raw_os_error().is_none() && e.to_string().contains("allocation limit") {
+            // grep-searcher's error for a line over `heap_limit`.
+            Stop::TooLong
+        } else {
+            Stop::Io(e)
+        }
     }
 }
 
-impl Sink for Collect {
+impl Sink for Collect<'_> {
     type Error = Stop;
 
     fn matched(&mut self, _: &Searcher, mat: &SinkMatch<'_>) -> Result<bool, Stop> {
+        let mut line = mat.line_number().unwrap_or(0);
+        let (mut cut, mut lead) = (false, false);
+        if let Some(pieces) = &mut self.pieces {
+            let breaks = pieces.breaks.borrow();
+            let at = mat.absolute_byte_offset();
+            let end = at + mat.bytes().len() as u64;
+            // Cuts before this piece added lines that are not the file's.
+            line = line.saturating_sub(breaks.partition_point(|&b| b < at) as u64);
+            if pieces.last == Some(line) {
+                return Ok(self.scan != Scan::Any);
+            }
+            pieces.last = Some(line);
+            let cut_before = at > 0 && breaks.binary_search(&(at - 1)).is_ok();
+            let cut_after = end > 0 && breaks.binary_search(&(end - 1)).is_ok();
+            cut = cut_before || cut_after;
+            lead = cut_before;
+        }
         self.found.count += 1;
         if let Scan::Lines(n) = self.scan {
             if self.found.lines.len() < n {
-                let line = mat.line_number().unwrap_or(0);
-                self.found.lines.push(LineHit { line, text: line_text(mat.bytes()) });
+                let text = match (&self.pieces, cut) {
+                    (Some(pieces), true) => around_match(pieces.engine, mat.bytes(), lead),
+                    _ => line_text(mat.bytes()),
+                };
+                self.found.lines.push(LineHit { line, text });
             }
         }
         Ok(self.scan != Scan::Any)
@@ -172,6 +436,23 @@ impl Sink for Collect {
         self.binary |= finish.binary_byte_offset().is_some();
         Ok(())
     }
+}
+
+/// The text of a match inside a piece of an over-long line: from a little
+/// before the match, cut to `MAX_LINE_CHARS`, marked where it was cut
+/// (`lead`: the piece itself starts inside the line).
+fn around_match(engine: &Engine, piece: &[u8], lead: bool) -> String {
+    let found = match engine {
+        Engine::Rust(m) => m.find(piece).ok().flatten(),
+        Engine::Pcre2(m) => m.find(piece).ok().flatten(),
+    };
+    let mut from = found.map_or(0, |m| m.start()).saturating_sub(BEFORE_MATCH_BYTES);
+    // Start on a character, not inside one.
+    while from > 0 && piece.get(from).is_some_and(|b| b & 0xC0 == 0x80) {
+        from -= 1;
+    }
+    let mark = if lead || from > 0 { LEAD_MARK } else { "" };
+    format!("{mark}{}", line_text(&piece[from..]))
 }
 
 /// The line without its terminator, lossy UTF-8, cut to `MAX_LINE_CHARS`.
@@ -210,6 +491,7 @@ mod tests {
             File::open(&p),
             Scan::Lines(1),
             Path::new("f"),
+            &Cancel::never(),
         )
         .unwrap();
         assert_eq!(found.count, 2);
@@ -220,11 +502,19 @@ mod tests {
             File::open(&p),
             Scan::Lines(10),
             Path::new("f"),
+            &Cancel::never(),
         )
         .unwrap();
         assert_eq!(all.lines[1], LineHit { line: 3, text: "alpha beta".into() });
-        let any =
-            scan_file(&mut new_searcher(Scan::Any), &matcher("a"), File::open(&p), Scan::Any, Path::new("f")).unwrap();
+        let any = scan_file(
+            &mut new_searcher(Scan::Any),
+            &matcher("a"),
+            File::open(&p),
+            Scan::Any,
+            Path::new("f"),
+            &Cancel::never(),
+        )
+        .unwrap();
         assert_eq!(any.count, 1);
         std::fs::remove_file(p).unwrap();
     }
@@ -237,7 +527,8 @@ mod tests {
             &matcher("needle"),
             File::open(&p),
             Scan::Count,
-            Path::new("f")
+            Path::new("f"),
+            &Cancel::never()
         )
         .is_none());
         std::fs::remove_file(&p).unwrap();
@@ -246,7 +537,8 @@ mod tests {
             &matcher("needle"),
             File::open(&p),
             Scan::Count,
-            Path::new("f")
+            Path::new("f"),
+            &Cancel::never()
         )
         .is_none());
     }
@@ -257,8 +549,14 @@ mod tests {
         let run = |pattern: &str, ignore_case: bool| {
             let m = ContentMatcher::new(pattern, ignore_case).unwrap();
             assert!(m.is_fallback(), "{pattern}");
-            let found =
-                scan_file(&mut new_searcher(Scan::Lines(10)), &m, File::open(&p), Scan::Lines(10), Path::new("f"));
+            let found = scan_file(
+                &mut new_searcher(Scan::Lines(10)),
+                &m,
+                File::open(&p),
+                Scan::Lines(10),
+                Path::new("f"),
+                &Cancel::never(),
+            );
             let lines: Vec<u64> = found.unwrap().lines.iter().map(|l| l.line).collect();
             (lines, m.failure().is_none())
         };
@@ -280,12 +578,110 @@ mod tests {
         let line = format!("{}!\n", "a".repeat(4000));
         let (_tree, p) = file("catastrophic", line.as_bytes());
         let m = ContentMatcher::new(r"^(\w+\s?)*(?=x)$", false).unwrap();
-        let found = scan_file(&mut new_searcher(Scan::Count), &m, File::open(&p), Scan::Count, Path::new("big.txt"));
+        let found = scan_file(
+            &mut new_searcher(Scan::Count),
+            &m,
+            File::open(&p),
+            Scan::Count,
+            Path::new("big.txt"),
+            &Cancel::never(),
+        );
         assert!(found.is_none());
         let e = m.failure().expect("PCRE2 stops at its match limit");
         assert_eq!(e.code, crate::error::ErrorCode::InvalidPattern);
         assert!(e.message.contains("`big.txt`"), "{}", e.message);
         std::fs::remove_file(p).unwrap();
+    }
+
+    /// Scans the file at `p` for `pattern`.
+    fn scan_at(p: &Path, pattern: &str, scan: Scan, cancel: &Cancel) -> (Option<FileScan>, ContentMatcher) {
+        let m = matcher(pattern);
+        let found = scan_file(&mut new_searcher(scan), &m, File::open(p), scan, Path::new("f"), cancel);
+        (found, m)
+    }
+
+    #[test]
+    fn a_line_longer_than_the_buffer_is_searched_in_pieces() {
+        // Short lines, then one line of 3 times the buffer cap with a match
+        // across a cut and one near its end, then short lines again.
+        let long = MAX_LINE_BUFFER_BYTES * 3;
+        let mut bytes = b"first needle\nplain\n".to_vec();
+        let line_start = bytes.len();
+        bytes.resize(line_start + long, b'a');
+        let across = line_start + LINE_PIECE_BYTES - 3; // "needle" spans the first cut
+        bytes[across..across + 6].copy_from_slice(b"needle");
+        let late = line_start + long - 1000;
+        bytes[late..late + 12].copy_from_slice("é needle é".as_bytes());
+        bytes.extend_from_slice(b"\nafter\nlast needle\n");
+        // Many short lines after it, a few matching (lines 6 to 20,005).
+        for n in 0..20_000 {
+            bytes.extend_from_slice(if n % 5000 == 0 { b"short needle\n" } else { b"short line\n" });
+        }
+        let (_tree, p) = file("long", &bytes);
+        let (found, m) = scan_at(&p, "needle", Scan::Lines(10), &Cancel::never());
+        let found = found.expect("searched, not skipped");
+        assert!(m.failure().is_none());
+        assert_eq!(found.count, 7, "the long line counts once");
+        let lines: Vec<u64> = found.lines.iter().map(|l| l.line).collect();
+        assert_eq!(lines, [1, 3, 5, 6, 5006, 10006, 15006], "real line numbers, not pieces");
+        // Found in the piece after the cut (it repeats the cut's last bytes).
+        let text = &found.lines[1].text;
+        assert!(text.starts_with(LEAD_MARK) && text.contains("aaneedleaa") && text.ends_with(CUT_MARK), "{text}");
+        assert_eq!(found.lines[2].text, "last needle");
+        // A match at the start of the line: shown from there, cut at the end only.
+        let (found, _) = scan_at(&p, "^a{10}", Scan::Lines(10), &Cancel::never());
+        let found = found.unwrap();
+        assert_eq!(found.count, 1);
+        let text = &found.lines[0].text;
+        assert!(text.starts_with("aaaaaaaaaa") && text.ends_with(CUT_MARK), "{text}");
+        // Only a match past the first piece: shown from just before it, marked.
+        let (found, _) = scan_at(&p, "é needle", Scan::Lines(10), &Cancel::never());
+        let hit = &found.unwrap().lines[0];
+        assert_eq!(hit.line, 3);
+        assert!(hit.text.starts_with(LEAD_MARK) && hit.text.contains("é needle é"), "{}", hit.text);
+        assert!(hit.text.chars().count() < MAX_LINE_CHARS + 40, "{}", hit.text);
+        assert_eq!(scan_at(&p, "needle", Scan::Count, &Cancel::never()).0.unwrap().count, 7);
+        assert_eq!(scan_at(&p, "é needle", Scan::Any, &Cancel::never()).0.unwrap().count, 1);
+        assert_eq!(scan_at(&p, "nothing", Scan::Count, &Cancel::never()).0.unwrap().count, 0);
+    }
+
+    #[test]
+    fn a_cancel_stops_inside_a_file_and_is_recorded() {
+        let (_tree, p) = file("cancel", "needle\n".repeat(100_000).as_bytes());
+        let flag = crate::cancel::CancelFlag::default();
+        flag.cancel();
+        let (found, m) = scan_at(&p, "needle", Scan::Count, &Cancel::new(flag, None));
+        assert!(found.is_none());
+        assert_eq!(m.failure().expect("recorded").code, crate::error::ErrorCode::Aborted);
+        let (found, m) = scan_at(&p, "needle", Scan::Count, &Cancel::new(Default::default(), Some(0)));
+        assert!(found.is_none());
+        assert!(m.failure().expect("recorded").message.contains("timeoutMs"));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_file_that_cannot_be_opened_fails_unless_gone_or_denied() {
+        let run = |err: std::io::Error| {
+            let m = matcher("x");
+            let found = scan_file(
+                &mut new_searcher(Scan::Count),
+                &m,
+                Err(err),
+                Scan::Count,
+                Path::new("a.txt"),
+                &Cancel::never(),
+            );
+            assert!(found.is_none());
+            m.failure()
+        };
+        assert!(run(std::io::Error::from_raw_os_error(libc::ENOENT)).is_none());
+        assert!(run(std::io::Error::from_raw_os_error(libc::EACCES)).is_none());
+        assert!(run(std::io::Error::from_raw_os_error(libc::ELOOP)).is_none(), "a symlink is not followed");
+        let e = run(std::io::Error::from_raw_os_error(libc::EMFILE)).expect("out of descriptors fails");
+        assert_eq!(e.code, crate::error::ErrorCode::FsError);
+        assert!(e.message.contains("`a.txt`") && e.message.contains("ulimit -n"), "{}", e.message);
+        let e = run(std::io::Error::from_raw_os_error(libc::EIO)).expect("an I/O error fails");
+        assert_eq!(e.code, crate::error::ErrorCode::FsError);
     }
 
     #[test]

@@ -31,7 +31,7 @@
 //! took 24 s in the same kind of build), once; incremental builds do not
 //! repeat it, and the addon grew by about 0.75 MB.
 
-use crate::error::{clip, FindError, Result};
+use crate::error::{clip, ErrorCode, FindError, Result};
 use crate::limits::MAX_CONTENT_REGEX_BYTES;
 use grep_regex::RegexMatcherBuilder;
 use regex_syntax::ast::ErrorKind;
@@ -49,12 +49,14 @@ pub enum Engine {
     Pcre2(Box<grep_pcre2::RegexMatcher>),
 }
 
-/// A compiled content regex, and the first failure of its engine while
-/// searching (shared by clones, so every walker thread reports to one place).
+/// A compiled content regex, and the first failure of a search with it
+/// (shared by clones, so every walker thread reports to one place): its
+/// engine could not finish a file, a file could not be opened or read, or
+/// the search was cancelled inside a file.
 #[derive(Debug, Clone)]
 pub struct ContentMatcher {
     pub engine: Engine,
-    failure: Arc<OnceLock<String>>,
+    failure: Arc<OnceLock<FindError>>,
 }
 
 impl ContentMatcher {
@@ -90,20 +92,35 @@ impl ContentMatcher {
         matches!(self.engine, Engine::Pcre2(_))
     }
 
-    /// Records why the engine could not finish a file (the first one wins).
+    /// Records why the engine could not finish a file (the first failure wins).
     pub fn fail(&self, file: &str, why: &str) {
-        let _ = self.failure.set(format!("`{}`: {}", clip(file, 200), clip(why, 300)));
+        self.fail_with(FindError::invalid_pattern(format!(
+            "the regex could not be matched to the end of `{}`: {}; simplify the pattern \
+             (nested repetition with lookaround or backreferences backtracks too much)",
+            clip(file, 200),
+            clip(why, 300)
+        )));
     }
 
-    /// The error a search ends in when the engine failed on some file: its
-    /// answer would otherwise silently miss that file.
+    /// Records that a file could not be opened or read (`doing`: "cannot
+    /// open", "cannot read") for another reason than its absence or a
+    /// refusal (the first failure wins).
+    pub fn fail_io(&self, file: &str, doing: &str, e: &std::io::Error) {
+        self.fail_with(FindError::new(
+            ErrorCode::FsError,
+            format!("{doing} `{}` to search it: {e}{}", clip(file, 300), crate::error::io_advice(e)),
+        ));
+    }
+
+    /// Records why the search must fail (the first failure wins).
+    pub fn fail_with(&self, err: FindError) {
+        let _ = self.failure.set(err);
+    }
+
+    /// The error a search ends in when it failed on some file: its answer
+    /// would otherwise silently miss that file.
     pub fn failure(&self) -> Option<FindError> {
-        self.failure.get().map(|what| {
-            FindError::invalid_pattern(format!(
-                "the regex could not be matched to the end of {what}; simplify the pattern \
-                 (nested repetition with lookaround or backreferences backtracks too much)"
-            ))
-        })
+        self.failure.get().cloned()
     }
 }
 

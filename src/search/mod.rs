@@ -13,7 +13,7 @@ use crate::entry::EntryKind;
 use crate::error::Result;
 use crate::pattern::NameMatcher;
 use crate::sandbox::Scope;
-use crate::source::{walk, Root, Source};
+use crate::source::{walk, Contents, Root, Source};
 use crate::walk::{posix_string, Entry, WalkRules, Walked};
 use content::{new_searcher, scan_contents, scan_file, FileScan, LineHit, Scan};
 use matcher::ContentMatcher;
@@ -122,7 +122,7 @@ const UNREAD: u64 = u64::MAX;
 
 pub fn run(config: &SearchConfig, cancel: &Cancel) -> Result<SearchOutcome> {
     cancel.check()?;
-    let root = config.source.open(&config.scope)?;
+    let root = config.source.open(&config.scope, cancel)?;
     let newest_first = config.target.newest_first();
     let walked = gather(config, &root, &config.rules, cancel, &|_| true, &|_| {})?;
     let mut hits = walked.found;
@@ -191,7 +191,7 @@ fn gather(
                         return None;
                     }
                     match entry.open() {
-                        Some(file) => scan_file(&mut searcher, regex, file, scan, relative)?.count,
+                        Some(file) => scan_file(&mut searcher, regex, file, scan, relative, cancel)?.count,
                         None => UNREAD,
                     }
                 }
@@ -215,7 +215,7 @@ fn gather(
             |hit| &hit.relative,
             cancel,
             |mut hit, contents| {
-                if let Some(found) = scan_contents(&mut searcher, regex, contents, scan, Path::new(&hit.path)) {
+                if let Some(found) = scan_contents(&mut searcher, regex, contents, scan, Path::new(&hit.path), cancel) {
                     if found.count > 0 {
                         hit.count = found.count;
                         on_match(&hit.relative);
@@ -247,9 +247,12 @@ fn first_lines(
         }
         cancel.check()?;
         let scan = Scan::Lines(max - out.len());
-        let found = root
-            .read_one(&hit.relative)?
-            .and_then(|c| scan_contents(&mut searcher, regex, c, scan, Path::new(&hit.path)));
+        let contents = root.read_one(&hit.relative, cancel)?;
+        let failure = contents.as_ref().and_then(Contents::failure);
+        let found = contents.and_then(|c| scan_contents(&mut searcher, regex, c, scan, Path::new(&hit.path), cancel));
+        if let Some(failure) = failure {
+            failure.check()?;
+        }
         let FileScan { lines, .. } = found.unwrap_or_default();
         out.extend(lines.into_iter().map(|LineHit { line, text }| LineMatch { file: hit.path.clone(), line, text }));
     }
@@ -265,11 +268,9 @@ mod tests {
     use std::sync::Arc;
 
     fn search_in(storage: &Arc<MemoryStorage>, pairs: &[(&str, &str)]) -> Result<SearchOutcome> {
-        let mut fields = vec![("cwd".to_string(), Value::Text("/".into()))];
-        fields.extend(pairs.iter().map(|(k, v)| (k.to_string(), Value::Text(v.to_string()))));
-        let mut config = options::parse(&fields)?;
-        config.source = Source::Storage(crate::shared::Shared(Arc::new(Arc::clone(storage))));
-        run(&config, &Cancel::never())
+        let fields: Vec<_> = pairs.iter().map(|(k, v)| (k.to_string(), Value::Text(v.to_string()))).collect();
+        let source = Source::Storage(crate::shared::Shared(Arc::new(Arc::clone(storage))));
+        run(&options::parse(&fields, source)?, &Cancel::never())
     }
 
     #[test]

@@ -4,26 +4,11 @@ use super::matcher::ContentMatcher;
 use super::{OutputMode, SearchConfig, Target, DEFAULT_MAX_RESULTS, MAX_RESULTS, SKIPPED_DIRS};
 use crate::args::{wrong, Reader, Value};
 use crate::error::{FindError, Result};
+use crate::option_table::Call;
 use crate::pattern::{NameMatcher, PatternMode};
 use crate::sandbox::Scope;
 use crate::source::Source;
 use crate::walk::{Excludes, WalkRules};
-
-/// The options `searchFiles` reads here (the JS side also takes `signal`,
-/// `policy`, `approve` and `reader`).
-pub const KNOWN: &[&str] = &[
-    "pattern",
-    "target",
-    "path",
-    "cwd",
-    "fileGlob",
-    "outputMode",
-    "ignoreCase",
-    "noIgnore",
-    "maxResults",
-    "timeoutMs",
-    "roots",
-];
 
 /// A glob with no `/` is tested against the file name, one with `/` against
 /// the path relative to the search directory.
@@ -66,9 +51,9 @@ fn name_pattern(pattern: &str) -> String {
     escaped
 }
 
-pub fn parse(fields: &[(String, Value)]) -> Result<SearchConfig> {
+pub fn parse(fields: &[(String, Value)], source: Source) -> Result<SearchConfig> {
     let r = Reader { fields };
-    r.only(KNOWN)?;
+    r.only(Call::Search)?;
     let pattern =
         match r.get("pattern") {
             Value::Text(t) if !t.is_empty() => t.clone(),
@@ -114,7 +99,7 @@ pub fn parse(fields: &[(String, Value)]) -> Result<SearchConfig> {
             ))
         }
     };
-    let scope = Scope::from_options(&r)?;
+    let scope = Scope::from_options(&r, &source.cwd_base())?;
     let timeout_ms = r.timeout_ms()?;
     let no_ignore = r.flag("noIgnore", false)?;
     let rules = WalkRules {
@@ -128,7 +113,7 @@ pub fn parse(fields: &[(String, Value)]) -> Result<SearchConfig> {
         // A search that finds nothing looks in what was ignored (see `elsewhere`).
         record_ignored: !no_ignore,
     };
-    Ok(SearchConfig { target, rules, max_results, scope, source: Source::Disk, timeout_ms })
+    Ok(SearchConfig { target, rules, max_results, scope, source, timeout_ms })
 }
 
 #[cfg(test)]
@@ -136,6 +121,10 @@ mod tests {
     use super::*;
     use crate::error::ErrorCode;
     use std::path::Path;
+
+    fn parse_disk(fields: &[(String, Value)]) -> Result<SearchConfig> {
+        parse(fields, Source::Disk)
+    }
 
     fn opts(pairs: &[(&str, Value)]) -> Vec<(String, Value)> {
         pairs.iter().map(|(k, v)| (k.to_string(), v.clone())).collect()
@@ -171,14 +160,14 @@ mod tests {
 
     #[test]
     fn defaults_and_clamps() {
-        let c = parse(&opts(&[("pattern", text("fn main"))])).unwrap();
+        let c = parse_disk(&opts(&[("pattern", text("fn main"))])).unwrap();
         assert_eq!(c.max_results, DEFAULT_MAX_RESULTS);
         assert!(matches!(c.target, Target::Content { mode: OutputMode::Content, file_glob: None, .. }));
         assert_eq!(c.rules.skip_dirs, SKIPPED_DIRS);
         assert!(c.rules.gitignore);
-        let c = parse(&opts(&[("pattern", text("x")), ("maxResults", Value::Number(10_000.0))])).unwrap();
+        let c = parse_disk(&opts(&[("pattern", text("x")), ("maxResults", Value::Number(10_000.0))])).unwrap();
         assert_eq!(c.max_results, MAX_RESULTS);
-        let c = parse(&opts(&[("pattern", text("x")), ("noIgnore", Value::Bool(true))])).unwrap();
+        let c = parse_disk(&opts(&[("pattern", text("x")), ("noIgnore", Value::Bool(true))])).unwrap();
         assert!(c.rules.skip_dirs == [".git"] && !c.rules.gitignore);
     }
 
@@ -195,18 +184,18 @@ mod tests {
             ("ignoreCase", text("yes")),
             ("globs", text("*.py")),
         ] {
-            let e = parse(&opts(&[("pattern", text("x")), (k, v)])).unwrap_err();
+            let e = parse_disk(&opts(&[("pattern", text("x")), (k, v)])).unwrap_err();
             assert_eq!(e.code, ErrorCode::InvalidArgument, "{k}");
         }
-        assert_eq!(parse(&opts(&[("pattern", text(""))])).unwrap_err().code, ErrorCode::InvalidArgument);
-        let e = parse(&opts(&[("pattern", text("(open"))])).unwrap_err();
+        assert_eq!(parse_disk(&opts(&[("pattern", text(""))])).unwrap_err().code, ErrorCode::InvalidArgument);
+        let e = parse_disk(&opts(&[("pattern", text("(open"))])).unwrap_err();
         assert_eq!(e.code, ErrorCode::InvalidPattern);
         assert!(e.message.contains("regex"), "{}", e.message);
-        let e = parse(&opts(&[("pattern", text(&format!("({}", "x".repeat(1 << 20))))])).unwrap_err();
+        let e = parse_disk(&opts(&[("pattern", text(&format!("({}", "x".repeat(1 << 20))))])).unwrap_err();
         assert_eq!(e.code, ErrorCode::InvalidPattern);
         assert!(e.message.len() < 1024, "{} bytes", e.message.len());
         assert!(e.message.ends_with("unclosed group"), "{}", e.message);
-        let e = parse(&opts(&[("pattern", text("*.py")), ("target", text("files")), ("fileGlob", text("*.py"))]))
+        let e = parse_disk(&opts(&[("pattern", text("*.py")), ("target", text("files")), ("fileGlob", text("*.py"))]))
             .unwrap_err();
         assert_eq!(e.code, ErrorCode::InvalidArgument);
     }

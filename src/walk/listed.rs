@@ -9,67 +9,53 @@
 //! `.git` file with a relative `gitdir:`). The user's git config and global
 //! excludes file live on the local disk, not in the storage: not used here.
 
-use super::{cannot_list, At, Entry, Gate, CANCEL_EVERY};
+use super::{cannot_list, At, Collector, Entry, Gate, Pending};
 use crate::cancel::Cancel;
 use crate::dir::MAX_IGNORE_FILE_BYTES;
 use crate::entry::EntryKind;
 use crate::error::{clip, ErrorCode, FindError, Result};
 use crate::gitconfig::{User, MAX_CONFIG_BYTES};
 use crate::gitdir::{common_of, parse_gitfile, DOT_GIT, MAX_GITFILE_BYTES};
-use crate::gitignore::{IgnoreFiles, RepoFiles, Rules, CONFIG, EXCLUDE, GITIGNORE, IGNORE};
+use crate::gitignore::{FolderRules, IgnoreFiles, RepoFiles, Rules, CONFIG, EXCLUDE, GITIGNORE, IGNORE};
+use crate::limits::{MAX_STORAGE_DEPTH, MAX_STORAGE_ENTRIES};
 use crate::storage::{block_on, in_flight, is_skipped, join, reader_failed, Listed, StorageRef};
+use std::collections::HashSet;
 use std::ffi::OsStr;
 use std::io;
 use std::path::Path;
 
 /// Walks the storage from `root` (a normalized absolute path in it).
-pub(super) fn walk<T, S>(
-    storage: &StorageRef,
-    root: &Path,
-    gate: &Gate,
-    cancel: &Cancel,
-    mut select: S,
-) -> Result<Vec<T>>
-where
-    S: FnMut(&Path, EntryKind, &Entry) -> Option<T>,
-{
+pub(super) fn walk<C: Collector>(storage: &StorageRef, root: &Path, gate: &Gate, mut collector: C) -> Result<C::Out> {
     let root_text = root.to_string_lossy().into_owned();
+    let cancel = gate.cancel();
     let walking = async {
-        let ignore = match gate.rules.gitignore {
+        let above = match gate.rules().gitignore {
             true => Some(rules_above(storage, &root_text, cancel).await?),
             false => None,
         };
-        let start = |work: Work| {
-            let (storage, path) = (storage.clone(), join(&root_text, &work.rel));
-            let with_ignores = work.ignore.is_some();
+        let start = |work: Pending<()>| {
+            let (storage, path) = (storage.clone(), join(&root_text, &work.rel().to_string_lossy()));
+            let with_ignores = work.reads_ignore_files();
             async move { (list_folder(&storage, path, with_ignores).await, work) }
         };
-        let mut found = Vec::new();
-        let first = vec![Work { rel: String::new(), depth: 0, ignore }];
+        let first = vec![Pending::root((), above)];
+        let mut listed = 0usize;
         in_flight(storage.concurrency(), first, cancel, start, |(listing, work), pending| {
             let listing = match listing {
                 Ok(listing) => listing,
                 // Vanished, not a folder, or not ours to read: skipped below the root.
-                Err(Failed::List(e)) if work.depth > 0 && is_skipped(&e) => return Ok(()),
-                Err(Failed::List(e)) => return Err(cannot_list(root, Path::new(&work.rel), &e, "the reader")),
+                Err(Failed::List(e)) if !work.is_root() && is_skipped(&e) => return Ok(()),
+                Err(Failed::List(e)) => return Err(cannot_list(root, work.rel(), &e, "the reader")),
                 Err(Failed::Other(path, e)) => return Err(reader_failed(&path, &e)),
             };
-            visit(listing, work, gate, cancel, &mut select, &mut found, pending, &root_text)
+            listed += listing.entries.len();
+            within_bounds(&work, listed, &root_text)?;
+            visit(listing, work, gate, &mut collector, pending, &root_text)
         })
         .await?;
-        Ok(found)
+        Ok(collector.finish())
     };
-    block_on(walking).map_err(|e| reader_failed(&root_text, &e))?
-}
-
-/// A folder to list.
-struct Work {
-    /// Its path relative to the root (empty for the root).
-    rel: String,
-    /// 0 for the root.
-    depth: usize,
-    /// The ignore rules of its parent (`None` with `gitignore: false`).
-    ignore: Option<Rules>,
+    block_on(walking, cancel)?
 }
 
 /// A folder's children, and its ignore files when the rules need them.
@@ -86,55 +72,58 @@ enum Failed {
     Other(String, io::Error),
 }
 
-/// Judges each child of a listed folder: rules, selector, and folders to list next.
-#[allow(clippy::too_many_arguments)]
-fn visit<T, S>(
-    listing: Listing,
-    work: Work,
-    gate: &Gate,
-    cancel: &Cancel,
-    select: &mut S,
-    found: &mut Vec<T>,
-    pending: &mut Vec<Work>,
-    root: &str,
-) -> Result<()>
-where
-    S: FnMut(&Path, EntryKind, &Entry) -> Option<T>,
-{
-    let prefix = if work.rel.is_empty() { 0 } else { work.rel.len() + 1 };
-    let ignore = work.ignore.map(|rules| rules.enter_with(listing.ignore_files, prefix));
-    let child_depth = work.depth + 1;
-    let descend = gate.descends_at(child_depth);
-    let mut rel = work.rel;
-    if !rel.is_empty() {
-        rel.push('/');
+/// Fails once the walk is deeper than `MAX_STORAGE_DEPTH` or has listed
+/// more than `MAX_STORAGE_ENTRIES` (`listed`): what a storage whose listing
+/// holds a cycle looks like.
+fn within_bounds(work: &Pending<()>, listed: usize, root: &str) -> Result<()> {
+    let (too_deep, too_many) = (work.depth() > MAX_STORAGE_DEPTH, listed > MAX_STORAGE_ENTRIES);
+    if !too_deep && !too_many {
+        return Ok(());
     }
-    for (i, listed) in listing.entries.iter().enumerate() {
-        if i > 0 && i % CANCEL_EVERY as usize == 0 {
-            cancel.check()?;
-        }
-        if !is_valid_name(&listed.name) {
-            return Err(FindError::new(
-                ErrorCode::FsError,
-                format!(
-                    "the reader listed `{}` with a child named `{}`; a name must be non-empty, not `.` or `..`, and hold no `/` or NUL",
-                    clip(&join(root, &rel[..rel.len().saturating_sub(1)]), 300),
-                    clip(&listed.name, 100)
-                ),
-            ));
-        }
-        rel.truncate(prefix);
-        rel.push_str(&listed.name);
-        let is_dir = listed.kind == EntryKind::Dir;
-        if !gate.passes(OsStr::new(&listed.name), Path::new(&rel), is_dir, ignore.as_ref()) {
+    let what = match too_deep {
+        true => format!("folders nested more than {MAX_STORAGE_DEPTH} deep"),
+        false => format!("more than {MAX_STORAGE_ENTRIES} entries"),
+    };
+    Err(FindError::new(
+        ErrorCode::FsError,
+        format!(
+            "the reader listed {what} below `{}` (at `{}`): its listing likely holds a cycle, a folder that lists itself or an ancestor; stop the reader from following links to folders, or search a smaller folder",
+            clip(root, 200),
+            clip(&join(root, &work.rel().to_string_lossy()), 300)
+        ),
+    ))
+}
+
+/// Judges each child of a listed folder: rules, selector, and folders to list next.
+fn visit<C: Collector>(
+    listing: Listing,
+    work: Pending<()>,
+    gate: &Gate,
+    collector: &mut C,
+    pending: &mut Vec<Pending<()>>,
+    root: &str,
+) -> Result<()> {
+    if let Some(bad) = listing.entries.iter().find(|listed| !is_valid_name(&listed.name)) {
+        return Err(FindError::new(
+            ErrorCode::FsError,
+            format!(
+                "the reader listed `{}` with a child named `{}`; a name must be non-empty, not `.` or `..`, and hold no `/` or NUL",
+                clip(&join(root, &work.rel().to_string_lossy()), 300),
+                clip(&bad.name, 100)
+            ),
+        ));
+    }
+    let (_, mut visit) = gate.visit(work, |_| Ok(FolderRules::compile(listing.ignore_files)))?;
+    // A name listed twice in one folder is one entry, as a folder holds each name once.
+    let mut names: HashSet<&str> = HashSet::with_capacity(listing.entries.len());
+    for listed in &listing.entries {
+        if !names.insert(&listed.name) {
             continue;
         }
-        if let Some(item) = select(Path::new(&rel), listed.kind, &Entry(At::Listed(listed))) {
-            found.push(item);
-        }
-        if is_dir && descend {
-            pending.push(Work { rel: rel.clone(), depth: child_depth, ignore: ignore.clone() });
-        }
+        let is_dir = listed.kind == EntryKind::Dir;
+        let Some(rel) = visit.child(OsStr::new(&listed.name), is_dir)? else { continue };
+        collector.offer(rel, listed.kind, &Entry(At::Listed(listed)));
+        pending.extend(visit.descend(|| ()));
     }
     Ok(())
 }
@@ -287,7 +276,7 @@ async fn rules_above(storage: &StorageRef, root: &str, cancel: &Cancel) -> Resul
             Failed::List(e) => reader_failed(&text, &e),
             Failed::Other(path, e) => reader_failed(&path, &e),
         })?;
-        rules = rules.above_root(Path::new(root), folder, files);
+        rules = rules.above(Path::new(root), folder, FolderRules::compile(files).as_ref());
     }
     Ok(rules)
 }
@@ -428,5 +417,62 @@ mod tests {
         stopper.join().unwrap();
         assert_eq!(err.code, ErrorCode::Aborted);
         assert!(started.elapsed().as_millis() < 1_000, "{:?}", started.elapsed());
+    }
+
+    /// Every folder lists `loop` (a folder, itself again) and `a.txt` twice,
+    /// as a reader following `loop -> .` would, with `branches` loops.
+    struct Cyclic {
+        branches: usize,
+    }
+
+    impl crate::storage::Storage for Cyclic {
+        fn list(&self, _: &str) -> crate::storage::Reply<Vec<crate::storage::Listed>> {
+            let meta = crate::entry::Meta { size: 0, mtime_ms: 0.0 };
+            let mut listing: Vec<crate::storage::Listed> = (0..self.branches)
+                .map(|i| crate::storage::Listed { name: format!("loop{i}"), kind: EntryKind::Dir, meta })
+                .collect();
+            for _ in 0..2 {
+                listing.push(crate::storage::Listed { name: "a.txt".into(), kind: EntryKind::File, meta });
+            }
+            Box::pin(async move { Ok(listing) })
+        }
+        fn stat(&self, _: &str) -> crate::storage::Reply<crate::dir::Stat> {
+            let meta = crate::entry::Meta { size: 0, mtime_ms: 0.0 };
+            Box::pin(async move { Ok(crate::dir::Stat { kind: Some(EntryKind::Dir), meta }) })
+        }
+        fn read(&self, _: &str) -> crate::storage::Reply<Vec<u8>> {
+            Box::pin(async move { Ok(Vec::new()) })
+        }
+        fn concurrency(&self) -> usize {
+            4
+        }
+        fn mounted(&self) -> bool {
+            true
+        }
+    }
+
+    fn cyclic(branches: usize) -> Root {
+        let storage: Arc<dyn crate::storage::Storage> = Arc::new(Cyclic { branches });
+        Root { backend: Backend::Storage(Shared(storage)), path: PathBuf::from("/") }
+    }
+
+    #[test]
+    fn a_cyclic_listing_ends_with_an_error_that_names_it() {
+        let err = paths(&cyclic(1), &WalkRules { gitignore: false, ..rules() }).unwrap_err();
+        assert_eq!(err.code, ErrorCode::FsError);
+        assert!(err.message.contains("folders nested more than 1000 deep"), "{}", err.message);
+        assert!(err.message.contains("likely holds a cycle"), "{}", err.message);
+        // Under a depth the caller set, the walk ends on its own.
+        let shallow = paths(&cyclic(1), &WalkRules { gitignore: false, max_depth: Some(2), ..rules() }).unwrap();
+        assert_eq!(
+            shallow,
+            ["a.txt", "loop0/", "loop0/a.txt", "loop0/loop0/", "loop0/loop0/a.txt", "loop0/loop0/loop0/"]
+        );
+    }
+
+    #[test]
+    fn a_name_listed_twice_is_one_entry() {
+        let found = paths(&cyclic(2), &WalkRules { gitignore: false, max_depth: Some(0), ..rules() }).unwrap();
+        assert_eq!(found, ["a.txt", "loop0/", "loop1/"]);
     }
 }

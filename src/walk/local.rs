@@ -2,42 +2,38 @@
 //! parent (see `dir`), so nothing is reached through a symlink, even one
 //! swapped in mid-walk. Threads share a stack of folders to list, each
 //! keeping one child for itself (depth first); each thread has its own
-//! selector and hands its results over in batches, one lock per batch. The
+//! collector and hands over what it finished with once, at the end. The
 //! user's git settings (`GitEnv`) are shared by the threads, read once per
 //! walk when the first repository is met.
 
-use super::{cannot_list, thread_count, At, Entry, Gate, CANCEL_EVERY};
-use crate::cancel::Cancel;
+use super::{cannot_list, thread_count, At, Collector, Entry, Gate, Pending};
 use crate::dir::{is_gone, Dir};
 use crate::entry::EntryKind;
 use crate::error::{FindError, Result};
-use crate::gitignore::{GitEnv, Rules};
+use crate::gitignore::{rules_above_on_disk, unreadable, FolderRules, GitEnv, IgnoreFiles};
 use crate::sync::{lock, unpoisoned};
-use std::ffi::{OsStr, OsString};
+use std::ffi::OsString;
 use std::io::ErrorKind;
 use std::path::Path;
 use std::sync::{Arc, Condvar, Mutex};
 
-/// Walks the folder `dir`, whose real path is `root`, with a selector per thread.
-pub(super) fn walk<T, M, S>(
-    dir: &Arc<Dir>,
-    root: &Path,
-    gate: &Gate,
-    cancel: &Cancel,
-    new_selector: M,
-) -> Result<Vec<T>>
+/// Walks the folder `dir`, whose real path is `root`, with a collector per
+/// thread; returns what each finished with.
+pub(super) fn walk<C, M>(dir: &Arc<Dir>, root: &Path, gate: &Gate, new_collector: M) -> Result<Vec<C::Out>>
 where
-    T: Send,
-    M: Fn() -> S + Sync,
-    S: FnMut(&Path, EntryKind, &Entry) -> Option<T> + Send,
+    C: Collector,
+    M: Fn() -> C + Sync,
 {
     // Ignore files apply from the root of the repository holding the search
     // directory down; outside any repository, only those at and below it.
     // The user's git settings are read once, when a repository needs them.
     let git = GitEnv::from_process();
-    let ignore = gate.rules.gitignore.then(|| Rules::above(root, &git));
-    let first = Work { source: FolderAt::Open(Arc::clone(dir)), rel: OsString::new(), depth: 0, ignore };
-    let shared = Shared {
+    let above = match gate.rules().gitignore {
+        true => Some(rules_above_on_disk(root, &git)?),
+        false => None,
+    };
+    let first = Pending::root(FolderAt::Open(Arc::clone(dir)), above);
+    let shared = WalkState {
         git: &git,
         queue: Mutex::new(Queue { pending: vec![first], busy: 0, stop: false }),
         wake: Condvar::new(),
@@ -45,13 +41,12 @@ where
         failure: Mutex::new(None),
         root,
         gate,
-        cancel,
     };
     std::thread::scope(|scope| {
         for _ in 1..thread_count() {
-            scope.spawn(|| shared.work(new_selector()));
+            scope.spawn(|| shared.work(new_collector()));
         }
-        shared.work(new_selector());
+        shared.work(new_collector());
     });
     if let Some(err) = unpoisoned(shared.failure.into_inner()) {
         return Err(err);
@@ -59,20 +54,7 @@ where
     Ok(unpoisoned(shared.found.into_inner()))
 }
 
-/// Results a thread gathers before taking the lock to hand them over.
-const BATCH: usize = 512;
-
-/// A folder to list.
-struct Work {
-    source: FolderAt,
-    /// Its path relative to the root (empty for the root).
-    rel: OsString,
-    /// 0 for the root.
-    depth: usize,
-    /// The ignore rules of its parent (`None` with `gitignore: false`).
-    ignore: Option<Rules>,
-}
-
+/// How the walk reaches a folder.
 enum FolderAt {
     Open(Arc<Dir>),
     /// A child of an open folder, opened when its turn comes (so only folders
@@ -82,14 +64,14 @@ enum FolderAt {
 
 /// Folders waiting to be listed, shared by the walker threads.
 struct Queue {
-    pending: Vec<Work>,
+    pending: Vec<Pending<FolderAt>>,
     /// Threads holding a folder: when none does and nothing is pending, the walk is over.
     busy: usize,
     /// Set when the walk ends early (a failure, a cancel).
     stop: bool,
 }
 
-struct Shared<'a, T> {
+struct WalkState<'a, T> {
     queue: Mutex<Queue>,
     wake: Condvar,
     found: Mutex<Vec<T>>,
@@ -97,16 +79,11 @@ struct Shared<'a, T> {
     root: &'a Path,
     git: &'a GitEnv,
     gate: &'a Gate<'a>,
-    cancel: &'a Cancel,
 }
 
-impl<T: Send> Shared<'_, T> {
+impl<T: Send> WalkState<'_, T> {
     /// A walker thread: takes folders until there are none left.
-    fn work<S>(&self, mut select: S)
-    where
-        S: FnMut(&Path, EntryKind, &Entry) -> Option<T>,
-    {
-        let mut batch = Vec::new();
+    fn work<C: Collector<Out = T>>(&self, mut collector: C) {
         let mut children = Vec::new();
         let mut next = None;
         let mut holding = false;
@@ -119,12 +96,9 @@ impl<T: Send> Shared<'_, T> {
                 },
             };
             holding = true;
-            if let Err(err) = self.list(work, &mut select, &mut batch, &mut children) {
+            if let Err(err) = self.list(work, &mut collector, &mut children) {
                 self.fail(err);
                 break;
-            }
-            if batch.len() >= BATCH {
-                lock(&self.found).append(&mut batch);
             }
             // Keep one child to list next (depth first, no lock); share the rest.
             next = children.pop();
@@ -135,14 +109,13 @@ impl<T: Send> Shared<'_, T> {
                 self.wake.notify_all();
             }
         }
-        if !batch.is_empty() {
-            lock(&self.found).append(&mut batch);
-        }
+        let out = collector.finish();
+        lock(&self.found).push(out);
     }
 
     /// The next folder, or `None` once the walk is over. `done` says this
     /// thread finished the folder it held.
-    fn take(&self, done: bool) -> Option<Work> {
+    fn take(&self, done: bool) -> Option<Pending<FolderAt>> {
         let mut queue = lock(&self.queue);
         if done {
             queue.busy -= 1;
@@ -171,108 +144,57 @@ impl<T: Send> Shared<'_, T> {
     }
 
     /// Lists one folder: applies the rules to each child, offers it to the
-    /// selector, and queues child folders.
-    fn list<S>(&self, work: Work, select: &mut S, batch: &mut Vec<T>, children: &mut Vec<Work>) -> Result<()>
-    where
-        S: FnMut(&Path, EntryKind, &Entry) -> Option<T>,
-    {
-        self.cancel.check()?;
-        let dir = match work.source {
-            FolderAt::Open(dir) => dir,
-            FolderAt::Child(parent, name) => match parent.open_dir(&name) {
+    /// collector, and queues child folders.
+    fn list<C: Collector>(
+        &self,
+        work: Pending<FolderAt>,
+        collector: &mut C,
+        children: &mut Vec<Pending<FolderAt>>,
+    ) -> Result<()> {
+        let is_root = work.is_root();
+        let dir = match &work.folder {
+            FolderAt::Open(dir) => Arc::clone(dir),
+            FolderAt::Child(parent, name) => match parent.open_dir(name) {
                 Ok(dir) => Arc::new(dir),
                 // Vanished, replaced by a file or a symlink, or not ours to read: skipped.
                 Err(e) if is_gone(&e) || e.kind() == ErrorKind::PermissionDenied => return Ok(()),
-                Err(e) => return Err(cannot_list(self.root, Path::new(&work.rel), &e, "the OS")),
+                Err(e) => return Err(cannot_list(self.root, work.rel(), &e, "the OS")),
             },
         };
-        let base = work.rel;
-        let prefix = if base.is_empty() { 0 } else { base.len() + 1 };
-        let ignore = work.ignore.map(|rules| rules.enter(&dir, prefix, self.git));
-        let child_depth = work.depth + 1;
-        let descend = self.gate.descends_at(child_depth);
-        let mut path = RelPath::new(&base);
-        let mut seen = 0u32;
+        let own = |rel: &Path| match IgnoreFiles::read(&dir, self.git) {
+            Ok(files) => Ok(FolderRules::compile(files)),
+            Err(e) => Err(unreadable(&self.root.join(rel), &e)),
+        };
+        let (_, mut visit) = self.gate.visit(work, own)?;
         let mut stopped = None;
         let listed = dir.for_each(|name, kind| {
             let Some(kind) = kind else { return };
             if stopped.is_some() {
                 return;
             }
-            seen = seen.wrapping_add(1);
-            if seen.is_multiple_of(CANCEL_EVERY) {
-                if let Err(e) = self.cancel.check() {
+            let is_dir = kind == EntryKind::Dir;
+            let rel = match visit.child(name, is_dir) {
+                Ok(Some(rel)) => rel,
+                Ok(None) => return,
+                Err(e) => {
                     stopped = Some(e);
                     return;
                 }
-            }
-            let is_dir = kind == EntryKind::Dir;
-            let rel = path.with(name);
-            if !self.gate.passes(name, rel, is_dir, ignore.as_ref()) {
-                return;
-            }
-            if let Some(found) = select(rel, kind, &Entry(At::InDir { dir: &dir, name })) {
-                batch.push(found);
-            }
-            if is_dir && descend {
-                let source = FolderAt::Child(Arc::clone(&dir), name.to_owned());
-                children.push(Work {
-                    source,
-                    rel: rel.as_os_str().to_owned(),
-                    depth: child_depth,
-                    ignore: ignore.clone(),
-                });
-            }
+            };
+            collector.offer(rel, kind, &Entry(At::InDir { dir: &dir, name }));
+            children.extend(visit.descend(|| FolderAt::Child(Arc::clone(&dir), name.to_owned())));
         });
         if let Some(e) = stopped {
             return Err(e);
         }
         match listed {
             // Removed while it was being listed (getdents says ENOENT): what was read is kept.
-            Err(e) if work.depth > 0 && is_gone(&e) => return Ok(()),
+            Err(e) if !is_root && is_gone(&e) => return Ok(()),
+            // Opened, but its listing refused (`/proc/<pid>/map_files`): skipped
+            // like a folder that cannot be opened.
+            Err(e) if !is_root && e.kind() == ErrorKind::PermissionDenied => return Ok(()),
             listed => listed,
         }
-        .map_err(|e| cannot_list(self.root, Path::new(&base), &e, "the OS"))
+        .map_err(|e| cannot_list(self.root, &visit.folder_rel(), &e, "the OS"))
     }
-}
-
-/// The relative path of each child of one folder, built in one buffer.
-struct RelPath {
-    buf: OsString,
-    base: usize,
-}
-
-impl RelPath {
-    fn new(base: &OsStr) -> RelPath {
-        let mut buf = base.to_owned();
-        if !buf.is_empty() {
-            buf.push("/");
-        }
-        let base = buf.len();
-        RelPath { buf, base }
-    }
-
-    /// The folder's path joined with `name`.
-    fn with(&mut self, name: &OsStr) -> &Path {
-        truncate(&mut self.buf, self.base);
-        self.buf.push(name);
-        Path::new(&self.buf)
-    }
-}
-
-#[cfg(unix)]
-fn truncate(buf: &mut OsString, len: usize) {
-    use std::os::unix::ffi::{OsStrExt, OsStringExt};
-    if buf.len() > len {
-        let mut bytes = std::mem::take(buf).into_vec();
-        bytes.truncate(len);
-        *buf = OsString::from_vec(bytes);
-    }
-    debug_assert_eq!(buf.as_bytes().len(), len);
-}
-
-#[cfg(not(unix))]
-fn truncate(buf: &mut OsString, len: usize) {
-    let text = buf.to_string_lossy();
-    *buf = OsString::from(text.get(..len).unwrap_or(&text).to_owned());
 }

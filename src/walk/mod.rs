@@ -7,8 +7,11 @@
 //! (`index::query`). A selector, given each entry that passes, decides which
 //! become results. `source` picks the engine for an opened root.
 
+mod folder;
 mod listed;
 mod local;
+
+pub use folder::Pending;
 
 use crate::cancel::Cancel;
 use crate::dir::{Dir, Stat};
@@ -42,7 +45,46 @@ pub struct WalkRules {
     pub record_ignored: bool,
 }
 
-/// What a walk returns: the selected entries, in no defined order, the
+/// What a walk hands each entry that passes the rules: one collector per
+/// walker thread (or per slice of an index), each finished once its share
+/// is done; the walk returns what each one finished with.
+pub trait Collector: Send {
+    type Out: Send;
+    /// One entry, at `rel` from the root.
+    fn offer(&mut self, rel: &Path, kind: EntryKind, entry: &Entry);
+    fn finish(self) -> Self::Out;
+}
+
+/// A selector as a collector: keeps what the selector returns for each entry.
+pub struct Keep<T, S> {
+    select: S,
+    kept: Vec<T>,
+}
+
+impl<T, S> Keep<T, S> {
+    pub fn new(select: S) -> Keep<T, S> {
+        Keep { select, kept: Vec::new() }
+    }
+}
+
+impl<T, S> Collector for Keep<T, S>
+where
+    T: Send,
+    S: FnMut(&Path, EntryKind, &Entry) -> Option<T> + Send,
+{
+    type Out = Vec<T>;
+
+    fn offer(&mut self, rel: &Path, kind: EntryKind, entry: &Entry) {
+        self.kept.extend((self.select)(rel, kind, entry));
+    }
+
+    fn finish(self) -> Vec<T> {
+        self.kept
+    }
+}
+
+/// What a walk returns: what it found (what its collectors finished with, or
+/// the selected entries), in no defined order, the
 /// folders it did not enter because of `skip_dirs` (relative, `.git` left
 /// out), the folders where it passed over a `.git` (relative), and with
 /// `record_ignored`, the entries ignore files hid (relative, whether a
@@ -53,6 +95,13 @@ pub struct Walked<T> {
     pub skipped: Vec<String>,
     pub git_holders: Vec<PathBuf>,
     pub ignored: Vec<(String, bool)>,
+}
+
+impl<T> Walked<T> {
+    /// The same walk with what was found turned into something else.
+    pub fn map_found<U>(self, f: impl FnOnce(Vec<T>) -> Vec<U>) -> Walked<U> {
+        Walked { found: f(self.found), skipped: self.skipped, git_holders: self.git_holders, ignored: self.ignored }
+    }
 }
 
 impl WalkRules {
@@ -176,6 +225,7 @@ impl Entry<'_> {
 /// folder-by-folder judgement every walk engine (disk, storage, index) asks.
 pub struct Gate<'a> {
     rules: &'a WalkRules,
+    cancel: &'a Cancel,
     /// Folders not entered because of `skip_dirs` (relative, `.git` left out).
     skipped: Mutex<Vec<String>>,
     /// Folders holding a `.git` that was passed over.
@@ -219,6 +269,11 @@ impl Gate<'_> {
         self.rules
     }
 
+    /// The search's cancel flag and deadline.
+    pub fn cancel(&self) -> &Cancel {
+        self.cancel
+    }
+
     /// Folders not entered because of `skip_dirs`, as an engine that kept
     /// them from an earlier walk reports them.
     pub fn add_skipped(&self, folders: impl IntoIterator<Item = String>) {
@@ -238,6 +293,7 @@ pub fn gated<T>(rules: &WalkRules, cancel: &Cancel, engine: impl FnOnce(&Gate) -
     cancel.check()?;
     let gate = Gate {
         rules,
+        cancel,
         skipped: Mutex::new(Vec::new()),
         git_holders: Mutex::new(Vec::new()),
         ignored: Mutex::new(Vec::new()),
@@ -252,34 +308,29 @@ pub fn gated<T>(rules: &WalkRules, cancel: &Cancel, engine: impl FnOnce(&Gate) -
 }
 
 /// Walks an open folder on disk (see `local`).
-pub fn walk_dir<T, M, S>(
+pub fn walk_dir<C, M>(
     dir: &Arc<Dir>,
     root: &Path,
     rules: &WalkRules,
     cancel: &Cancel,
-    new_selector: M,
-) -> Result<Walked<T>>
+    new_collector: M,
+) -> Result<Walked<C::Out>>
 where
-    T: Send,
-    M: Fn() -> S + Sync,
-    S: FnMut(&Path, EntryKind, &Entry) -> Option<T> + Send,
+    C: Collector,
+    M: Fn() -> C + Sync,
 {
-    gated(rules, cancel, |gate| local::walk(dir, root, gate, cancel, new_selector))
+    gated(rules, cancel, |gate| local::walk(dir, root, gate, new_collector))
 }
 
 /// Walks a host's storage from `root` (see `listed`).
-pub fn walk_storage<T, S>(
+pub fn walk_storage<C: Collector>(
     storage: &StorageRef,
     root: &Path,
     rules: &WalkRules,
     cancel: &Cancel,
-    select: S,
-) -> Result<Walked<T>>
-where
-    T: Send,
-    S: FnMut(&Path, EntryKind, &Entry) -> Option<T> + Send,
-{
-    gated(rules, cancel, |gate| listed::walk(storage, root, gate, cancel, select))
+    collector: C,
+) -> Result<Walked<C::Out>> {
+    gated(rules, cancel, |gate| listed::walk(storage, root, gate, collector).map(|out| vec![out]))
 }
 
 /// A relative path as results show it: `/` separators, lossy UTF-8.

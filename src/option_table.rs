@@ -1,0 +1,330 @@
+//! Every option of `find` and `searchFiles`, once: its name, the value it
+//! takes, its default, what a model reads about it and its command-line
+//! flag. The unknown-option check and its message (`Reader::only`), the
+//! tools' JSON Schemas (`js/tools.js`), the CLI's flags and usage text
+//! (`bin/agent-find.js`) and the test that holds `index.d.ts` to the same
+//! names all read this table; the binding exports it as `optionTable()`.
+//! What a value means is read in `options` and `search::options`.
+//!
+//! Texts may hold `{name}` for a number or list that lives in `limits` (see
+//! `fill`), so a default is written in one place.
+
+use crate::limits;
+
+/// The call an option belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Call {
+    /// `find` (and `findFiles`, which takes the same options).
+    Find,
+    /// `searchFiles`.
+    Search,
+}
+
+impl Call {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Call::Find => "find",
+            Call::Search => "search",
+        }
+    }
+}
+
+/// The value an option takes, as the schemas and the CLI need to know it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Bool,
+    /// A whole number, at least `minimum`.
+    Integer {
+        minimum: u32,
+    },
+    /// A number (`Infinity` allowed).
+    Number,
+    Text,
+    /// One of these strings.
+    Choice(&'static [&'static str]),
+    /// Bytes as a number, or a string such as '10KB'.
+    Size,
+    /// A date, a date-time, epoch milliseconds or an age.
+    Date,
+    /// An array of strings.
+    Texts,
+    /// A JS value (a signal, a function, an object) the JS side takes before
+    /// the options reach the binding: no schema, no flag.
+    Host,
+}
+
+impl Kind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Bool => "boolean",
+            Kind::Integer { .. } => "integer",
+            Kind::Number => "number",
+            Kind::Text => "string",
+            Kind::Choice(_) => "choice",
+            Kind::Size => "size",
+            Kind::Date => "date",
+            Kind::Texts => "strings",
+            Kind::Host => "host",
+        }
+    }
+}
+
+/// What an option is when the caller leaves it out.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Default {
+    /// Nothing (no limit, no filter), or a default described in the text.
+    None,
+    Bool(bool),
+    Count(usize),
+    Text(&'static str),
+    /// An empty list.
+    Empty,
+}
+
+/// An option's command-line flag.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Flag {
+    /// Without the leading `--`.
+    pub long: &'static str,
+    pub short: Option<char>,
+    /// The value's name in the usage text; `None` for a switch.
+    pub arg: Option<&'static str>,
+    /// For a switch: the value it sets (`"false"` for `--no-hidden`,
+    /// `"files"` for `--files`); `None` sets `true`.
+    pub sets: Option<&'static str>,
+    /// Given more than once, the values form a list.
+    pub repeats: bool,
+    /// One line of usage text.
+    pub help: &'static str,
+}
+
+/// One option of one call.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct OptionSpec {
+    pub call: Call,
+    pub name: &'static str,
+    pub kind: Kind,
+    pub default: Default,
+    /// What a model reads about it in the tool's JSON Schema; `None` when
+    /// the host sets it, so the schema leaves it out.
+    pub model: Option<&'static str>,
+    /// Its flag; `None` when the CLI takes it otherwise (a positional
+    /// argument) or not at all.
+    pub flag: Option<Flag>,
+}
+
+const fn opt(call: Call, name: &'static str, kind: Kind, default: Default) -> OptionSpec {
+    OptionSpec { call, name, kind, default, model: None, flag: None }
+}
+
+impl OptionSpec {
+    const fn model(mut self, text: &'static str) -> OptionSpec {
+        self.model = Some(text);
+        self
+    }
+
+    const fn flag(mut self, long: &'static str, arg: Option<&'static str>, help: &'static str) -> OptionSpec {
+        self.flag = Some(Flag { long, short: None, arg, sets: None, repeats: false, help });
+        self
+    }
+
+    const fn switch_to(mut self, long: &'static str, sets: &'static str, help: &'static str) -> OptionSpec {
+        self.flag = Some(Flag { long, short: None, arg: None, sets: Some(sets), repeats: false, help });
+        self
+    }
+
+    const fn short(mut self, short: char) -> OptionSpec {
+        if let Some(flag) = &mut self.flag {
+            flag.short = Some(short);
+        }
+        self
+    }
+
+    const fn repeats(mut self) -> OptionSpec {
+        if let Some(flag) = &mut self.flag {
+            flag.repeats = true;
+        }
+        self
+    }
+}
+
+use Call::{Find, Search};
+
+macro_rules! size_text {
+    ($which:literal) => {
+        concat!(
+            $which,
+            " file size, inclusive (directories are never removed by it): bytes as a number, or a string such as '10KB', '1.5MB', '2GB' (1024-based)."
+        )
+    };
+}
+const PATH_HELP: &str =
+    "Folder to search, relative to the workspace root (or absolute inside it). Default: the workspace root.";
+
+/// Every option, by call, in the order the schemas and usage texts list them.
+pub const OPTIONS: &[OptionSpec] = &[
+    opt(Find, "pattern", Kind::Text, Default::None).model(
+        "Glob matched against each path relative to `path`, e.g. '**/*.ts', 'src/**/test_*.py', '*.{md,txt}', 'README*'. \
+         With `regex: true`, a JavaScript regular expression tested against each file name instead (case-insensitive unless `caseSensitive`; `/source/flags` also works).",
+    ),
+    opt(Find, "path", Kind::Text, Default::None).model(PATH_HELP),
+    opt(Find, "type", Kind::Choice(&["file", "dir", "any"]), Default::Text("file"))
+        .model("'file' for regular files, 'dir' for folders, 'any' for both (and symlinks).")
+        .flag("type", Some("file|dir|any"), "entry type (default file)"),
+    opt(Find, "regex", Kind::Bool, Default::Bool(false))
+        .model("`pattern` is a regular expression tested against each file name, not a glob.")
+        .flag("regex", None, "pattern is a JavaScript regex tested against each file name"),
+    opt(Find, "matchBase", Kind::Bool, Default::Bool(false))
+        .model("Test the glob against the file name only, so '*.rs' matches at any depth.")
+        .flag("match-base", None, "glob is tested against the file name, not the path"),
+    opt(Find, "caseSensitive", Kind::Bool, Default::Bool(false))
+        .model("Match case exactly (the default is case-insensitive).")
+        .flag("case-sensitive", None, "match case (default: case-insensitive)"),
+    opt(Find, "limit", Kind::Integer { minimum: 1 }, Default::Count(limits::DEFAULT_LIMIT))
+        .model("Return at most this many entries (values above {maxLimit} are lowered to {maxLimit}).")
+        .flag("limit", Some("N"), "at most N entries (default {limit})"),
+    opt(Find, "maxDepth", Kind::Integer { minimum: 0 }, Default::None)
+        .model("0 lists only the direct children of `path`, 1 also their children, and so on. Default: no limit.")
+        .flag("max-depth", Some("N"), "0 = only direct children of path"),
+    opt(Find, "sortBy", Kind::Choice(&["recent", "name", "mtime", "size", "none"]), Default::Text("recent"))
+        .model("'recent': newest first. 'name' (path), 'mtime' (oldest first), 'size' (smallest first) ascend; 'none' is the same as 'name'.")
+        .flag("sort", Some("recent|name|mtime|size|none"), "order (default recent)"),
+    opt(Find, "reverse", Kind::Bool, Default::Bool(false))
+        .model("Flip the order: with sortBy 'size', the largest first.")
+        .flag("reverse", None, "flip the order"),
+    opt(Find, "modifiedSince", Kind::Date, Default::None)
+        .model("Only entries modified strictly after this: an ISO date or date-time ('2024-05-01', '2024-05-01T12:00:00Z') or an age ('30m', '24h', '7d').")
+        .flag("modified-since", Some("WHEN"), "modified strictly after: ISO date, epoch ms, or an age (30m, 24h, 7d)"),
+    opt(Find, "minSize", Kind::Size, Default::None)
+        .model(size_text!("Minimum"))
+        .flag("min-size", Some("SIZE"), "bytes, or 10KB, 1.5MB, 2GB (inclusive)"),
+    opt(Find, "maxSize", Kind::Size, Default::None).model(size_text!("Maximum")).flag(
+        "max-size",
+        Some("SIZE"),
+        "bytes, or 10KB, 1.5MB, 2GB (inclusive)",
+    ),
+    opt(Find, "hidden", Kind::Bool, Default::Bool(true))
+        .model("Include dotfiles and dot-folders.")
+        .switch_to("no-hidden", "false", "leave out dotfiles and dot-folders"),
+    opt(Find, "gitignore", Kind::Bool, Default::Bool(true))
+        .model("Apply .gitignore, .ignore and .git/info/exclude. Set false to also list ignored files (node_modules, build output).")
+        .switch_to("no-gitignore", "false", "do not apply .gitignore, .ignore, .git/info/exclude"),
+    opt(Find, "exclude", Kind::Texts, Default::Empty)
+        .model("Extra globs to leave out, like .gitignore lines: 'dist', '*.min.js', 'src/generated'.")
+        .flag("exclude", Some("GLOB"), "leave out matching entries (repeatable)")
+        .repeats(),
+    opt(Find, "maxLimit", Kind::Number, Default::Count(limits::DEFAULT_MAX_LIMIT)).flag(
+        "max-limit",
+        Some("N"),
+        "ceiling for --limit (default {maxLimit}; Infinity allowed)",
+    ),
+    opt(Find, "maxBytes", Kind::Number, Default::Count(limits::DEFAULT_MAX_BYTES)).flag(
+        "max-bytes",
+        Some("N"),
+        "cap on the printed text (default {maxBytes})",
+    ),
+    opt(Find, "timeoutMs", Kind::Number, Default::None).flag("timeout", Some("MS"), "give up after MS milliseconds"),
+    opt(Find, "roots", Kind::Texts, Default::None)
+        .flag("root", Some("DIR"), "only search inside DIR (repeatable)")
+        .repeats(),
+    opt(Find, "cwd", Kind::Text, Default::None).flag("cwd", Some("DIR"), "resolve path against DIR"),
+    opt(Find, "signal", Kind::Host, Default::None),
+    opt(Find, "policy", Kind::Host, Default::None),
+    opt(Find, "approve", Kind::Host, Default::None),
+    opt(Find, "reader", Kind::Host, Default::None),
+    opt(Search, "pattern", Kind::Text, Default::None).model(
+        "For target 'content': a regular expression (Rust/ripgrep syntax; lookaround and backreferences also work, as with rg -P) matched against each line; escape literal ( ) [ ] . * + ? { } | \\. \
+         For target 'files': a file-name glob ('*.py'); a plain word without * or ? matches names that contain it.",
+    ),
+    opt(Search, "target", Kind::Choice(&["content", "files"]), Default::Text("content"))
+        .model("'content' searches inside files; 'files' matches file names.")
+        .switch_to(
+            "files",
+            "files",
+            "match file names instead: <regex> is a name glob (a bare word is a contains-match)",
+        ),
+    opt(Search, "path", Kind::Text, Default::None).model(PATH_HELP),
+    opt(Search, "fileGlob", Kind::Text, Default::None)
+        .model("Content search only: which files to search, e.g. '*.py', '*.{ts,tsx}', 'src/**/*.rs'; '.py' and '.{ts,tsx}' mean '*.py' and '*.{ts,tsx}'.")
+        .flag("glob", Some("GLOB"), "only files matching GLOB, e.g. '*.py' or '*.{ts,tsx}'"),
+    opt(Search, "outputMode", Kind::Choice(&["content", "files", "count"]), Default::Text("content"))
+        .model("'content': matching lines with file and line number. 'files': only the files that match. 'count': matches per file.")
+        .flag("mode", Some("content|files|count"), "matching lines (default), files that matched, or counts per file"),
+    opt(Search, "ignoreCase", Kind::Bool, Default::Bool(false))
+        .model("Case-insensitive match.")
+        .flag("ignore-case", None, "case-insensitive")
+        .short('i'),
+    opt(Search, "noIgnore", Kind::Bool, Default::Bool(false))
+        .model("Also search node_modules, dist, build and the other skipped folders, and gitignored files.")
+        .flag("no-ignore", None, "also search skipped folders and gitignored files"),
+    opt(Search, "maxResults", Kind::Integer { minimum: 1 }, Default::Count(limits::DEFAULT_MAX_RESULTS))
+        .model("At most this many lines, files or counts (values above {maxResultsCap} are lowered to {maxResultsCap}).")
+        .flag("max-results", Some("N"), "at most N results (default {maxResults}, max {maxResultsCap})"),
+    opt(Search, "timeoutMs", Kind::Number, Default::None).flag("timeout", Some("MS"), "give up after MS milliseconds"),
+    opt(Search, "roots", Kind::Texts, Default::None)
+        .flag("root", Some("DIR"), "only search inside DIR (repeatable)")
+        .repeats(),
+    opt(Search, "cwd", Kind::Text, Default::None).flag("cwd", Some("DIR"), "resolve path against DIR"),
+    opt(Search, "signal", Kind::Host, Default::None),
+    opt(Search, "policy", Kind::Host, Default::None),
+    opt(Search, "approve", Kind::Host, Default::None),
+    opt(Search, "reader", Kind::Host, Default::None),
+];
+
+/// The options of `call`.
+pub fn of(call: Call) -> impl Iterator<Item = &'static OptionSpec> {
+    OPTIONS.iter().filter(move |o| o.call == call)
+}
+
+/// The names of the options of `call` that the binding reads (the JS side
+/// takes the `Host` ones).
+pub fn native_names(call: Call) -> Vec<&'static str> {
+    of(call).filter(|o| o.kind != Kind::Host).map(|o| o.name).collect()
+}
+
+/// `text` with each `{name}` of a number or list from `limits` written out.
+pub fn fill(text: &str) -> String {
+    let values: [(&str, String); 5] = [
+        ("{limit}", limits::DEFAULT_LIMIT.to_string()),
+        ("{maxLimit}", limits::DEFAULT_MAX_LIMIT.to_string()),
+        ("{maxBytes}", limits::DEFAULT_MAX_BYTES.to_string()),
+        ("{maxResults}", limits::DEFAULT_MAX_RESULTS.to_string()),
+        ("{maxResultsCap}", limits::MAX_RESULTS.to_string()),
+    ];
+    values.iter().fold(text.to_string(), |text, (name, value)| text.replace(name, value))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_flags_are_unique_per_call() {
+        for call in [Find, Search] {
+            let mut names: Vec<&str> = of(call).map(|o| o.name).collect();
+            let mut flags: Vec<&str> = of(call).filter_map(|o| o.flag.map(|f| f.long)).collect();
+            let (n, f) = (names.len(), flags.len());
+            names.sort_unstable();
+            names.dedup();
+            flags.sort_unstable();
+            flags.dedup();
+            assert_eq!((names.len(), flags.len()), (n, f), "{call:?}");
+        }
+    }
+
+    #[test]
+    fn texts_name_only_known_values() {
+        for o in OPTIONS {
+            for text in o.model.into_iter().chain(o.flag.map(|f| f.help)) {
+                // A `{word}` left after filling names a value `fill` does not know.
+                let filled = fill(text);
+                let placeholder = filled.split('{').skip(1).find(|rest| {
+                    rest.split_once('}')
+                        .is_some_and(|(word, _)| !word.is_empty() && word.chars().all(char::is_alphanumeric))
+                });
+                assert_eq!(placeholder, None, "{}: {filled}", o.name);
+            }
+        }
+        assert_eq!(fill("at most {maxResults} (max {maxResultsCap})"), "at most 50 (max 500)");
+    }
+}
