@@ -59,8 +59,11 @@ pub const MAX_EXCLUDE_BYTES: usize = 64 * 1024;
 /// pattern such as `\w{1000}{1000}`).
 pub const MAX_CONTENT_REGEX_BYTES: usize = 10 << 20;
 
-/// The nice value of the threads that walk and search (Linux): above the
-/// event loop's 0, so that on a busy machine the loop thread and V8's
-/// garbage-collection helpers get the cores first; a walk then waits for
-/// them, never the other way round. Idle cores are used all the same.
-pub const WORKER_NICE: i32 = 10;
+/// The nice value of the threads that walk, search and compile (Linux; 0
+/// leaves them at the loop's priority). At 10 the loop thread and V8's GC
+/// helpers got the cores first on a busy machine (loop delay p99 of 200
+/// concurrent calls 12-15 ms, against 45-64 at 0; see bench/README.md), but
+/// the walks' own threads, starved, lingered: 200 calls at once peaked at 35
+/// pool and walker threads instead of 15-17, past what `load.test.mjs`
+/// allows. Off until a walk's threads are reused rather than made per walk.
+pub const WORKER_NICE: i32 = 0;
