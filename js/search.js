@@ -45,6 +45,8 @@ async function runPlan(tool, purpose, options, index) {
   // timeoutMs counts from here: the policy and approve are part of the call (the plan counts from its making too).
   const deadline = deadlineOf(native.timeoutMs)
   const plan = new binding.Plan(native, purpose, storage, index)
+  // Validating compiles the patterns: on the blocking pool, never on the event loop.
+  await plan.prepare()
   const refused = plan.error
   if (refused) throw new FindFilesError(refused.code, refused.message)
   if (signal && signal.aborted) throw abortedError()

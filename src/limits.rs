@@ -44,3 +44,26 @@ pub const MAX_STORAGE_DEPTH: usize = 1_000;
 /// How many entries a walk through a host's storage lists before it stops
 /// with `fs-error`, for a cycle that branches (each level doubling).
 pub const MAX_STORAGE_ENTRIES: usize = 10_000_000;
+
+// Compiling a pattern is bounded by size, so that no call spends seconds
+// compiling (off the event loop, but holding a thread): measured on 2 busy
+// cores, a 16 KiB glob took at most ~0.2 s, and each `exclude` glob at least
+// ~0.6 ms however short.
+
+/// The most `exclude` globs one call takes.
+pub const MAX_EXCLUDE_GLOBS: usize = 1000;
+/// The most bytes the `exclude` globs of one call hold in all.
+pub const MAX_EXCLUDE_BYTES: usize = 64 * 1024;
+/// The most a content search's regex may compile to (the `regex` crate's
+/// own default; ripgrep's, 100 MiB, took seconds to reach for a 17-byte
+/// pattern such as `\w{1000}{1000}`).
+pub const MAX_CONTENT_REGEX_BYTES: usize = 10 << 20;
+
+/// The nice value of the threads that walk, search and compile (Linux; 0
+/// leaves them at the loop's priority). At 10 the loop thread and V8's GC
+/// helpers got the cores first on a busy machine (loop delay p99 of 200
+/// concurrent calls 12-15 ms, against 45-64 at 0; see bench/README.md), but
+/// the walks' own threads, starved, lingered: 200 calls at once peaked at 35
+/// pool and walker threads instead of 15-17, past what `load.test.mjs`
+/// allows. Off until a walk's threads are reused rather than made per walk.
+pub const WORKER_NICE: i32 = 0;

@@ -21,6 +21,7 @@ use std::ffi::OsStr;
 use std::path::Path;
 
 pub use crate::limits::MAX_PATTERN_BYTES;
+use crate::limits::{MAX_EXCLUDE_BYTES, MAX_EXCLUDE_GLOBS};
 
 /// The compiled-size limit of a glob's Unicode twin (Unicode classes are
 /// larger than byte classes; globset's own limit is 10 MiB).
@@ -254,6 +255,27 @@ fn os_bytes(name: &OsStr) -> std::borrow::Cow<'_, [u8]> {
         std::borrow::Cow::Borrowed(s) => std::borrow::Cow::Borrowed(s.as_bytes()),
         std::borrow::Cow::Owned(s) => std::borrow::Cow::Owned(s.into_bytes()),
     }
+}
+
+/// Refuses an `exclude` list too big to compile quickly: each glob costs
+/// its compile however short it is, and the bytes bound the rest (see
+/// `limits`). Checked before any glob is compiled.
+pub fn check_exclude_size(globs: &[String]) -> Result<()> {
+    if globs.len() > MAX_EXCLUDE_GLOBS {
+        return Err(FindError::invalid_pattern(format!(
+            "`exclude` holds {} globs; the limit is {MAX_EXCLUDE_GLOBS}: use fewer, broader globs \
+             (a folder name such as 'dist' leaves out everything in it), or a .gitignore file",
+            globs.len()
+        )));
+    }
+    let bytes: usize = globs.iter().map(String::len).sum();
+    if bytes > MAX_EXCLUDE_BYTES {
+        return Err(FindError::invalid_pattern(format!(
+            "`exclude` globs are {bytes} bytes in all; the limit is {MAX_EXCLUDE_BYTES}: use fewer, shorter globs \
+             such as 'dist' or '*.log'"
+        )));
+    }
+    Ok(())
 }
 
 /// Drops leading `./` and `/` and trailing `/`, and turns every `**` that is
@@ -524,6 +546,19 @@ mod tests {
             assert!(e.message.len() < 200, "{}", e.message.len());
         }
         assert!(NameMatcher::new(&"**/".repeat(5000), PatternMode::PathGlob, false).is_ok());
+    }
+
+    #[test]
+    fn exclude_lists_too_big_to_compile_quickly_are_refused() {
+        let globs = |n: usize, len: usize| vec!["a".repeat(len); n];
+        assert!(check_exclude_size(&globs(MAX_EXCLUDE_GLOBS, 1)).is_ok());
+        assert!(check_exclude_size(&globs(4, MAX_EXCLUDE_BYTES / 4)).is_ok());
+        let e = check_exclude_size(&globs(MAX_EXCLUDE_GLOBS + 1, 1)).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidPattern);
+        assert!(e.message.contains("1001 globs; the limit is 1000"), "{}", e.message);
+        let e = check_exclude_size(&globs(5, MAX_EXCLUDE_BYTES / 4)).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidPattern);
+        assert!(e.message.contains("81920 bytes in all; the limit is 65536"), "{}", e.message);
     }
 
     #[test]

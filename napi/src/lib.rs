@@ -179,10 +179,18 @@ impl RunOutput {
 }
 
 /// Entries (or paths) per slice handed to JS. Turning Rust values into JS
-/// values happens on the event loop, so a large answer crosses in slices
-/// with a turn of the loop between them.
-const ENTRIES_PER_SLICE: usize = 2_000;
-const PATHS_PER_SLICE: usize = 10_000;
+/// values happens on the event loop, so a large answer crosses in slices,
+/// which `js/columns.js` takes within a time budget per turn of the loop.
+/// A slice of 1,000 entries takes well under a millisecond to cross and
+/// decode.
+const ENTRIES_PER_SLICE: usize = 1_000;
+const PATHS_PER_SLICE: usize = 2_000;
+/// The first slice crosses with the answer, when the call resolves: many
+/// calls can resolve in one turn of the loop (napi hands over every
+/// finished call at once), so it is small, and the rest comes through the
+/// budgeted queue. Small answers still cross whole, in one go.
+const FIRST_ENTRIES: usize = 500;
+const FIRST_PATHS: usize = 1_000;
 
 enum Pending {
     Entries(std::vec::IntoIter<Found>),
@@ -225,7 +233,7 @@ impl From<FindError> for Failure {
 /// Splits an outcome into what crosses now and what crosses in slices.
 fn find_output(o: FindOutcome) -> (FindOutput, Option<Remaining>) {
     let mut entries = o.entries.into_iter();
-    let first = entry_slice(entries.by_ref().take(ENTRIES_PER_SLICE));
+    let first = entry_slice(entries.by_ref().take(FIRST_ENTRIES));
     let remaining =
         (entries.len() > 0).then(|| Remaining { pending: std::sync::Mutex::new(Pending::Entries(entries)) });
     let output = FindOutput {
@@ -388,24 +396,100 @@ enum Answer {
     Text,
 }
 
-/// A validated call, ready to run once: the JS wrapper asks the policy about
-/// `path` between building it and running it.
+/// The options as read from JS, not yet parsed: parsing compiles the
+/// patterns (globs, `exclude`, regexes), which can take a good part of a
+/// second, so it runs on the blocking pool (`Plan.prepare`), never on the
+/// event loop.
+struct Input {
+    fields: Vec<(String, Value)>,
+    source: Source,
+    purpose: String,
+}
+
+impl Input {
+    /// Options into a `Job`: validation and pattern compiling. Off the loop.
+    fn parse(self) -> std::result::Result<Job, FindError> {
+        let Input { fields, source, purpose } = self;
+        let find = |purpose, answer| {
+            parse_find_options(&fields, purpose, source.clone()).map(|mut c| {
+                // The text shows no size or date: read them only where a filter or the order needs them.
+                c.want_meta &= !matches!(answer, Answer::Text);
+                Job::Find(Arc::new(c), answer)
+            })
+        };
+        match purpose.as_str() {
+            "search" => parse_search_options(&fields, source.clone()).map(|c| Job::Search(Arc::new(c))),
+            "findFiles" => find(Purpose::FindFiles, Answer::Paths),
+            "findText" => find(Purpose::Find, Answer::Text),
+            "find" => find(Purpose::Find, Answer::Entries),
+            other => Err(FindError::invalid_argument(format!(
+                "internal: unknown purpose `{}`; it is find, findText, findFiles or search",
+                clip(other, 40)
+            ))),
+        }
+    }
+}
+
+/// Where a plan is: options read (or refused while reading them), then
+/// parsed into a job (or refused).
+enum Stage {
+    Read(std::result::Result<Input, FindError>),
+    /// `prepare` is parsing them on the blocking pool.
+    Parsing,
+    Parsed(std::result::Result<Job, FindError>),
+}
+
+/// A call, validated by `prepare` and then run once: the JS wrapper asks the
+/// policy about `path` between the two.
 #[napi]
 pub struct Plan {
-    job: std::result::Result<Job, FindError>,
+    stage: Arc<std::sync::Mutex<Stage>>,
     flag: CancelFlag,
     /// When the call was made: `timeoutMs` counts from here (the policy, and
     /// the wait for a walk slot, are part of the call).
     made: std::time::Instant,
 }
 
+/// Parses the plan's input on the blocking pool, once; the later calls find it done.
+async fn parse_once(stage: Arc<std::sync::Mutex<Stage>>) -> std::result::Result<Job, FindError> {
+    let taken = match &mut *lock(&stage) {
+        Stage::Parsed(job) => return job.clone(),
+        Stage::Parsing => None,
+        read => match std::mem::replace(read, Stage::Parsing) {
+            Stage::Read(input) => Some(input),
+            _ => None,
+        },
+    };
+    let Some(input) = taken else {
+        return Err(FindError::invalid_argument("internal: a plan was prepared twice at once; await `prepare()`"));
+    };
+    let job = match input {
+        // As many compile at once as walk: each would otherwise hold a blocking-pool thread
+        // (200 calls at once grew the pool by 100 threads).
+        Ok(input) => match compile_slots().acquire().await {
+            Ok(_slot) => off_the_loop(move || {
+                yield_to_the_loop();
+                input.parse()
+            })
+            .await
+            .and_then(|parsed| parsed),
+            Err(_) => Err(FindError::new(ErrorCode::FsError, "internal error in agent-find: no compile slot")),
+        },
+        Err(e) => Err(e),
+    };
+    *lock(&stage) = Stage::Parsed(job.clone());
+    job
+}
+
 #[napi]
 impl Plan {
     /// `purpose` is `"find"`, `"findText"`, `"findFiles"` or `"search"`;
-    /// `reader`, the host's storage as `js/readers/adapter.js` adapts it. Never throws: see `error`.
+    /// `reader`, the host's storage as `js/readers/adapter.js` adapts it.
+    /// Only reads the options (cheap); `prepare` validates them. Never
+    /// throws: see `error`.
     #[napi(constructor, catch_unwind)]
     pub fn new(options: Unknown, purpose: String, reader: Option<Object>, index: Option<&FileIndex>) -> Self {
-        let job = read_options(&options).and_then(|fields| {
+        let input = read_options(&options).and_then(|fields| {
             let source = match (reader, index) {
                 (Some(reader), _) => {
                     let storage = js_reader::JsStorage::from_js(&reader).map_err(|e| {
@@ -416,39 +500,42 @@ impl Plan {
                 (None, Some(index)) => Source::Index(index.opened()?),
                 (None, None) => Source::Disk,
             };
-            let find = |purpose, answer| {
-                parse_find_options(&fields, purpose, source.clone()).map(|mut c| {
-                    // The text shows no size or date: read them only where a filter or the order needs them.
-                    c.want_meta &= !matches!(answer, Answer::Text);
-                    Job::Find(Arc::new(c), answer)
-                })
-            };
-            match purpose.as_str() {
-                "search" => parse_search_options(&fields, source.clone()).map(|c| Job::Search(Arc::new(c))),
-                "findFiles" => find(Purpose::FindFiles, Answer::Paths),
-                "findText" => find(Purpose::Find, Answer::Text),
-                "find" => find(Purpose::Find, Answer::Entries),
-                other => Err(FindError::invalid_argument(format!(
-                    "internal: unknown purpose `{}`; it is find, findText, findFiles or search",
-                    clip(other, 40)
-                ))),
-            }
+            Ok(Input { fields, source, purpose })
         });
-        Plan { job, flag: CancelFlag::default(), made: std::time::Instant::now() }
+        Plan {
+            stage: Arc::new(std::sync::Mutex::new(Stage::Read(input))),
+            flag: CancelFlag::default(),
+            made: std::time::Instant::now(),
+        }
+    }
+
+    /// Validates the options and compiles the patterns, on the blocking
+    /// pool; resolves when done (then `error` and `path` answer).
+    #[napi(ts_return_type = "Promise<void>")]
+    pub fn prepare<'env>(&self, env: &'env Env) -> Result<PromiseRaw<'env, ()>> {
+        let stage = Arc::clone(&self.stage);
+        env.spawn_future(async move {
+            let _ = parse_once(stage).await;
+            Ok(())
+        })
     }
 
     /// Why the options were refused, if they were.
     #[napi(getter)]
     pub fn error(&self) -> Option<Failure> {
-        self.job.as_ref().err().map(|e| e.clone().into())
+        match &*lock(&self.stage) {
+            Stage::Read(Err(e)) | Stage::Parsed(Err(e)) => Some(e.clone().into()),
+            _ => None,
+        }
     }
 
-    /// The logical, resolved search path the policy is asked about.
+    /// The logical, resolved search path the policy is asked about (once prepared).
     #[napi(getter)]
     pub fn path(&self) -> Option<String> {
-        Some(match self.job.as_ref().ok()? {
-            Job::Find(c, _) => c.scope.logical(),
-            Job::Search(c) => c.scope.logical(),
+        Some(match &*lock(&self.stage) {
+            Stage::Parsed(Ok(Job::Find(c, _))) => c.scope.logical(),
+            Stage::Parsed(Ok(Job::Search(c))) => c.scope.logical(),
+            _ => return None,
         })
     }
 
@@ -458,15 +545,16 @@ impl Plan {
         self.flag.cancel();
     }
 
+    /// Runs the call (preparing it first if `prepare` was not awaited).
     /// `nested`: the JS side runs this call from inside a reader's call
     /// (see `slots`).
     #[napi(ts_return_type = "Promise<RunOutput>")]
     pub fn run<'env>(&self, env: &'env Env, nested: Option<bool>) -> Result<PromiseRaw<'env, RunOutput>> {
-        let job = self.job.clone();
+        let stage = Arc::clone(&self.stage);
         let flag = self.flag.clone();
         let made = self.made;
         env.spawn_future(async move {
-            let job = match job {
+            let job = match parse_once(stage).await {
                 Ok(job) => job,
                 Err(e) => return Ok(failed(e)),
             };
@@ -519,8 +607,30 @@ impl Job {
     }
 }
 
+/// Lowers the calling thread's priority to `WORKER_NICE` (Linux, where nice
+/// is per thread and the walk's own threads inherit it). Never raised back:
+/// the blocking pool runs only this crate's work.
+fn yield_to_the_loop() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: plain syscalls on the calling thread; a failure leaves the priority as it was.
+    unsafe {
+        let tid = libc::gettid() as libc::id_t;
+        if libc::getpriority(libc::PRIO_PROCESS, tid) < agent_find_core::limits::WORKER_NICE {
+            libc::setpriority(libc::PRIO_PROCESS, tid, agent_find_core::limits::WORKER_NICE);
+        }
+    }
+}
+
+/// How many calls parse their options (compile their patterns) at once.
+fn compile_slots() -> &'static tokio::sync::Semaphore {
+    static SLOTS: std::sync::OnceLock<tokio::sync::Semaphore> = std::sync::OnceLock::new();
+    SLOTS
+        .get_or_init(|| tokio::sync::Semaphore::new(std::thread::available_parallelism().map_or(2, |n| n.get()).max(2)))
+}
+
 /// Runs on tokio's blocking pool.
 fn run_job(job: &Job, flag: CancelFlag, made: std::time::Instant) -> RunOutput {
+    yield_to_the_loop();
     let done = match job {
         Job::Find(config, answer) => {
             let cancel = Cancel::since(flag, config.timeout_ms, made);
@@ -535,7 +645,7 @@ fn run_job(job: &Job, flag: CancelFlag, made: std::time::Instant) -> RunOutput {
                     let paths: Vec<String> =
                         outcome.entries.iter().map(|f| root.join(&f.path).to_string_lossy().into_owned()).collect();
                     let mut paths = paths.into_iter();
-                    let first = path_slice(paths.by_ref().take(PATHS_PER_SLICE));
+                    let first = path_slice(paths.by_ref().take(FIRST_PATHS));
                     let remaining =
                         (paths.len() > 0).then(|| Remaining { pending: std::sync::Mutex::new(Pending::Paths(paths)) });
                     RunOutput { paths: Some(first), remaining, ..RunOutput::empty() }

@@ -32,6 +32,7 @@
 //! repeat it, and the addon grew by about 0.75 MB.
 
 use crate::error::{clip, ErrorCode, FindError, Result};
+use crate::limits::MAX_CONTENT_REGEX_BYTES;
 use grep_regex::RegexMatcherBuilder;
 use regex_syntax::ast::ErrorKind;
 use std::sync::{Arc, OnceLock};
@@ -63,10 +64,19 @@ impl ContentMatcher {
         let engine = match RegexMatcherBuilder::new()
             .case_insensitive(ignore_case)
             .line_terminator(Some(b'\n'))
+            .size_limit(MAX_CONTENT_REGEX_BYTES)
             .build(pattern)
         {
             Ok(m) => Engine::Rust(m),
             Err(_) if needs_fallback(pattern) => Engine::Pcre2(Box::new(pcre2(pattern, ignore_case)?)),
+            Err(e) if e.to_string().contains("exceeds size limit") => {
+                return Err(FindError::invalid_pattern(format!(
+                    "regex too big: it compiles to more than {} MiB, the limit (counted repetition multiplies \
+                     its size: `\\w{{1000}}` is 1000 copies of a Unicode class): use smaller counts, `+` or `*`, \
+                     or a narrower class such as `[a-z]` instead of `\\w` or `.`",
+                    MAX_CONTENT_REGEX_BYTES >> 20
+                )))
+            }
             Err(e) => {
                 return Err(FindError::invalid_pattern(format!(
                     "invalid regex (Rust `regex` syntax, as ripgrep's; searched line by line): {}",
@@ -151,6 +161,17 @@ fn pcre2(pattern: &str, ignore_case: bool) -> Result<grep_pcre2::RegexMatcher> {
 mod tests {
     use super::*;
     use crate::error::ErrorCode;
+
+    #[test]
+    fn regexes_too_big_to_compile_say_the_limit_and_what_to_do() {
+        for p in [r"\w{1000}{1000}", r"\w{100}{100}"] {
+            let e = ContentMatcher::new(p, true).unwrap_err();
+            assert_eq!(e.code, ErrorCode::InvalidPattern);
+            assert!(e.message.starts_with("regex too big: it compiles to more than 10 MiB"), "{}", e.message);
+            assert!(e.message.contains("use smaller counts"), "{}", e.message);
+        }
+        assert!(ContentMatcher::new(r"\w{100}", true).is_ok());
+    }
 
     #[test]
     fn only_lookaround_and_backreferences_take_the_fallback() {

@@ -144,6 +144,7 @@ struct Exclude {
 
 impl Excludes {
     pub fn new(globs: Vec<String>, case_sensitive: bool) -> Result<Excludes> {
+        crate::pattern::check_exclude_size(&globs)?;
         let compile = |glob: &String| {
             let trimmed = glob.strip_prefix("./").unwrap_or(glob);
             let dirs_only = trimmed.len() > 1 && trimmed.ends_with('/');
@@ -190,7 +191,12 @@ pub struct Entry<'a>(At<'a>);
 impl<'a> Entry<'a> {
     /// A live index's entry at `rel` below the folder `folders` opens from:
     /// its kind and metadata are known, its contents are read from disk.
-    pub fn indexed(kind: EntryKind, meta: crate::entry::Meta, rel: &'a Path, folders: &'a OpenedFolders<'a>) -> Entry<'a> {
+    pub fn indexed(
+        kind: EntryKind,
+        meta: crate::entry::Meta,
+        rel: &'a Path,
+        folders: &'a OpenedFolders<'a>,
+    ) -> Entry<'a> {
         Entry(At::Indexed { kind, meta, rel, folders })
     }
 }
