@@ -93,6 +93,19 @@ function assertSurvivesJson(value) {
   assert.deepStrictEqual(structuredClone(value), value, 'unchanged by structuredClone')
 }
 
+describe('a time limit the host set', () => {
+  test('a tool call that runs out of time tells the model what it can change, not to raise timeoutMs', async () => {
+    const reader = { list: () => new Promise(() => {}), stat: async () => ({ type: 'dir' }) }
+    const tools = createTools({ reader, timeoutMs: 50 })
+    for (const name of ['find', 'search_files']) {
+      const { text, isError } = await tools.call(name, { pattern: 'x' })
+      assert.equal(isError, true)
+      assert.match(text, /^Error \(aborted\): .*within the time limit the host set \(50 ms\); narrow `path` or the pattern and call again/)
+      assert.doesNotMatch(text, /timeoutMs/)
+    }
+  })
+})
+
 describe('toolDefinitions', () => {
   test('find and search_files: name, a description written for a model, an object schema', () => {
     assert.deepEqual(Object.keys(toolDefinitions), ['find', 'search_files'])
@@ -111,6 +124,11 @@ describe('toolDefinitions', () => {
       }
     }
     assert.match(toolDefinitions.find.description, /\*\*\/\*\.py/, 'teaches the ** glob')
+    assert.match(toolDefinitions.find.description, /51,200 bytes/, 'says the byte cap')
+    assert.match(toolDefinitions.find.description, /case-insensitive/)
+    assert.match(toolDefinitions.search_files.description, /Case-sensitive unless `ignoreCase` \(find is case-insensitive\)/)
+    assert.match(toolDefinitions.search_files.description, /longer than 500 characters are clipped/)
+    assert.match(toolDefinitions.find.description, /time limit, if any, is set by the host/)
     assert.match(toolDefinitions.find.description, /search_files/, 'points to the other tool')
     assert.match(toolDefinitions.search_files.description, /node_modules/, 'says what it skips')
   })

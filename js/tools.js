@@ -12,11 +12,15 @@ const nodePath = require('node:path')
 const { FindFilesError } = require('./errors.js')
 const { find, findFilesWith, searchFiles } = require('./search.js')
 const { formatFindResult, formatSearchResult } = require('./format.js')
-const { parametersOf, HOST_FIXED } = require('./options.js')
+const native = require('./native.js')
+const { optionsOf, parametersOf, HOST_FIXED } = require('./options.js')
 const { openIndex, FileIndex } = require('./file-index.js')
 
 // ---------------------------------------------------------------------------
 // Tool definitions
+
+/** `find`'s default byte cap, as a model reads it: 51,200. */
+const DEFAULT_MAX_BYTES = optionsOf('find').find((o) => o.name === 'maxBytes').default.toLocaleString('en')
 
 const FIND_DESCRIPTION = [
   'Find files (or folders) in the workspace by glob pattern, like `fd` or `find`.',
@@ -24,7 +28,9 @@ const FIND_DESCRIPTION = [
   "(folders end with '/'), newest first by default. Glob syntax: '**' spans any number of folders, '*' and '?' stay",
   "within one name, '{ts,tsx}' alternatives, '[abc]' classes; case-insensitive.",
   "'*.py' matches only at the top level of `path`: use '**/*.py' for any depth.",
+  `The answer holds at most \`limit\` entries and ${DEFAULT_MAX_BYTES} bytes, with a note saying how many matched and where the rest are.`,
   'When nothing matches, the answer says why if it can tell (for example, matches only in ignored folders).',
+  'A time limit, if any, is set by the host: a search that runs out of time needs a narrower `path` or pattern.',
   'To search text inside files, use search_files.',
 ].join(' ')
 
@@ -34,6 +40,7 @@ const SEARCH_DESCRIPTION = [
   'unless `noIgnore` is true. Output: the search directory, then `file:line: text` lines (outputMode "content"), the matching',
   'files newest first ("files"), or `file: count` lines ("count"), with every file path relative to the search directory;',
   'at most `maxResults`, with a note when the list was cut, and when nothing matched, a note naming skipped folders that hold matches.',
+  `Case-sensitive unless \`ignoreCase\` (find is case-insensitive); lines longer than ${native.MAX_LINE_CHARS} characters are clipped.`,
   'To list files by path pattern, size or date, use find.',
 ].join(' ')
 
@@ -263,7 +270,7 @@ function createTools(options = {}) {
         if (name === 'search_files') return { text: formatSearchResult(await runSearch(args, signal)), isError: false }
         throw new FindFilesError('invalid-argument', `unknown tool \`${name}\`; the tools are ${TOOL_NAMES.join(' and ')}`)
       } catch (error) {
-        if (error instanceof FindFilesError) return { text: `Error (${error.code}): ${error.message}`, isError: true }
+        if (error instanceof FindFilesError) return { text: `Error (${error.code}): ${forModel(error.message)}`, isError: true }
         throw error
       }
     },
@@ -292,6 +299,17 @@ function createTools(options = {}) {
     ),
   }
   return tools
+}
+
+/**
+ * An error message as the model should read it: a time limit is the host's
+ * setting here, which the model cannot raise, so it is told what it can do.
+ */
+function forModel(message) {
+  return message.replace(
+    /within timeoutMs \((\d+) ms\); narrow `path` or raise `timeoutMs`/,
+    'within the time limit the host set ($1 ms); narrow `path` or the pattern and call again',
+  )
 }
 
 /**

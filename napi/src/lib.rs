@@ -889,3 +889,7 @@ pub fn entry_kinds() -> Vec<&'static str> {
 /// The most calls in flight a reader may ask for.
 #[napi]
 pub const MAX_READER_CONCURRENCY: u32 = js_reader::MAX_CONCURRENCY;
+
+/// The longest matching line `searchFiles` shows whole (longer ones are clipped).
+#[napi]
+pub const MAX_LINE_CHARS: u32 = agent_find_core::limits::MAX_LINE_CHARS as u32;
