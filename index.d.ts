@@ -3,6 +3,16 @@
 export type EntryType = 'file' | 'dir' | 'symlink'
 export type Decision = 'allow' | 'deny' | 'require_approval'
 
+/**
+ * What a call needs of an `AbortSignal` (Node's, the DOM's, or any with the
+ * same shape), so these types need neither `@types/node` nor `lib.dom`.
+ */
+export interface AbortSignalLike {
+  readonly aborted: boolean
+  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void
+  removeEventListener(type: 'abort', listener: () => void): void
+}
+
 export interface AccessRequest {
   tool: 'find' | 'find_files' | 'search_files'
   operation: 'search_files'
@@ -18,7 +28,7 @@ export interface CallOptions {
   cwd?: string
   /** Search the host's storage instead of the local disk (see `StorageReader`). */
   reader?: StorageReader
-  signal?: AbortSignal
+  signal?: AbortSignalLike
   /** Rejects with `aborted` after this long, counted from the call: the policy, approve and the walk included. */
   timeoutMs?: number
   /** Asked before the path is checked or walked. */
@@ -405,7 +415,7 @@ export interface AnthropicTool {
 export interface VercelTool {
   description: string
   inputSchema: any
-  execute?: (input: any, options: { abortSignal?: AbortSignal }) => Promise<string>
+  execute?: (input: any, options: { abortSignal?: AbortSignalLike }) => Promise<string>
 }
 
 /** `{ type: 'function', function: { name, description, parameters } }` */
@@ -415,7 +425,7 @@ export declare function anthropicTool(definition: ToolDefinition<string>): Anthr
 /** `{ description, inputSchema, execute }`, as `tool()` from `ai` returns. */
 export declare function vercelTool(
   definition: ToolDefinition<string>,
-  execute?: (input: any, options: { abortSignal?: AbortSignal }) => Promise<string>,
+  execute?: (input: any, options: { abortSignal?: AbortSignalLike }) => Promise<string>,
 ): VercelTool
 
 /** What the host fixes for every call: the workspace, its sandbox and its limits. */
@@ -466,7 +476,7 @@ export interface Tools {
    * Runs a model's tool call (`args` an object or its JSON text). Errors a
    * model can recover from (FindFilesError) resolve as `{ isError: true }`.
    */
-  call(name: ToolName | (string & {}), args: unknown, options?: { signal?: AbortSignal }): Promise<ToolCallResult>
+  call(name: ToolName | (string & {}), args: unknown, options?: { signal?: AbortSignalLike }): Promise<ToolCallResult>
   readonly definitions: ToolDefinition[]
   readonly openaiTools: OpenAITool[]
   readonly anthropicTools: AnthropicTool[]
