@@ -61,6 +61,12 @@ const searchScript = (pkgDir, treeDir) => `
   })`
 
 describe('the loader', { skip: PLATFORM ? false : `needs exactly one built agent-find.*.node in the repo (found ${NODE_FILES.length})` }, () => {
+  test('the built addon carries no symbol table (the release profile strips it)', { skip: process.platform !== 'linux' && 'ELF only' }, () => {
+    const bytes = fs.readFileSync(path.join(REPO, NODE_FILES[0]))
+    assert.equal(bytes.subarray(0, 4).toString('latin1'), '\x7fELF')
+    assert.equal(bytes.includes(Buffer.from('.symtab\0')), false, 'a .symtab section is present')
+  })
+
   test('without a binary: an Error naming this platform and the package to install', (t) => {
     const dir = tmpTree(t, {})
     const pkg = copyPackage(path.join(dir, 'node_modules', 'agent-find'), { binary: false })
