@@ -304,8 +304,9 @@ describe('SDK adapters', () => {
     assert.deepEqual(Object.keys(tools.vercelTools), ['find', 'search_files'])
     const text = await tools.vercelTools.find.execute({ pattern: '**/*.ts', sortBy: 'name' }, { toolCallId: 'c1', messages: [] })
     assert.equal(text, formatFindResult(await find({ pattern: '**/*.ts', sortBy: 'name', cwd: dir })))
-    const denied = await tools.vercelTools.search_files.execute({ pattern: 'x', path: '/' }, {})
-    assert.match(denied, /^Error \(outside-root\): /)
+    // A refused call throws, so the SDK reports a tool error to the model rather than an ordinary answer.
+    await assert.rejects(tools.vercelTools.search_files.execute({ pattern: 'x', path: '/' }, {}), (e) =>
+      e instanceof FindFilesError && e.code === 'outside-root' && /resolves outside the allowed roots/.test(e.message))
   })
 
   test('throws a TypeError for something that is not a tool definition', () => {

@@ -220,6 +220,18 @@ function createTools(options = {}) {
   const runSearch = (args, signal) =>
     live.run(withHost(toolArgs('search_files', args, argError), call, signal), searchFiles, (index, o) => index.searchFiles(o))
 
+  /** One tool call's model text; a FindFilesError (its message as a model should read it) when refused. */
+  const runTool = async (name, args, signal) => {
+    try {
+      if (name === 'find') return formatFindResult(await runFind(args, signal))
+      if (name === 'search_files') return formatSearchResult(await runSearch(args, signal))
+      throw new FindFilesError('invalid-argument', `unknown tool \`${name}\`; the tools are ${TOOL_NAMES.join(' and ')}`)
+    } catch (error) {
+      if (error instanceof FindFilesError) throw new FindFilesError(error.code, forModel(error.message), { cause: error })
+      throw error
+    }
+  }
+
   const tools = {
     /** The workspace: where relative paths start. */
     cwd,
@@ -264,11 +276,8 @@ function createTools(options = {}) {
      * to read and recover from. Only bugs reject.
      */
     async call(name, args, callOptions = {}) {
-      const signal = callOptions && callOptions.signal
       try {
-        if (name === 'find') return { text: formatFindResult(await runFind(args, signal)), isError: false }
-        if (name === 'search_files') return { text: formatSearchResult(await runSearch(args, signal)), isError: false }
-        throw new FindFilesError('invalid-argument', `unknown tool \`${name}\`; the tools are ${TOOL_NAMES.join(' and ')}`)
+        return { text: await runTool(name, args, callOptions && callOptions.signal), isError: false }
       } catch (error) {
         if (error instanceof FindFilesError) return { text: `Error (${error.code}): ${forModel(error.message)}`, isError: true }
         throw error
@@ -290,12 +299,13 @@ function createTools(options = {}) {
     openaiTools: TOOL_NAMES.map((n) => openaiTool(toolDefinitions[n])),
     /** For the Anthropic Messages API `tools`. */
     anthropicTools: TOOL_NAMES.map((n) => anthropicTool(toolDefinitions[n])),
-    /** For the Vercel AI SDK `tools` (generateText / streamText): execute resolves to the model text. */
+    /**
+     * For the Vercel AI SDK `tools` (generateText / streamText): execute
+     * resolves to the model text, and a refused call throws its
+     * FindFilesError, which the SDK reports to the model as a tool error.
+     */
     vercelTools: Object.fromEntries(
-      TOOL_NAMES.map((n) => [
-        n,
-        vercelTool(toolDefinitions[n], async (input, opts) => (await tools.call(n, input, { signal: opts && opts.abortSignal })).text),
-      ]),
+      TOOL_NAMES.map((n) => [n, vercelTool(toolDefinitions[n], (input, opts) => runTool(n, input, opts && opts.abortSignal))]),
     ),
   }
   return tools
