@@ -17,6 +17,13 @@
 //! new folder is listed again once events go quiet (`second_look`). When the
 //! OS drops events (inotify's queue overflows), the whole tree is compared
 //! again, and `stats` says so.
+//!
+//! What it never does is answer from a picture it cannot vouch for. A panic
+//! in the keeper thread is caught and the tree walked again whole; if that
+//! fails too, every later call fails with `fs-error` naming what happened.
+//! The root is known by its identity (device and inode): once the folder at
+//! its path is gone or is another one, calls fail (`not-found`, `fs-error`).
+//! `close` frees the tree and the folder's descriptor at once.
 
 pub mod query;
 pub mod tree;
@@ -33,15 +40,24 @@ use notify::{RecursiveMode, Watcher};
 use query::{Visible, VisibleKey};
 use std::collections::{BTreeSet, HashMap};
 use std::ffi::OsStr;
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex, RwLock, RwLockReadGuard};
 use std::time::{Duration, Instant};
-use tree::{Id, Tree, ROOT};
+use tree::{Handle, Id, Tree, ROOT};
 
 /// How long no event must arrive before the index counts as settled.
 const QUIET: Duration = Duration::from_millis(100);
+
+/// How long `open` waits at most for the events its own watching raised to
+/// stop before it walks: on a folder written to all the time they never stop.
+const DRAIN_AT_MOST: Duration = Duration::from_millis(500);
+
+/// The size and time of an entry that is listed but cannot be looked at (in a
+/// folder that is readable but not searchable): what a fresh walk shows.
+const UNKNOWN_META: Meta = Meta { size: 0, mtime_ms: 0.0 };
 
 /// A shared index.
 pub type IndexRef = Shared<Index>;
@@ -53,7 +69,10 @@ pub struct Index {
     pub logical_path: PathBuf,
     /// Its real path, where events are reported.
     real_path: PathBuf,
-    dir: Arc<Dir>,
+    /// The folder's handle, `None` once closed or failed (see `release`).
+    dir: Mutex<Option<Arc<Dir>>>,
+    /// The root's `(st_dev, st_ino)` at open, where the OS tells it.
+    identity: Option<(u64, u64)>,
     tree: RwLock<Tree>,
     /// The user's git settings and global excludes file, as read at open.
     git: Arc<GitEnv>,
@@ -61,6 +80,9 @@ pub struct Index {
     above: Vec<(PathBuf, Option<Arc<FolderRules>>)>,
     status: Status,
     keeper: Mutex<Option<Keeper>>,
+    /// Why the index no longer answers (its root is gone or replaced, or an
+    /// internal error it could not recover from): every call fails with it.
+    broken: Mutex<Option<FindError>>,
     /// Bumped by every change to the tree.
     generation: AtomicU64,
     /// What recent queries' rules let through, for the generation it was made in.
@@ -82,6 +104,9 @@ struct Status {
     last_event: Mutex<Option<Instant>>,
     last_rescan: Mutex<Option<String>>,
     last_error: Mutex<Option<String>>,
+    /// Tests only: the keeper's next batch panics.
+    #[cfg(test)]
+    panic_next: AtomicBool,
 }
 
 struct Keeper {
@@ -121,6 +146,7 @@ impl Index {
     /// Opens `root` (as `open_search_dir` would), walks it and starts watching.
     pub fn open(logical_path: PathBuf) -> Result<Arc<Index>> {
         let (dir, real_path) = crate::sandbox::open_search_dir(&logical_path)?;
+        let identity = identity_of(&dir);
         let dir = Arc::new(dir);
         let (sender, events) = channel();
         let handler = move |event| {
@@ -135,10 +161,12 @@ impl Index {
             above: folders_above_on_disk(&real_path, &git),
             real_path,
             git,
-            dir,
-            tree: RwLock::new(Tree::new(Meta { size: 0, mtime_ms: 0.0 })),
+            dir: Mutex::new(Some(Arc::clone(&dir))),
+            identity,
+            tree: RwLock::new(Tree::new(UNKNOWN_META)),
             status: Status::default(),
             keeper: Mutex::new(None),
+            broken: Mutex::new(None),
             generation: AtomicU64::new(0),
             visible: Mutex::new(Vec::new()),
         });
@@ -151,9 +179,19 @@ impl Index {
         // The watcher lists the whole tree to add its watches, and every
         // folder opened raises an event it does not read meanwhile: the OS's
         // queue overflows on a large tree. Those events are older than the
-        // walk below, which sees what they would say: they are let go.
-        while events.recv_timeout(QUIET / 2).is_ok() {}
-        *unpoisoned(index.tree.write()) = index.build()?;
+        // walk below, which sees what they would say: they are let go. Only
+        // for a while: on a folder changed all the time they never stop, and
+        // what is left goes to the keeper (at worst one more comparison).
+        let until = Instant::now() + DRAIN_AT_MOST;
+        let mut quiet_since = Instant::now();
+        while quiet_since.elapsed() < QUIET / 2 && Instant::now() < until {
+            match events.recv_timeout(Duration::from_millis(5)) {
+                Ok(message) if !changes_nothing(&message) => quiet_since = Instant::now(),
+                Ok(_) | Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => break,
+            }
+        }
+        *unpoisoned(index.tree.write()) = index.build(&dir)?;
         let stop = Arc::new(AtomicBool::new(false));
         let keeper = {
             let (index, stop) = (Arc::downgrade(&index), Arc::clone(&stop));
@@ -169,7 +207,7 @@ impl Index {
 
     /// A parallel walk of the whole folder into a new tree: every entry
     /// (hidden and ignored ones too: a query may ask for them).
-    fn build(&self) -> Result<Tree> {
+    fn build(&self, dir: &Arc<Dir>) -> Result<Tree> {
         let everything = WalkRules {
             hidden: true,
             gitignore: false,
@@ -179,16 +217,22 @@ impl Index {
             skip_dirs: &[".git"],
             record_ignored: false,
         };
-        let walked = walk_dir(&self.dir, &self.real_path, &everything, &Cancel::never(), || {
+        let walked = walk_dir(dir, &self.real_path, &everything, &Cancel::never(), || {
             Keep::new(|rel: &Path, kind, entry: &Entry| {
-                let meta = entry.stat().ok()?.meta;
+                // Listed but not to be looked at (its folder is `r--`): kept
+                // with no size or time, as a fresh walk lists it.
+                let meta = match entry.stat() {
+                    Ok(st) => st.meta,
+                    Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => UNKNOWN_META,
+                    Err(_) => return None,
+                };
                 Some((rel.as_os_str().as_encoded_bytes().to_vec(), kind, meta))
             })
         })?;
         let mut found: Vec<_> = walked.found.into_iter().flatten().collect();
         // A folder sorts before what it holds.
         found.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        let root_meta = self.dir.stat(OsStr::new(".")).map(|s| s.meta).unwrap_or(Meta { size: 0, mtime_ms: 0.0 });
+        let root_meta = dir.stat(OsStr::new(".")).map(|s| s.meta).unwrap_or(UNKNOWN_META);
         let mut tree = Tree::new(root_meta);
         let mut folders: HashMap<Vec<u8>, Id> = HashMap::new();
         // Folders with ignore files or a `.git`: the only ones whose rules are read.
@@ -214,8 +258,8 @@ impl Index {
         // Opening a folder raises an event on it: only these few are opened again.
         for rel in with_rules {
             let Some(&id) = folders.get(&rel) else { continue };
-            if let Ok(held) = self.dir.folder_beneath(Path::new(os(&rel))) {
-                let dir = held.as_ref().unwrap_or(&self.dir);
+            if let Ok(held) = dir.folder_beneath(Path::new(os(&rel))) {
+                let dir = held.as_ref().unwrap_or(dir);
                 tree.node_mut(id).rules = folder_rules(dir, &tree, id, git_holders.contains(&rel), &self.git);
             }
         }
@@ -225,7 +269,14 @@ impl Index {
     /// Opens the file at `relative` below the folder `folder` (both relative
     /// to the root), by handle, never through a symlink.
     pub fn open_file(&self, folder: &[u8], relative: &Path) -> std::io::Result<std::fs::File> {
-        self.dir.open_beneath(&Path::new(os(folder)).join(relative))
+        let dir = self.dir().map_err(|e| std::io::Error::other(e.message))?;
+        dir.open_beneath(&Path::new(os(folder)).join(relative))
+    }
+
+    /// The folder's handle while the index is open.
+    fn dir(&self) -> Result<Arc<Dir>> {
+        self.usable()?;
+        lock(&self.dir).clone().ok_or_else(closed)
     }
 
     /// What `key`'s rules let through in the current tree: kept from an
@@ -248,16 +299,92 @@ impl Index {
         Ok(visible)
     }
 
+    /// The tree, once the index is known to still stand for its folder.
     pub fn read(&self) -> Result<RwLockReadGuard<'_, Tree>> {
         self.check_open()?;
-        Ok(unpoisoned(self.tree.read()))
+        let tree = unpoisoned(self.tree.read());
+        // Closed or failed meanwhile: the tree held is an empty one.
+        self.usable()?;
+        Ok(tree)
     }
 
-    fn check_open(&self) -> Result<()> {
-        match lock(&self.keeper).is_some() {
-            true => Ok(()),
-            false => Err(FindError::invalid_argument("this index is closed; open a new one with openIndex(path)")),
+    /// Fails once closed or failed: what every call checks first.
+    fn usable(&self) -> Result<()> {
+        if lock(&self.keeper).is_none() {
+            return Err(closed());
         }
+        match lock(&self.broken).clone() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    /// `usable`, and the root is still the folder indexed, and the keeper
+    /// still runs; fails the index for good when either is no longer so.
+    fn check_open(&self) -> Result<()> {
+        self.usable()?;
+        if let Some(lost) = self.root_changed() {
+            self.fail(lost.clone());
+            return Err(lost);
+        }
+        let died = lock(&self.keeper).as_ref().is_some_and(|k| k.thread.is_finished());
+        if died {
+            let e = FindError::new(
+                ErrorCode::FsError,
+                "internal error in agent-find (please report it): the index's thread ended, so the index no longer follows changes; open a new index with openIndex(path)",
+            );
+            self.fail(e.clone());
+            return Err(e);
+        }
+        self.usable()
+    }
+
+    /// Why the folder at the root's path is no longer the one indexed: it is
+    /// gone (deleted, or moved away) or another folder took its place.
+    fn root_changed(&self) -> Option<FindError> {
+        let expected = self.identity?;
+        let shown = self.logical_path.to_string_lossy();
+        let shown = clip(&shown, 300);
+        match path_identity(&self.real_path) {
+            Ok(now) if now == expected => None,
+            Ok(_) => Some(FindError::new(
+                ErrorCode::FsError,
+                format!("the indexed folder `{shown}` was moved away or replaced by another folder after the index was opened, so the index no longer answers for it; open a new index with openIndex(path)"),
+            )),
+            Err(e) if dir_is_gone(&e) => Some(FindError::new(
+                ErrorCode::NotFound,
+                format!("the indexed folder `{shown}` was deleted or moved away after the index was opened, so the index no longer answers for it; open a new index with openIndex(path) if it exists again"),
+            )),
+            // Not ours to look at any more (a folder above it was locked):
+            // the index goes on through its handle and its watches.
+            Err(_) => None,
+        }
+    }
+
+    /// Makes every later call fail with `why`, and frees what the index holds.
+    fn fail(&self, why: FindError) {
+        {
+            let mut broken = lock(&self.broken);
+            if broken.is_some() {
+                return;
+            }
+            *lock(&self.status.last_error) = Some(why.message.clone());
+            *broken = Some(why);
+        }
+        if let Some(keeper) = lock(&self.keeper).as_ref() {
+            keeper.stop.store(true, Ordering::SeqCst);
+        }
+        self.status.busy.store(false, Ordering::SeqCst);
+        self.release();
+    }
+
+    /// Frees the tree, the lists kept for queries and the folder's handle
+    /// (queries under way keep what they hold until they end).
+    fn release(&self) {
+        *lock(&self.dir) = None;
+        *unpoisoned(self.tree.write()) = Tree::new(UNKNOWN_META);
+        lock(&self.visible).clear();
+        self.generation.fetch_add(1, Ordering::SeqCst);
     }
 
     /// The ignore rules that apply to the folder `start` from above it, as
@@ -317,18 +444,72 @@ impl Index {
         }
     }
 
-    /// Stops watching and joins the thread; later queries fail.
+    /// Stops watching, joins the thread and frees the tree and the folder's
+    /// handle; later calls fail.
     pub fn close(&self) {
-        if let Some(keeper) = lock(&self.keeper).take() {
+        let keeper = lock(&self.keeper).take();
+        if let Some(keeper) = keeper {
             keeper.stop.store(true, Ordering::SeqCst);
-            let _ = keeper.thread.join();
+            // The keeper itself may hold the last reference (see `Drop`).
+            if keeper.thread.thread().id() != std::thread::current().id() {
+                let _ = keeper.thread.join();
+            }
         }
+        self.release();
     }
 }
 
 impl Drop for Index {
+    /// Dropped unclosed: the keeper is told to stop, not joined. Its thread
+    /// may be the one dropping the index (it held the last reference while
+    /// applying a batch), and otherwise it ends by itself within one wait
+    /// for events, dropping the watcher.
     fn drop(&mut self) {
-        self.close();
+        if let Some(keeper) = lock(&self.keeper).take() {
+            keeper.stop.store(true, Ordering::SeqCst);
+        }
+    }
+}
+
+fn closed() -> FindError {
+    FindError::invalid_argument("this index is closed; open a new one with openIndex(path)")
+}
+
+/// The folder's `(st_dev, st_ino)`, by its handle.
+#[cfg(unix)]
+fn identity_of(dir: &Dir) -> Option<(u64, u64)> {
+    dir.identity().ok()
+}
+
+#[cfg(not(unix))]
+fn identity_of(_: &Dir) -> Option<(u64, u64)> {
+    None
+}
+
+/// The `(st_dev, st_ino)` of what is at `path` now.
+#[cfg(unix)]
+fn path_identity(path: &Path) -> std::io::Result<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::metadata(path)?;
+    Ok((meta.dev(), meta.ino()))
+}
+
+#[cfg(not(unix))]
+fn path_identity(_: &Path) -> std::io::Result<(u64, u64)> {
+    Err(std::io::Error::from(std::io::ErrorKind::Unsupported))
+}
+
+/// Nothing at the path, or a file where a folder on the way was.
+fn dir_is_gone(e: &std::io::Error) -> bool {
+    matches!(e.kind(), std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory)
+}
+
+/// What a caught panic said.
+fn panic_text(panic: &(dyn std::any::Any + Send)) -> String {
+    match (panic.downcast_ref::<&str>(), panic.downcast_ref::<String>()) {
+        (Some(text), _) => text.to_string(),
+        (_, Some(text)) => text.clone(),
+        _ => "a panic".to_string(),
     }
 }
 
@@ -369,7 +550,8 @@ fn folder_rules(dir: &Dir, tree: &Tree, id: Id, has_git: bool, git: &GitEnv) -> 
 /// The keeper thread: applies batches of events until told to stop, and
 /// gives new folders their second look once events go quiet. Holds the
 /// index weakly, so a dropped index stops it too; owns the watcher, so its
-/// end removes every watch.
+/// end removes every watch. A panic in its work is caught and answered by
+/// walking the whole tree again (`recover`): it never dies silently.
 fn keep(
     index: std::sync::Weak<Index>,
     watcher: notify::RecommendedWatcher,
@@ -378,28 +560,59 @@ fn keep(
 ) {
     let mut second_look: Vec<Vec<u8>> = Vec::new();
     while !stop.load(Ordering::SeqCst) {
-        let first = match events.recv_timeout(Duration::from_millis(20)) {
-            Ok(message) if changes_nothing(&message) => continue,
-            Ok(message) => message,
-            Err(RecvTimeoutError::Timeout) => {
-                if !second_look.is_empty() {
-                    let Some(index) = index.upgrade() else { break };
-                    index.look_again(std::mem::take(&mut second_look));
-                    index.status.busy.store(false, Ordering::SeqCst);
-                }
-                continue;
+        let go_on = match catch_unwind(AssertUnwindSafe(|| keep_step(&index, &events, &mut second_look))) {
+            Ok(go_on) => go_on,
+            Err(panic) => {
+                second_look.clear();
+                index.upgrade().is_some_and(|index| index.recover(&panic_text(&*panic)))
             }
-            Err(RecvTimeoutError::Disconnected) => break,
         };
-        let Some(index) = index.upgrade() else { break };
-        index.status.busy.store(true, Ordering::SeqCst);
-        let mut batch = vec![first];
-        batch.extend(events.try_iter().filter(|m| !changes_nothing(m)));
-        second_look.extend(index.apply(batch));
-        *lock(&index.status.last_event) = Some(Instant::now());
-        index.status.busy.store(!second_look.is_empty(), Ordering::SeqCst);
+        if !go_on {
+            break;
+        }
     }
     drop(watcher);
+}
+
+/// One wait for events and what follows: a batch applied, or new folders'
+/// second look. False when the keeper is to end.
+fn keep_step(index: &std::sync::Weak<Index>, events: &Receiver<Message>, second_look: &mut Vec<Vec<u8>>) -> bool {
+    let first = match events.recv_timeout(Duration::from_millis(20)) {
+        Ok(message) if changes_nothing(&message) => return true,
+        Ok(message) => message,
+        Err(RecvTimeoutError::Timeout) => {
+            if !second_look.is_empty() {
+                let Some(index) = index.upgrade() else { return false };
+                index.look_again(std::mem::take(second_look));
+                index.status.busy.store(false, Ordering::SeqCst);
+            }
+            return true;
+        }
+        Err(RecvTimeoutError::Disconnected) => return false,
+    };
+    let Some(index) = index.upgrade() else { return false };
+    index.status.busy.store(true, Ordering::SeqCst);
+    let mut batch = vec![first];
+    batch.extend(events.try_iter().filter(|m| !changes_nothing(m)));
+    second_look.extend(index.apply(batch));
+    *lock(&index.status.last_event) = Some(Instant::now());
+    if let Some(lost) = index.root_changed() {
+        index.fail(lost);
+        return false;
+    }
+    index.status.busy.store(!second_look.is_empty(), Ordering::SeqCst);
+    true
+}
+
+/// The metadata of `name`, listed in `dir` as `kind`: `None` if it is gone or
+/// no longer that kind; no size or time if it may be listed but not looked
+/// at (`dir` is readable but not searchable), as a fresh walk shows it.
+fn meta_of(dir: &Dir, name: &[u8], kind: EntryKind) -> Option<Meta> {
+    match dir.stat(os(name)) {
+        Ok(st) => (st.kind == Some(kind)).then_some(st.meta),
+        Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => Some(UNKNOWN_META),
+        Err(_) => None,
+    }
 }
 
 /// Opening, reading and closing (the index's own listings among them) change nothing.
@@ -412,7 +625,13 @@ impl Index {
     /// Turns a batch of events into the folders to compare again, and does
     /// it; returns the new folders found, for their second look.
     fn apply(&self, batch: Vec<Message>) -> Vec<Vec<u8>> {
+        #[cfg(test)]
+        if self.status.panic_next.swap(false, Ordering::SeqCst) {
+            let _tree = unpoisoned(self.tree.write());
+            panic!("a panic made by a test while the tree is locked");
+        }
         self.status.events.fetch_add(batch.len() as u64, Ordering::Relaxed);
+        let Ok(root) = self.dir() else { return Vec::new() };
         let mut dirty: BTreeSet<Vec<u8>> = BTreeSet::new();
         let mut rescan = None;
         for event in batch {
@@ -440,7 +659,7 @@ impl Index {
             // Walked again whole, in parallel; the old tree answers nothing meanwhile.
             self.status.rescans.fetch_add(1, Ordering::Relaxed);
             *lock(&self.status.last_rescan) = Some(why.to_string());
-            match self.build() {
+            match self.build(&root) {
                 Ok(fresh) => *tree = fresh,
                 Err(e) => *lock(&self.status.last_error) = Some(e.message),
             }
@@ -450,31 +669,79 @@ impl Index {
             dirty.sort_by_key(|rel| rel.iter().filter(|&&b| b == b'/').count());
             for rel in dirty {
                 if let Some(id) = tree.find(&rel).filter(|&id| tree.node(id).kind == EntryKind::Dir) {
-                    self.reconcile(&mut tree, id, &mut new_folders);
+                    self.reconcile(&root, &mut tree, id, &mut new_folders);
                 }
             }
         }
-        // New folders are listed down their whole subtree.
-        let new_roots: Vec<Vec<u8>> = new_folders.iter().map(|&id| tree.path(id)).collect();
-        while let Some(id) = new_folders.pop() {
-            self.reconcile(&mut tree, id, &mut new_folders);
+        // New folders are listed down their whole subtree (a later listing
+        // may have removed one already: its handle then resolves to nothing).
+        let new_roots: Vec<Vec<u8>> =
+            new_folders.iter().filter_map(|&h| tree.resolve(h)).map(|id| tree.path(id)).collect();
+        while let Some(handle) = new_folders.pop() {
+            if let Some(id) = tree.resolve(handle) {
+                self.reconcile(&root, &mut tree, id, &mut new_folders);
+            }
         }
         self.generation.fetch_add(1, Ordering::SeqCst);
         new_roots
     }
 
+    /// After a panic in the keeper's work: the tree may be half changed, so
+    /// it is walked again whole. False (and the index failed for good, every
+    /// call saying why) when that cannot be done.
+    fn recover(&self, what: &str) -> bool {
+        let error = format!("internal error in the index's thread (please report it): {what}");
+        if let Some(lost) = self.root_changed() {
+            self.fail(lost);
+            return false;
+        }
+        let Ok(root) = self.dir() else { return false };
+        let failed = match catch_unwind(AssertUnwindSafe(|| self.build(&root))) {
+            Ok(Ok(fresh)) => {
+                *unpoisoned(self.tree.write()) = fresh;
+                self.generation.fetch_add(1, Ordering::SeqCst);
+                self.status.rescans.fetch_add(1, Ordering::Relaxed);
+                *lock(&self.status.last_rescan) =
+                    Some("an internal error in the index's thread (see lastError)".into());
+                *lock(&self.status.last_error) = Some(format!("{error}; the index was walked again whole"));
+                *lock(&self.status.last_event) = Some(Instant::now());
+                self.status.busy.store(false, Ordering::SeqCst);
+                return true;
+            }
+            Ok(Err(e)) => e.message,
+            Err(panic) => panic_text(&*panic),
+        };
+        self.fail(FindError::new(
+            ErrorCode::FsError,
+            format!("the index stopped following changes after an {error}, and walking the folder again failed ({failed}); open a new index with openIndex(path)"),
+        ));
+        false
+    }
+
     /// Lists new folders (and all below them) once more, now that the
     /// watcher watches them: what was put in them before it did is found.
     fn look_again(&self, folders: Vec<Vec<u8>>) {
+        let Ok(root) = self.dir() else { return };
         let mut tree = unpoisoned(self.tree.write());
-        let mut stack: Vec<Id> = folders.iter().filter_map(|rel| tree.find(rel)).collect();
+        // Handles, not ids: listing a folder again may remove one below it
+        // that is still to be looked at (and its slot be reused).
+        let mut stack: Vec<Handle> =
+            folders.iter().filter_map(|rel| tree.find(rel)).map(|id| tree.handle(id)).collect();
         let mut found = Vec::new();
-        while let Some(id) = stack.pop() {
+        while let Some(handle) = stack.pop() {
+            let Some(id) = tree.resolve(handle) else { continue };
             if tree.node(id).kind != EntryKind::Dir {
                 continue;
             }
-            self.reconcile(&mut tree, id, &mut found);
-            stack.extend(tree.node(id).children.iter().copied().filter(|&c| tree.node(c).kind == EntryKind::Dir));
+            self.reconcile(&root, &mut tree, id, &mut found);
+            let tree = &tree;
+            stack.extend(
+                tree.node(id)
+                    .children
+                    .iter()
+                    .filter(|&&c| tree.node(c).kind == EntryKind::Dir)
+                    .map(|&c| tree.handle(c)),
+            );
             found.clear();
         }
         self.generation.fetch_add(1, Ordering::SeqCst);
@@ -510,15 +777,15 @@ impl Index {
     /// Lists the folder `id` again and makes its children in the index match:
     /// gone ones removed (with what they held), new ones added (new folders
     /// pushed on `new_folders`), metadata and the folder's ignore rules renewed.
-    fn reconcile(&self, tree: &mut Tree, id: Id, new_folders: &mut Vec<Id>) {
+    fn reconcile(&self, root: &Dir, tree: &mut Tree, id: Id, new_folders: &mut Vec<Handle>) {
         self.status.folders_reconciled.fetch_add(1, Ordering::Relaxed);
         let rel = tree.path(id);
-        let held = match self.dir.folder_beneath(Path::new(os(&rel))) {
+        let held = match root.folder_beneath(Path::new(os(&rel))) {
             Ok(held) => held,
             // Gone or no longer a folder: its parent's event removes it.
             Err(_) => return,
         };
-        let dir = held.as_ref().unwrap_or(&self.dir);
+        let dir = held.as_ref().unwrap_or(root);
         let mut listed: HashMap<Vec<u8>, EntryKind> = HashMap::new();
         let mut has_git = false;
         let read = dir.for_each(|name, kind| match (kind, name == ".git") {
@@ -533,24 +800,24 @@ impl Index {
         }
         for child in tree.node(id).children.clone() {
             let name = tree.name(child).to_vec();
-            let stat = dir.stat(os(&name));
-            match (listed.remove(&name), stat) {
-                (Some(kind), Ok(st)) if st.kind == Some(kind) && kind == tree.node(child).kind => {
-                    tree.node_mut(child).meta = st.meta;
-                }
-                (Some(kind), _) => {
+            match listed.remove(&name) {
+                Some(kind) if kind == tree.node(child).kind => match meta_of(dir, &name, kind) {
+                    Some(meta) => tree.node_mut(child).meta = meta,
+                    // Gone or changed since it was listed: its own event follows.
+                    None => tree.remove(child),
+                },
+                Some(kind) => {
                     tree.remove(child);
                     listed.insert(name, kind);
                 }
-                (None, _) => tree.remove(child),
+                None => tree.remove(child),
             }
         }
         for (name, kind) in listed {
-            let Ok(st) = dir.stat(os(&name)) else { continue };
-            let Some(kind) = st.kind.filter(|&k| k == kind) else { continue };
-            let child = tree.add(id, &name, kind, st.meta);
+            let Some(meta) = meta_of(dir, &name, kind) else { continue };
+            let child = tree.add(id, &name, kind, meta);
             if kind == EntryKind::Dir {
-                new_folders.push(child);
+                new_folders.push(tree.handle(child));
             }
         }
         if let Ok(st) = dir.stat(OsStr::new(".")) {
