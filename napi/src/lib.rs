@@ -660,10 +660,11 @@ impl FileIndex {
     /// be finishing a batch.
     #[napi(ts_return_type = "Promise<void>")]
     pub fn close<'env>(&self, env: &'env Env) -> Result<PromiseRaw<'env, ()>> {
-        let index = self.opened().ok();
+        // Later calls fail from here on, even before the promise settles.
+        let closing = self.opened().ok().map(|index| (index.begin_close(), index));
         env.spawn_future(async move {
-            if let Some(index) = index {
-                let _ = off_the_loop(move || index.close()).await;
+            if let Some((closing, index)) = closing {
+                let _ = off_the_loop(move || index.finish_close(closing)).await;
             }
             Ok(())
         })

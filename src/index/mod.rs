@@ -114,6 +114,9 @@ struct Keeper {
     thread: std::thread::JoinHandle<()>,
 }
 
+/// An index being closed: from `begin_close`, for `finish_close`.
+pub struct Closing(Option<Keeper>);
+
 /// What `stats()` reports.
 #[derive(Debug, Clone)]
 pub struct Stats {
@@ -447,9 +450,23 @@ impl Index {
     /// Stops watching, joins the thread and frees the tree and the folder's
     /// handle; later calls fail.
     pub fn close(&self) {
+        let closing = self.begin_close();
+        self.finish_close(closing);
+    }
+
+    /// The quick half of `close`: later calls fail from now on, and the
+    /// keeper is told to stop.
+    pub fn begin_close(&self) -> Closing {
         let keeper = lock(&self.keeper).take();
-        if let Some(keeper) = keeper {
+        if let Some(keeper) = &keeper {
             keeper.stop.store(true, Ordering::SeqCst);
+        }
+        Closing(keeper)
+    }
+
+    /// The rest of `close`, which may wait for the keeper to finish a batch.
+    pub fn finish_close(&self, closing: Closing) {
+        if let Some(keeper) = closing.0 {
             // The keeper itself may hold the last reference (see `Drop`).
             if keeper.thread.thread().id() != std::thread::current().id() {
                 let _ = keeper.thread.join();
@@ -604,6 +621,14 @@ fn keep_step(index: &std::sync::Weak<Index>, events: &Receiver<Message>, second_
     true
 }
 
+/// Removes everything below the folder `id`.
+fn forget_children(tree: &mut Tree, id: Id) {
+    for child in tree.node(id).children.clone() {
+        tree.remove(child);
+    }
+    tree.node_mut(id).rules = None;
+}
+
 /// The metadata of `name`, listed in `dir` as `kind`: `None` if it is gone or
 /// no longer that kind; no size or time if it may be listed but not looked
 /// at (`dir` is readable but not searchable), as a fresh walk shows it.
@@ -633,16 +658,24 @@ impl Index {
         self.status.events.fetch_add(batch.len() as u64, Ordering::Relaxed);
         let Ok(root) = self.dir() else { return Vec::new() };
         let mut dirty: BTreeSet<Vec<u8>> = BTreeSet::new();
+        // Entries whose mode or owner changed: a folder among them may have
+        // become enterable or not, which changes what lies below it.
+        let mut access: BTreeSet<Vec<u8>> = BTreeSet::new();
         let mut rescan = None;
         for event in batch {
             match event {
                 Ok(event) if event.need_rescan() => rescan = Some("the OS dropped events (queue overflow)"),
                 Ok(event) => {
+                    let metadata =
+                        matches!(event.kind, notify::EventKind::Modify(notify::event::ModifyKind::Metadata(_)));
                     for path in &event.paths {
                         if let Some(folder) = self.changed_folder(path) {
                             dirty.insert(folder);
                         }
                         dirty.extend(self.submodule_folders(path));
+                        if metadata {
+                            access.extend(self.entry_at(path));
+                        }
                     }
                 }
                 // A folder the OS would not watch (its limit): counted, as
@@ -672,6 +705,9 @@ impl Index {
                     self.reconcile(&root, &mut tree, id, &mut new_folders);
                 }
             }
+            let changed: Vec<Handle> =
+                access.iter().filter_map(|rel| tree.find(rel)).map(|id| tree.handle(id)).collect();
+            self.relist_below(&root, &mut tree, changed);
         }
         // New folders are listed down their whole subtree (a later listing
         // may have removed one already: its handle then resolves to nothing).
@@ -723,18 +759,25 @@ impl Index {
     fn look_again(&self, folders: Vec<Vec<u8>>) {
         let Ok(root) = self.dir() else { return };
         let mut tree = unpoisoned(self.tree.write());
+        let start: Vec<Handle> = folders.iter().filter_map(|rel| tree.find(rel)).map(|id| tree.handle(id)).collect();
+        self.relist_below(&root, &mut tree, start);
+        self.generation.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// Lists the folders `start` (those still in the tree) and every folder
+    /// below them again.
+    fn relist_below(&self, root: &Dir, tree: &mut Tree, start: Vec<Handle>) {
         // Handles, not ids: listing a folder again may remove one below it
         // that is still to be looked at (and its slot be reused).
-        let mut stack: Vec<Handle> =
-            folders.iter().filter_map(|rel| tree.find(rel)).map(|id| tree.handle(id)).collect();
+        let mut stack = start;
         let mut found = Vec::new();
         while let Some(handle) = stack.pop() {
             let Some(id) = tree.resolve(handle) else { continue };
             if tree.node(id).kind != EntryKind::Dir {
                 continue;
             }
-            self.reconcile(&root, &mut tree, id, &mut found);
-            let tree = &tree;
+            self.reconcile(root, tree, id, &mut found);
+            let tree = &*tree;
             stack.extend(
                 tree.node(id)
                     .children
@@ -744,7 +787,14 @@ impl Index {
             );
             found.clear();
         }
-        self.generation.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// The entry (relative to the root) an event on `path` is about, unless
+    /// it is the root itself or inside a `.git`.
+    fn entry_at(&self, path: &Path) -> Option<Vec<u8>> {
+        let rel = path.strip_prefix(&self.real_path).ok()?.as_os_str().as_encoded_bytes();
+        let parts: Vec<&[u8]> = rel.split(|&b| b == b'/').filter(|p| !p.is_empty()).collect();
+        (!parts.is_empty() && !parts.contains(&&b".git"[..])).then(|| parts.join(&b'/'))
     }
 
     /// The folder (relative to the root) to compare again after an event on
@@ -782,6 +832,8 @@ impl Index {
         let rel = tree.path(id);
         let held = match root.folder_beneath(Path::new(os(&rel))) {
             Ok(held) => held,
+            // No longer to be entered: a fresh walk lists nothing in it.
+            Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => return forget_children(tree, id),
             // Gone or no longer a folder: its parent's event removes it.
             Err(_) => return,
         };
@@ -795,8 +847,10 @@ impl Index {
             }
             (None, _) => {}
         });
-        if read.is_err() {
-            return;
+        match read {
+            Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => return forget_children(tree, id),
+            Err(_) => return,
+            Ok(()) => {}
         }
         for child in tree.node(id).children.clone() {
             let name = tree.name(child).to_vec();
@@ -876,6 +930,108 @@ mod tests {
         assert!(stats.last_rescan.unwrap().contains("overflow"));
         index.close();
         assert!(index.read().is_err() && index.stats().closed);
+    }
+
+    /// Waits (at most 10 s) for `done`.
+    fn wait_for(what: &str, done: impl Fn() -> bool) {
+        let until = Instant::now() + Duration::from_secs(10);
+        while !done() {
+            assert!(Instant::now() < until, "waited 10 s for {what}");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    #[test]
+    fn a_panic_in_the_keeper_is_caught_and_the_tree_walked_again() {
+        let dir = temp("panic");
+        let index = Index::open(dir.to_path_buf()).unwrap();
+        index.status.panic_next.store(true, Ordering::SeqCst);
+        fs::write(dir.join("src/new.ts"), "n").unwrap();
+        wait_for("the rebuild", || index.stats().rescans == 1);
+        index.settle(&Cancel::never()).unwrap();
+        assert!(paths(&index).contains(&"src/new.ts".to_string()), "{:?}", paths(&index));
+        let stats = index.stats();
+        assert!(stats.last_error.unwrap().contains("internal error in the index's thread"));
+        assert!(stats.last_rescan.unwrap().contains("internal error"));
+        // The keeper goes on following changes.
+        fs::write(dir.join("later.ts"), "l").unwrap();
+        wait_for("a change after the rebuild", || paths(&index).contains(&"later.ts".to_string()));
+        index.settle(&Cancel::never()).unwrap();
+        index.close();
+    }
+
+    #[test]
+    fn a_panic_that_cannot_be_recovered_from_fails_every_later_call() {
+        let dir = temp("panic-gone");
+        let root = dir.join("src");
+        let index = Index::open(root.clone()).unwrap();
+        // The panic, then the rebuild finds no root: the index fails for good.
+        index.status.panic_next.store(true, Ordering::SeqCst);
+        fs::remove_dir_all(&root).unwrap();
+        wait_for("the keeper to give up", || lock(&index.broken).is_some());
+        let e = index.settle(&Cancel::never()).unwrap_err();
+        assert_eq!(e.code, ErrorCode::NotFound, "{e:?}");
+        assert!(index.read().is_err());
+        // Failed first, then freed (a query in between is refused, never answered from an empty tree).
+        wait_for("the tree to be freed", || index.stats().entries == 0);
+        index.close();
+    }
+
+    #[test]
+    fn a_keeper_that_ended_is_never_waited_for_silently() {
+        let dir = temp("died");
+        let index = Index::open(dir.to_path_buf()).unwrap();
+        // As if the keeper had ended without a word: told to stop, not closed.
+        lock(&index.keeper).as_ref().unwrap().stop.store(true, Ordering::SeqCst);
+        wait_for("the keeper to end", || lock(&index.keeper).as_ref().unwrap().thread.is_finished());
+        let e = index.settle(&Cancel::never()).unwrap_err();
+        assert_eq!(e.code, ErrorCode::FsError);
+        assert!(e.message.contains("the index's thread ended"), "{}", e.message);
+        assert_eq!(index.read().unwrap_err(), e);
+        index.close();
+    }
+
+    #[test]
+    fn a_deleted_or_replaced_root_fails_every_call_and_frees_the_tree() {
+        let dir = temp("root");
+        let root = dir.join("src");
+        let index = Index::open(root.clone()).unwrap();
+        assert_eq!(index.stats().entries, 2);
+        fs::remove_dir_all(&root).unwrap();
+        let e = index.read().unwrap_err();
+        assert_eq!(e.code, ErrorCode::NotFound);
+        assert!(e.message.contains("was deleted or moved away"), "{}", e.message);
+        // Re-created: another folder, still refused.
+        fs::create_dir(&root).unwrap();
+        assert_eq!(index.settle(&Cancel::never()).unwrap_err(), e);
+        assert_eq!(index.stats().entries, 0);
+        assert!(lock(&index.dir).is_none(), "the folder's handle is closed");
+        index.close();
+
+        let index = Index::open(root.clone()).unwrap();
+        fs::rename(&root, dir.join("moved")).unwrap();
+        fs::create_dir(&root).unwrap();
+        let e = index.read().unwrap_err();
+        assert_eq!(e.code, ErrorCode::FsError);
+        assert!(e.message.contains("moved away or replaced"), "{}", e.message);
+        index.close();
+    }
+
+    #[test]
+    fn close_frees_the_tree_and_the_folder_handle_and_a_drop_never_joins() {
+        let dir = temp("close");
+        let index = Index::open(dir.to_path_buf()).unwrap();
+        assert!(index.stats().entries > 0);
+        index.close();
+        assert_eq!(index.stats().entries, 0);
+        assert!(lock(&index.dir).is_none());
+        assert_eq!(index.read().unwrap_err().code, ErrorCode::InvalidArgument);
+        index.close();
+        // Dropped unclosed: the keeper is told to stop and ends by itself.
+        let index = Index::open(dir.to_path_buf()).unwrap();
+        let stop = Arc::clone(&lock(&index.keeper).as_ref().unwrap().stop);
+        drop(index);
+        assert!(stop.load(Ordering::SeqCst));
     }
 
     #[test]
