@@ -257,6 +257,12 @@ impl Index {
                 folders.insert(rel, id);
             }
         }
+        // Each folder's inode number, to tell it from one that replaces it.
+        for (rel, &id) in &folders {
+            if let Ok((_, ino)) = dir.stat_with_ino(os(rel)) {
+                tree.set_ino(id, ino);
+            }
+        }
         folders.insert(Vec::new(), ROOT);
         // Opening a folder raises an event on it: only these few are opened again.
         for rel in with_rules {
@@ -640,6 +646,15 @@ fn meta_of(dir: &Dir, name: &[u8], kind: EntryKind) -> Option<Meta> {
     }
 }
 
+/// `meta_of`, with the inode number (0 when it cannot be known).
+fn meta_and_ino(dir: &Dir, name: &[u8], kind: EntryKind) -> Option<(Meta, u64)> {
+    match dir.stat_with_ino(os(name)) {
+        Ok((st, ino)) => (st.kind == Some(kind)).then_some((st.meta, ino)),
+        Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => Some((UNKNOWN_META, 0)),
+        Err(_) => None,
+    }
+}
+
 /// Opening, reading and closing (the index's own listings among them) change nothing.
 fn changes_nothing(message: &Message) -> bool {
     let Ok(event) = message else { return false };
@@ -855,6 +870,21 @@ impl Index {
         for child in tree.node(id).children.clone() {
             let name = tree.name(child).to_vec();
             match listed.remove(&name) {
+                // A folder: the same one, or another put in its place (renamed
+                // away and recreated), listed anew with all it holds.
+                Some(EntryKind::Dir) if tree.node(child).kind == EntryKind::Dir => {
+                    match meta_and_ino(dir, &name, EntryKind::Dir) {
+                        Some((_, ino)) if tree.ino(child).is_some_and(|known| ino != 0 && known != ino) => {
+                            tree.remove(child);
+                            listed.insert(name, EntryKind::Dir);
+                        }
+                        Some((meta, ino)) => {
+                            tree.node_mut(child).meta = meta;
+                            tree.set_ino(child, ino);
+                        }
+                        None => tree.remove(child),
+                    }
+                }
                 Some(kind) if kind == tree.node(child).kind => match meta_of(dir, &name, kind) {
                     Some(meta) => tree.node_mut(child).meta = meta,
                     // Gone or changed since it was listed: its own event follows.
@@ -868,9 +898,10 @@ impl Index {
             }
         }
         for (name, kind) in listed {
-            let Some(meta) = meta_of(dir, &name, kind) else { continue };
+            let Some((meta, ino)) = meta_and_ino(dir, &name, kind) else { continue };
             let child = tree.add(id, &name, kind, meta);
             if kind == EntryKind::Dir {
+                tree.set_ino(child, ino);
                 new_folders.push(tree.handle(child));
             }
         }
@@ -1032,6 +1063,35 @@ mod tests {
         let stop = Arc::clone(&lock(&index.keeper).as_ref().unwrap().stop);
         drop(index);
         assert!(stop.load(Ordering::SeqCst));
+    }
+
+    #[test]
+    fn a_folder_renamed_away_and_recreated_under_its_name_is_listed_anew() {
+        let dir = temp("recreate");
+        let index = Index::open(dir.to_path_buf()).unwrap();
+        // Only the events given below are applied.
+        lock(&index.keeper).as_ref().unwrap().stop.store(true, Ordering::SeqCst);
+        wait_for("the keeper to end", || lock(&index.keeper).as_ref().unwrap().thread.is_finished());
+        fs::rename(dir.join("src"), dir.join("old")).unwrap();
+        fs::create_dir(dir.join("src")).unwrap();
+        fs::write(dir.join("src/new.ts"), "n").unwrap();
+        // One event, on the root's listing: `src` is still a folder there.
+        let created = notify::Event::new(notify::EventKind::Create(notify::event::CreateKind::Folder))
+            .add_path(dir.join("src"));
+        index.apply(vec![Ok(created)]);
+        let tree = unpoisoned(index.tree.read());
+        let mut held: Vec<String> = Vec::new();
+        let mut stack = vec![ROOT];
+        while let Some(id) = stack.pop() {
+            for &c in &tree.node(id).children {
+                held.push(String::from_utf8_lossy(&tree.path(c)).into_owned());
+                stack.push(c);
+            }
+        }
+        held.sort();
+        assert_eq!(held, [".gitignore", "old", "old/deep", "old/deep/a.ts", "src", "src/new.ts"]);
+        drop(tree);
+        index.close();
     }
 
     #[test]

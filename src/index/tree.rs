@@ -104,6 +104,9 @@ pub struct Tree {
     entries: usize,
     /// The serial the next entry added gets.
     next_serial: u32,
+    /// Folders' inode numbers, where known: a folder replaced by another
+    /// under the same name is told apart by it.
+    inos: HashMap<Id, u64>,
 }
 
 impl Tree {
@@ -119,12 +122,24 @@ impl Tree {
             children: Vec::new(),
             rules: None,
         };
-        Tree { nodes: vec![Some(root)], free: Vec::new(), names, entries: 0, next_serial: 1 }
+        Tree { nodes: vec![Some(root)], free: Vec::new(), names, entries: 0, next_serial: 1, inos: HashMap::new() }
     }
 
     /// `id`, named so that its later removal is noticed (see `resolve`).
     pub fn handle(&self, id: Id) -> Handle {
         Handle { id, serial: self.node(id).serial }
+    }
+
+    /// The folder `id`'s inode number, if known.
+    pub fn ino(&self, id: Id) -> Option<u64> {
+        self.inos.get(&id).copied()
+    }
+
+    /// Records the folder `id`'s inode number (0: unknown).
+    pub fn set_ino(&mut self, id: Id, ino: u64) {
+        if ino != 0 {
+            self.inos.insert(id, ino);
+        }
     }
 
     /// The entry `handle` named, if it is still in the tree.
@@ -188,6 +203,9 @@ impl Tree {
         let mut doomed = vec![id];
         while let Some(gone) = doomed.pop() {
             let node = self.nodes[gone as usize].take().expect("a live index entry");
+            if node.kind == EntryKind::Dir {
+                self.inos.remove(&gone);
+            }
             doomed.extend(node.children);
             self.names.release(node.name);
             self.free.push(gone);
@@ -223,7 +241,8 @@ impl Tree {
     pub fn bytes(&self) -> usize {
         let slot = std::mem::size_of::<Option<Node>>();
         let children: usize = self.nodes.iter().flatten().map(|n| n.children.capacity() * 4).sum();
-        self.nodes.capacity() * slot + children + self.free.capacity() * 4 + self.names.bytes()
+        let inos = self.inos.capacity() * (std::mem::size_of::<(Id, u64)>() + 1);
+        self.nodes.capacity() * slot + children + self.free.capacity() * 4 + self.names.bytes() + inos
     }
 }
 
