@@ -493,6 +493,12 @@ mod unix {
             }
         }
 
+        /// The folder's descriptor, for calls that take one (a live index
+        /// adds its inotify watch through `/proc/self/fd`).
+        pub fn raw_fd(&self) -> std::os::fd::RawFd {
+            self.fd.as_raw_fd()
+        }
+
         /// What the folder is, whatever path reached it: `(st_dev, st_ino)`.
         pub fn identity(&self) -> io::Result<(u64, u64)> {
             let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();

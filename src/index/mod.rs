@@ -25,6 +25,8 @@
 //! its path is gone or is another one, calls fail (`not-found`, `fs-error`).
 //! `close` frees the tree and the folder's descriptor at once.
 
+#[cfg(target_os = "linux")]
+mod inotify;
 pub mod query;
 pub mod tree;
 
@@ -36,6 +38,7 @@ use crate::gitignore::{folders_above_on_disk, FolderRules, GitEnv, IgnoreFiles, 
 use crate::shared::Shared;
 use crate::sync::{lock, unpoisoned};
 use crate::walk::{walk_dir, Entry, Excludes, Keep, WalkRules};
+#[cfg(not(target_os = "linux"))]
 use notify::{RecursiveMode, Watcher};
 use query::{Visible, VisibleKey};
 use std::collections::{BTreeSet, HashMap};
@@ -43,6 +46,7 @@ use std::ffi::OsStr;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+#[cfg(not(target_os = "linux"))]
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex, RwLock, RwLockReadGuard};
 use std::time::{Duration, Instant};
@@ -53,6 +57,7 @@ const QUIET: Duration = Duration::from_millis(100);
 
 /// How long `open` waits at most for the events its own watching raised to
 /// stop before it walks: on a folder written to all the time they never stop.
+#[cfg(not(target_os = "linux"))]
 const DRAIN_AT_MOST: Duration = Duration::from_millis(500);
 
 /// The size and time of an entry that is listed but cannot be looked at (in a
@@ -85,6 +90,9 @@ pub struct Index {
     broken: Mutex<Option<FindError>>,
     /// Bumped by every change to the tree.
     generation: AtomicU64,
+    /// The watcher (Linux), `None` once closed or failed.
+    #[cfg(target_os = "linux")]
+    inotify: Mutex<Option<Arc<inotify::Inotify>>>,
     /// What recent queries' rules let through, for the generation it was made in.
     visible: Mutex<Vec<(VisibleKey, u64, Arc<Visible>)>>,
 }
@@ -151,13 +159,7 @@ impl Index {
         let (dir, real_path) = crate::sandbox::open_search_dir(&logical_path)?;
         let identity = identity_of(&dir);
         let dir = Arc::new(dir);
-        let (sender, events) = channel();
-        let handler = move |event| {
-            let _ = sender.send(event);
-        };
-        let config = notify::Config::default().with_follow_symlinks(false);
-        let watcher = notify::RecommendedWatcher::new(handler, config).map_err(|e| cannot_watch(&real_path, &e))?;
-        let watcher = Mutex::new(watcher);
+        let source = Source::new(&real_path)?;
         let git = GitEnv::from_process();
         let index = Arc::new(Index {
             logical_path,
@@ -172,36 +174,58 @@ impl Index {
             broken: Mutex::new(None),
             generation: AtomicU64::new(0),
             visible: Mutex::new(Vec::new()),
+            #[cfg(target_os = "linux")]
+            inotify: Mutex::new(match &source {
+                Source::Inotify(inotify) => Some(Arc::clone(inotify)),
+            }),
         });
-        if let Err(e) = lock(&watcher).watch(&index.real_path, RecursiveMode::Recursive) {
-            return Err(FindError::new(
-                ErrorCode::FsError,
-                format!("cannot watch `{}` for changes: {e}", clip(&index.logical_path.to_string_lossy(), 300)),
-            ));
-        }
-        // The watcher lists the whole tree to add its watches, and every
-        // folder opened raises an event it does not read meanwhile: the OS's
-        // queue overflows on a large tree. Those events are older than the
-        // walk below, which sees what they would say: they are let go. Only
-        // for a while: on a folder changed all the time they never stop, and
-        // what is left goes to the keeper (at worst one more comparison).
-        let until = Instant::now() + DRAIN_AT_MOST;
-        let mut quiet_since = Instant::now();
-        while quiet_since.elapsed() < QUIET / 2 && Instant::now() < until {
-            match events.recv_timeout(Duration::from_millis(5)) {
-                Ok(message) if !changes_nothing(&message) => quiet_since = Instant::now(),
-                Ok(_) | Err(RecvTimeoutError::Timeout) => {}
-                Err(RecvTimeoutError::Disconnected) => break,
+        // Every folder is watched before the walk, so every change after the
+        // walk saw a folder raises an event.
+        #[cfg(target_os = "linux")]
+        {
+            let Source::Inotify(inotify) = &source;
+            let (watched, failed, git_holders) = watch_all(inotify, &dir);
+            let tree = index.build(&dir)?;
+            inotify.adopt(&tree, watched, failed);
+            for rel in git_holders {
+                if let (Some(id), Ok(held)) = (tree.find(&rel), dir.folder_beneath(Path::new(os(&rel)))) {
+                    inotify.watch_git(held.as_ref().unwrap_or(&dir), tree.handle(id));
+                }
             }
+            *unpoisoned(index.tree.write()) = tree;
         }
-        *unpoisoned(index.tree.write()) = index.build(&dir)?;
+        #[cfg(not(target_os = "linux"))]
+        {
+            let Source::Notify(watcher, events) = &source;
+            if let Err(e) = lock(watcher).watch(&index.real_path, RecursiveMode::Recursive) {
+                return Err(FindError::new(
+                    ErrorCode::FsError,
+                    format!("cannot watch `{}` for changes: {e}", clip(&index.logical_path.to_string_lossy(), 300)),
+                ));
+            }
+            // The watcher lists the whole tree to add its watches, and every
+            // folder opened raises an event it does not read meanwhile: the OS's
+            // queue overflows on a large tree. Those events are older than the
+            // walk below, which sees what they would say: they are let go. Only
+            // for a while: on a folder changed all the time they never stop, and
+            // what is left goes to the keeper (at worst one more comparison).
+            let until = Instant::now() + DRAIN_AT_MOST;
+            let mut quiet_since = Instant::now();
+            while quiet_since.elapsed() < QUIET / 2 && Instant::now() < until {
+                match events.recv_timeout(Duration::from_millis(5)) {
+                    Ok(message) if !changes_nothing(&message) => quiet_since = Instant::now(),
+                    Ok(_) | Err(RecvTimeoutError::Timeout) => {}
+                    Err(RecvTimeoutError::Disconnected) => break,
+                }
+            }
+            *unpoisoned(index.tree.write()) = index.build(&dir)?;
+        }
         let stop = Arc::new(AtomicBool::new(false));
         let keeper = {
             let (index, stop) = (Arc::downgrade(&index), Arc::clone(&stop));
-            let watcher = unpoisoned(watcher.into_inner());
             std::thread::Builder::new()
                 .name("agent-find-index".into())
-                .spawn(move || keep(index, watcher, events, stop))
+                .spawn(move || keep(index, source, stop))
                 .map_err(|e| FindError::new(ErrorCode::FsError, format!("cannot start the index thread: {e}")))?
         };
         *lock(&index.keeper) = Some(Keeper { stop, thread: keeper });
@@ -391,6 +415,10 @@ impl Index {
     /// (queries under way keep what they hold until they end).
     fn release(&self) {
         *lock(&self.dir) = None;
+        #[cfg(target_os = "linux")]
+        {
+            *lock(&self.inotify) = None;
+        }
         *unpoisoned(self.tree.write()) = Tree::new(UNKNOWN_META);
         lock(&self.visible).clear();
         self.generation.fetch_add(1, Ordering::SeqCst);
@@ -422,6 +450,11 @@ impl Index {
 
     pub fn stats(&self) -> Stats {
         let tree = unpoisoned(self.tree.read());
+        // Folders not watched now (Linux: counted one by one).
+        #[cfg(target_os = "linux")]
+        let unwatched = lock(&self.inotify).as_ref().map(|i| i.unwatched()).unwrap_or_default();
+        #[cfg(not(target_os = "linux"))]
+        let unwatched: (usize, Option<String>) = (0, None);
         let s = &self.status;
         Stats {
             entries: tree.entries(),
@@ -431,8 +464,8 @@ impl Index {
             folders_reconciled: s.folders_reconciled.load(Ordering::Relaxed),
             rescans: s.rescans.load(Ordering::Relaxed),
             last_rescan: lock(&s.last_rescan).clone(),
-            watch_errors: s.watch_errors.load(Ordering::Relaxed),
-            last_error: lock(&s.last_error).clone(),
+            watch_errors: s.watch_errors.load(Ordering::Relaxed) + unwatched.0 as u64,
+            last_error: lock(&s.last_error).clone().or(unwatched.1),
             closed: lock(&self.keeper).is_none(),
         }
     }
@@ -575,15 +608,10 @@ fn folder_rules(dir: &Dir, tree: &Tree, id: Id, has_git: bool, git: &GitEnv) -> 
 /// index weakly, so a dropped index stops it too; owns the watcher, so its
 /// end removes every watch. A panic in its work is caught and answered by
 /// walking the whole tree again (`recover`): it never dies silently.
-fn keep(
-    index: std::sync::Weak<Index>,
-    watcher: notify::RecommendedWatcher,
-    events: Receiver<Message>,
-    stop: Arc<AtomicBool>,
-) {
+fn keep(index: std::sync::Weak<Index>, source: Source, stop: Arc<AtomicBool>) {
     let mut second_look: Vec<Vec<u8>> = Vec::new();
     while !stop.load(Ordering::SeqCst) {
-        let go_on = match catch_unwind(AssertUnwindSafe(|| keep_step(&index, &events, &mut second_look))) {
+        let go_on = match catch_unwind(AssertUnwindSafe(|| keep_step(&index, &source, &mut second_look))) {
             Ok(go_on) => go_on,
             Err(panic) => {
                 second_look.clear();
@@ -594,29 +622,137 @@ fn keep(
             break;
         }
     }
-    drop(watcher);
+    drop(source);
+}
+
+/// Where events come from: inotify used directly on Linux (see `inotify`),
+/// `notify` elsewhere.
+enum Source {
+    #[cfg(target_os = "linux")]
+    Inotify(Arc<inotify::Inotify>),
+    #[cfg(not(target_os = "linux"))]
+    Notify(Mutex<notify::RecommendedWatcher>, Receiver<Message>),
+}
+
+/// What one wait for events gave.
+enum Next {
+    Quiet,
+    Ended,
+    #[cfg(not(target_os = "linux"))]
+    Batch(Vec<Message>),
+    #[cfg(target_os = "linux")]
+    Raw(Vec<inotify::Raw>),
+}
+
+impl Source {
+    fn new(real_path: &Path) -> Result<Source> {
+        #[cfg(target_os = "linux")]
+        return inotify::Inotify::new()
+            .map(|i| Source::Inotify(Arc::new(i)))
+            .map_err(|e| cannot_watch(real_path, &notify::Error::io(e)));
+        #[cfg(not(target_os = "linux"))]
+        {
+            let (sender, events) = channel();
+            let handler = move |event| {
+                let _ = sender.send(event);
+            };
+            let config = notify::Config::default().with_follow_symlinks(false);
+            let watcher = notify::RecommendedWatcher::new(handler, config).map_err(|e| cannot_watch(real_path, &e))?;
+            Ok(Source::Notify(Mutex::new(watcher), events))
+        }
+    }
+
+    /// Waits up to 20 ms for events.
+    fn next(&self) -> Next {
+        match self {
+            #[cfg(target_os = "linux")]
+            Source::Inotify(inotify) => match inotify.wait(Duration::from_millis(20)) {
+                Ok(raw) if raw.is_empty() => Next::Quiet,
+                Ok(raw) => Next::Raw(raw),
+                Err(_) => Next::Ended,
+            },
+            #[cfg(not(target_os = "linux"))]
+            Source::Notify(_, events) => match events.recv_timeout(Duration::from_millis(20)) {
+                Ok(message) if changes_nothing(&message) => Next::Batch(Vec::new()),
+                Ok(message) => {
+                    let mut batch = vec![message];
+                    batch.extend(events.try_iter().filter(|m| !changes_nothing(m)));
+                    Next::Batch(batch)
+                }
+                Err(RecvTimeoutError::Timeout) => Next::Quiet,
+                Err(RecvTimeoutError::Disconnected) => Next::Ended,
+            },
+        }
+    }
+}
+
+/// Watches every folder below `root` (opened by handle, one at a time, never
+/// through a symlink), before the tree is built: the watches made, by path,
+/// the folders that could not be watched, and those holding a `.git` folder.
+#[cfg(target_os = "linux")]
+#[allow(clippy::type_complexity)]
+fn watch_all(
+    inotify: &inotify::Inotify,
+    root: &Arc<Dir>,
+) -> (Vec<(i32, Vec<u8>)>, Vec<(Vec<u8>, String)>, Vec<Vec<u8>>) {
+    let (mut watched, mut failed, mut git_holders) = (Vec::new(), Vec::new(), Vec::new());
+    // A folder is opened when its turn comes, from its parent's handle: the
+    // descriptors held are those of the parents of folders still to come.
+    let mut stack: Vec<(Arc<Dir>, Option<Vec<u8>>, Vec<u8>)> = vec![(Arc::clone(root), None, Vec::new())];
+    while let Some((parent, name, rel)) = stack.pop() {
+        let dir = match name {
+            None => parent,
+            Some(name) => match parent.open_dir(os(&name)) {
+                Ok(dir) => Arc::new(dir),
+                // Gone, not a folder any more, or not to be entered: the walk
+                // does not enter it either.
+                Err(_) => continue,
+            },
+        };
+        match inotify.watch_before(&dir) {
+            Ok(wd) => watched.push((wd, rel.clone())),
+            Err(why) => failed.push((rel.clone(), why)),
+        }
+        let mut subs = Vec::new();
+        let _ = dir.for_each(|name, kind| {
+            if kind == Some(EntryKind::Dir) {
+                match name == ".git" {
+                    true => git_holders.push(rel.clone()),
+                    false => subs.push(name.as_encoded_bytes().to_vec()),
+                }
+            }
+        });
+        for name in subs {
+            let child = if rel.is_empty() { name.clone() } else { [&rel[..], b"/", &name].concat() };
+            stack.push((Arc::clone(&dir), Some(name), child));
+        }
+    }
+    (watched, failed, git_holders)
 }
 
 /// One wait for events and what follows: a batch applied, or new folders'
 /// second look. False when the keeper is to end.
-fn keep_step(index: &std::sync::Weak<Index>, events: &Receiver<Message>, second_look: &mut Vec<Vec<u8>>) -> bool {
-    let first = match events.recv_timeout(Duration::from_millis(20)) {
-        Ok(message) if changes_nothing(&message) => return true,
-        Ok(message) => message,
-        Err(RecvTimeoutError::Timeout) => {
+fn keep_step(index: &std::sync::Weak<Index>, source: &Source, second_look: &mut Vec<Vec<u8>>) -> bool {
+    let next = source.next();
+    let Some(index) = index.upgrade() else { return false };
+    let batch = match next {
+        Next::Quiet => {
             if !second_look.is_empty() {
-                let Some(index) = index.upgrade() else { return false };
                 index.look_again(std::mem::take(second_look));
                 index.status.busy.store(false, Ordering::SeqCst);
             }
             return true;
         }
-        Err(RecvTimeoutError::Disconnected) => return false,
+        Next::Ended => return false,
+        #[cfg(not(target_os = "linux"))]
+        Next::Batch(batch) => batch,
+        #[cfg(target_os = "linux")]
+        Next::Raw(raw) => index.translate(raw),
     };
-    let Some(index) = index.upgrade() else { return false };
+    if batch.is_empty() {
+        return true;
+    }
     index.status.busy.store(true, Ordering::SeqCst);
-    let mut batch = vec![first];
-    batch.extend(events.try_iter().filter(|m| !changes_nothing(m)));
     second_look.extend(index.apply(batch));
     *lock(&index.status.last_event) = Some(Instant::now());
     if let Some(lost) = index.root_changed() {
@@ -656,9 +792,93 @@ fn meta_and_ino(dir: &Dir, name: &[u8], kind: EntryKind) -> Option<(Meta, u64)> 
 }
 
 /// Opening, reading and closing (the index's own listings among them) change nothing.
+#[cfg(not(target_os = "linux"))]
 fn changes_nothing(message: &Message) -> bool {
     let Ok(event) = message else { return false };
     matches!(event.kind, notify::EventKind::Access(_)) && !event.need_rescan()
+}
+
+#[cfg(target_os = "linux")]
+impl Index {
+    /// inotify's events as the index applies them: each at its folder's
+    /// path in the tree now (events of folders no longer in it are let go).
+    fn translate(&self, raw: Vec<inotify::Raw>) -> Vec<Message> {
+        let Some(inotify) = lock(&self.inotify).clone() else { return Vec::new() };
+        let tree = unpoisoned(self.tree.read());
+        let mut batch = Vec::new();
+        for event in raw {
+            if event.mask & libc::IN_Q_OVERFLOW != 0 {
+                batch.push(Ok(inotify::as_event(&event, PathBuf::new())));
+                continue;
+            }
+            let Some(target) = inotify.target(&event) else { continue };
+            let Some(id) = tree.resolve(target.folder) else { continue };
+            let mut rel = tree.path(id);
+            for part in [target.git.as_deref(), Some(&event.name[..]).filter(|n| !n.is_empty())].into_iter().flatten() {
+                if !rel.is_empty() {
+                    rel.push(b'/');
+                }
+                rel.extend_from_slice(part);
+            }
+            batch.push(Ok(inotify::as_event(&event, self.real_path.join(os(&rel)))));
+        }
+        batch
+    }
+
+    /// Watches the folder `id`, open as `dir` (before it is listed); true
+    /// when it was not watched as this folder before.
+    fn watch(&self, dir: &Dir, tree: &Tree, id: Id) -> bool {
+        let inotify = lock(&self.inotify).clone();
+        inotify.is_some_and(|i| i.watch_folder(dir, tree.handle(id)))
+    }
+
+    fn watch_git(&self, dir: &Dir, tree: &Tree, id: Id) {
+        if let Some(inotify) = lock(&self.inotify).clone() {
+            inotify.watch_git(dir, tree.handle(id));
+        }
+    }
+
+    /// Stops the watches of folders no longer in `tree`.
+    fn sweep(&self, tree: &Tree) {
+        if let Some(inotify) = lock(&self.inotify).clone() {
+            inotify.sweep(tree);
+        }
+    }
+
+    /// After `old` was replaced by `new` (built anew): the watches follow,
+    /// and the folders in `new` with none get one.
+    fn rewatch(&self, root: &Arc<Dir>, old: &Tree, new: &Tree) {
+        let Some(inotify) = lock(&self.inotify).clone() else { return };
+        inotify.remap(old, new);
+        let watched = inotify.watched();
+        let mut stack = vec![ROOT];
+        while let Some(id) = stack.pop() {
+            let handle = new.handle(id);
+            if !watched.contains(&handle) {
+                if let Ok(held) = root.folder_beneath(Path::new(os(&new.path(id)))) {
+                    let dir = held.as_ref().unwrap_or(root);
+                    if inotify.watch_folder(dir, handle) && new.node(id).rules.as_ref().is_some_and(|r| r.has_git()) {
+                        inotify.watch_git(dir, handle);
+                    }
+                }
+            }
+            stack.extend(new.node(id).children.iter().copied().filter(|&c| new.node(c).kind == EntryKind::Dir));
+        }
+    }
+}
+
+/// Off Linux, `notify` watches the whole folder by itself.
+#[cfg(not(target_os = "linux"))]
+impl Index {
+    fn watch(&self, _: &Dir, _: &Tree, _: Id) -> bool {
+        false
+    }
+
+    fn watch_git(&self, _: &Dir, _: &Tree, _: Id) {}
+
+    fn sweep(&self, _: &Tree) {}
+
+    fn rewatch(&self, _: &Arc<Dir>, _: &Tree, _: &Tree) {}
 }
 
 impl Index {
@@ -708,7 +928,10 @@ impl Index {
             self.status.rescans.fetch_add(1, Ordering::Relaxed);
             *lock(&self.status.last_rescan) = Some(why.to_string());
             match self.build(&root) {
-                Ok(fresh) => *tree = fresh,
+                Ok(fresh) => {
+                    let old = std::mem::replace(&mut *tree, fresh);
+                    self.rewatch(&root, &old, &tree);
+                }
                 Err(e) => *lock(&self.status.last_error) = Some(e.message),
             }
         } else {
@@ -733,6 +956,7 @@ impl Index {
                 self.reconcile(&root, &mut tree, id, &mut new_folders);
             }
         }
+        self.sweep(&tree);
         self.generation.fetch_add(1, Ordering::SeqCst);
         new_roots
     }
@@ -749,7 +973,13 @@ impl Index {
         let Ok(root) = self.dir() else { return false };
         let failed = match catch_unwind(AssertUnwindSafe(|| self.build(&root))) {
             Ok(Ok(fresh)) => {
-                *unpoisoned(self.tree.write()) = fresh;
+                let mut tree = unpoisoned(self.tree.write());
+                let old = std::mem::replace(&mut *tree, fresh);
+                // The old tree may be half changed: its watches are remade from scratch if need be.
+                if catch_unwind(AssertUnwindSafe(|| self.rewatch(&root, &old, &tree))).is_err() {
+                    self.rewatch(&root, &Tree::new(UNKNOWN_META), &tree);
+                }
+                drop(tree);
                 self.generation.fetch_add(1, Ordering::SeqCst);
                 self.status.rescans.fetch_add(1, Ordering::Relaxed);
                 *lock(&self.status.last_rescan) =
@@ -776,6 +1006,7 @@ impl Index {
         let mut tree = unpoisoned(self.tree.write());
         let start: Vec<Handle> = folders.iter().filter_map(|rel| tree.find(rel)).map(|id| tree.handle(id)).collect();
         self.relist_below(&root, &mut tree, start);
+        self.sweep(&tree);
         self.generation.fetch_add(1, Ordering::SeqCst);
     }
 
@@ -853,6 +1084,8 @@ impl Index {
             Err(_) => return,
         };
         let dir = held.as_ref().unwrap_or(root);
+        // Watched before it is listed: what changes after the listing raises an event.
+        let newly_watched = self.watch(dir, tree, id);
         let mut listed: HashMap<Vec<u8>, EntryKind> = HashMap::new();
         let mut has_git = false;
         let read = dir.for_each(|name, kind| match (kind, name == ".git") {
@@ -909,6 +1142,9 @@ impl Index {
             tree.node_mut(id).meta = st.meta;
         }
         tree.node_mut(id).rules = folder_rules(dir, tree, id, has_git, &self.git);
+        if has_git && newly_watched {
+            self.watch_git(dir, tree, id);
+        }
     }
 }
 
@@ -1076,8 +1312,8 @@ mod tests {
         fs::create_dir(dir.join("src")).unwrap();
         fs::write(dir.join("src/new.ts"), "n").unwrap();
         // One event, on the root's listing: `src` is still a folder there.
-        let created = notify::Event::new(notify::EventKind::Create(notify::event::CreateKind::Folder))
-            .add_path(dir.join("src"));
+        let created =
+            notify::Event::new(notify::EventKind::Create(notify::event::CreateKind::Folder)).add_path(dir.join("src"));
         index.apply(vec![Ok(created)]);
         let tree = unpoisoned(index.tree.read());
         let mut held: Vec<String> = Vec::new();

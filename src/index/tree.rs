@@ -20,7 +20,7 @@ pub const ROOT: Id = 0;
 /// An entry named so that its removal is noticed: `Tree::resolve` gives its
 /// id while that entry is in the tree, `None` once it is gone (even if its
 /// slot holds another entry since).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Handle {
     id: Id,
     serial: u32,
