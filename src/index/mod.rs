@@ -1,10 +1,11 @@
 //! A live index of one folder: built by one parallel walk, then kept exact
-//! by file-system events (the `notify` crate: inotify, FSEvents,
-//! ReadDirectoryChangesW), so repeated searches are answered from memory
-//! (see `query`) with the same results as a fresh walk.
+//! by file-system events (on Linux inotify used directly, see `inotify`;
+//! elsewhere the `notify` crate: FSEvents, ReadDirectoryChangesW), so
+//! repeated searches are answered from memory (see `query`) with the same
+//! results as a fresh walk.
 //!
-//! The root is watched recursively before the first walk, so every change
-//! after that raises an event. An event only says which folder changed: that
+//! Every folder is watched before the first walk, so every change after
+//! that raises an event; a folder added later is watched before it is listed. An event only says which folder changed: that
 //! folder is listed again and compared with the index (`reconcile`), so
 //! renames, mass deletes and edits of ignore files all come down to the same
 //! step. A folder holding `.git` reads its repository's `info/exclude` and
