@@ -49,9 +49,12 @@ class FileIndex {
     if (failure) throw new FindFilesError(failure.code, failure.message)
   }
 
-  /** Releases every watcher and the index's thread; later calls reject. */
+  /**
+   * Releases every watcher, the index's thread, its tree and the folder's
+   * descriptor; later calls reject.
+   */
   async close() {
-    this.#native.close()
+    await this.#native.close()
   }
 }
 

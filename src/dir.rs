@@ -362,6 +362,24 @@ mod unix {
             stat_at(self.fd.as_raw_fd(), name, libc::AT_SYMLINK_NOFOLLOW)
         }
 
+        /// `stat`, with the child's inode number: a live index tells a
+        /// folder replaced under the same name by it.
+        pub fn stat_with_ino(&self, name: &OsStr) -> io::Result<(Stat, u64)> {
+            let name = c_name(name)?;
+            let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
+            // SAFETY: a valid descriptor, a NUL-terminated name and room for the answer.
+            let rc = unsafe {
+                libc::fstatat(self.fd.as_raw_fd(), name.as_ptr(), st.as_mut_ptr(), libc::AT_SYMLINK_NOFOLLOW)
+            };
+            if rc != 0 {
+                return Err(io::Error::last_os_error());
+            }
+            // SAFETY: fstatat succeeded, so it filled `st`.
+            let st = unsafe { st.assume_init() };
+            #[allow(clippy::unnecessary_cast)] // the field type differs between platforms
+            Ok((stat_of(&st), st.st_ino as u64))
+        }
+
         /// What `path` (from this folder, or absolute) leads to, following
         /// symlinks: a folder, a regular file, or `None` (missing, or another kind).
         pub fn kind_following(&self, path: &Path) -> Option<EntryKind> {
@@ -473,6 +491,12 @@ mod unix {
                 let (name, d_type) = unsafe { (CStr::from_ptr((*entry).d_name.as_ptr()), (*entry).d_type) };
                 each(name, d_type);
             }
+        }
+
+        /// The folder's descriptor, for calls that take one (a live index
+        /// adds its inotify watch through `/proc/self/fd`).
+        pub fn raw_fd(&self) -> std::os::fd::RawFd {
+            self.fd.as_raw_fd()
         }
 
         /// What the folder is, whatever path reached it: `(st_dev, st_ino)`.
@@ -600,6 +624,11 @@ mod portable {
 
         pub fn stat(&self, name: &OsStr) -> io::Result<Stat> {
             std::fs::symlink_metadata(self.path.join(name)).map(|md| stat_of(&md))
+        }
+
+        /// `stat`; no inode number here (0).
+        pub fn stat_with_ino(&self, name: &OsStr) -> io::Result<(Stat, u64)> {
+            self.stat(name).map(|stat| (stat, 0))
         }
 
         pub fn kind_following(&self, path: &Path) -> Option<EntryKind> {

@@ -765,12 +765,19 @@ impl FileIndex {
         })
     }
 
-    /// Stops watching: every watch and the index's thread are released.
-    #[napi(catch_unwind)]
-    pub fn close(&self) {
-        if let Ok(index) = self.opened() {
-            index.close();
-        }
+    /// Stops watching: every watch, the index's thread, its tree and its
+    /// folder's descriptor are released. Off the event loop: the thread may
+    /// be finishing a batch.
+    #[napi(ts_return_type = "Promise<void>")]
+    pub fn close<'env>(&self, env: &'env Env) -> Result<PromiseRaw<'env, ()>> {
+        // Later calls fail from here on, even before the promise settles.
+        let closing = self.opened().ok().map(|index| (index.begin_close(), index));
+        env.spawn_future(async move {
+            if let Some((closing, index)) = closing {
+                let _ = off_the_loop(move || index.finish_close(closing)).await;
+            }
+            Ok(())
+        })
     }
 
     /// The indexed folder, as it was named.

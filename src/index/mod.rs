@@ -1,10 +1,11 @@
 //! A live index of one folder: built by one parallel walk, then kept exact
-//! by file-system events (the `notify` crate: inotify, FSEvents,
-//! ReadDirectoryChangesW), so repeated searches are answered from memory
-//! (see `query`) with the same results as a fresh walk.
+//! by file-system events (on Linux inotify used directly, see `inotify`;
+//! elsewhere the `notify` crate: FSEvents, ReadDirectoryChangesW), so
+//! repeated searches are answered from memory (see `query`) with the same
+//! results as a fresh walk.
 //!
-//! The root is watched recursively before the first walk, so every change
-//! after that raises an event. An event only says which folder changed: that
+//! Every folder is watched before the first walk, so every change after
+//! that raises an event; a folder added later is watched before it is listed. An event only says which folder changed: that
 //! folder is listed again and compared with the index (`reconcile`), so
 //! renames, mass deletes and edits of ignore files all come down to the same
 //! step. A folder holding `.git` reads its repository's `info/exclude` and
@@ -17,7 +18,16 @@
 //! new folder is listed again once events go quiet (`second_look`). When the
 //! OS drops events (inotify's queue overflows), the whole tree is compared
 //! again, and `stats` says so.
+//!
+//! What it never does is answer from a picture it cannot vouch for. A panic
+//! in the keeper thread is caught and the tree walked again whole; if that
+//! fails too, every later call fails with `fs-error` naming what happened.
+//! The root is known by its identity (device and inode): once the folder at
+//! its path is gone or is another one, calls fail (`not-found`, `fs-error`).
+//! `close` frees the tree and the folder's descriptor at once.
 
+#[cfg(target_os = "linux")]
+mod inotify;
 pub mod query;
 pub mod tree;
 
@@ -29,19 +39,31 @@ use crate::gitignore::{folders_above_on_disk, FolderRules, GitEnv, IgnoreFiles, 
 use crate::shared::Shared;
 use crate::sync::{lock, unpoisoned};
 use crate::walk::{walk_dir, Entry, Excludes, Keep, WalkRules};
+#[cfg(not(target_os = "linux"))]
 use notify::{RecursiveMode, Watcher};
 use query::{Visible, VisibleKey};
 use std::collections::{BTreeSet, HashMap};
 use std::ffi::OsStr;
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+#[cfg(not(target_os = "linux"))]
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex, RwLock, RwLockReadGuard};
 use std::time::{Duration, Instant};
-use tree::{Id, Tree, ROOT};
+use tree::{Handle, Id, Tree, ROOT};
 
 /// How long no event must arrive before the index counts as settled.
 const QUIET: Duration = Duration::from_millis(100);
+
+/// How long `open` waits at most for the events its own watching raised to
+/// stop before it walks: on a folder written to all the time they never stop.
+#[cfg(not(target_os = "linux"))]
+const DRAIN_AT_MOST: Duration = Duration::from_millis(500);
+
+/// The size and time of an entry that is listed but cannot be looked at (in a
+/// folder that is readable but not searchable): what a fresh walk shows.
+const UNKNOWN_META: Meta = Meta { size: 0, mtime_ms: 0.0 };
 
 /// A shared index.
 pub type IndexRef = Shared<Index>;
@@ -53,7 +75,10 @@ pub struct Index {
     pub logical_path: PathBuf,
     /// Its real path, where events are reported.
     real_path: PathBuf,
-    dir: Arc<Dir>,
+    /// The folder's handle, `None` once closed or failed (see `release`).
+    dir: Mutex<Option<Arc<Dir>>>,
+    /// The root's `(st_dev, st_ino)` at open, where the OS tells it.
+    identity: Option<(u64, u64)>,
     tree: RwLock<Tree>,
     /// The user's git settings and global excludes file, as read at open.
     git: Arc<GitEnv>,
@@ -61,8 +86,14 @@ pub struct Index {
     above: Vec<(PathBuf, Option<Arc<FolderRules>>)>,
     status: Status,
     keeper: Mutex<Option<Keeper>>,
+    /// Why the index no longer answers (its root is gone or replaced, or an
+    /// internal error it could not recover from): every call fails with it.
+    broken: Mutex<Option<FindError>>,
     /// Bumped by every change to the tree.
     generation: AtomicU64,
+    /// The watcher (Linux), `None` once closed or failed.
+    #[cfg(target_os = "linux")]
+    inotify: Mutex<Option<Arc<inotify::Inotify>>>,
     /// What recent queries' rules let through, for the generation it was made in.
     visible: Mutex<Vec<(VisibleKey, u64, Arc<Visible>)>>,
 }
@@ -82,12 +113,18 @@ struct Status {
     last_event: Mutex<Option<Instant>>,
     last_rescan: Mutex<Option<String>>,
     last_error: Mutex<Option<String>>,
+    /// Tests only: the keeper's next batch panics.
+    #[cfg(test)]
+    panic_next: AtomicBool,
 }
 
 struct Keeper {
     stop: Arc<AtomicBool>,
     thread: std::thread::JoinHandle<()>,
 }
+
+/// An index being closed: from `begin_close`, for `finish_close`.
+pub struct Closing(Option<Keeper>);
 
 /// What `stats()` reports.
 #[derive(Debug, Clone)]
@@ -121,46 +158,75 @@ impl Index {
     /// Opens `root` (as `open_search_dir` would), walks it and starts watching.
     pub fn open(logical_path: PathBuf) -> Result<Arc<Index>> {
         let (dir, real_path) = crate::sandbox::open_search_dir(&logical_path)?;
+        let identity = identity_of(&dir);
         let dir = Arc::new(dir);
-        let (sender, events) = channel();
-        let handler = move |event| {
-            let _ = sender.send(event);
-        };
-        let config = notify::Config::default().with_follow_symlinks(false);
-        let watcher = notify::RecommendedWatcher::new(handler, config).map_err(|e| cannot_watch(&real_path, &e))?;
-        let watcher = Mutex::new(watcher);
+        let source = Source::new(&real_path)?;
         let git = GitEnv::from_process();
         let index = Arc::new(Index {
             logical_path,
             above: folders_above_on_disk(&real_path, &git),
             real_path,
             git,
-            dir,
-            tree: RwLock::new(Tree::new(Meta { size: 0, mtime_ms: 0.0 })),
+            dir: Mutex::new(Some(Arc::clone(&dir))),
+            identity,
+            tree: RwLock::new(Tree::new(UNKNOWN_META)),
             status: Status::default(),
             keeper: Mutex::new(None),
+            broken: Mutex::new(None),
             generation: AtomicU64::new(0),
             visible: Mutex::new(Vec::new()),
+            #[cfg(target_os = "linux")]
+            inotify: Mutex::new(match &source {
+                Source::Inotify(inotify) => Some(Arc::clone(inotify)),
+            }),
         });
-        if let Err(e) = lock(&watcher).watch(&index.real_path, RecursiveMode::Recursive) {
-            return Err(FindError::new(
-                ErrorCode::FsError,
-                format!("cannot watch `{}` for changes: {e}", clip(&index.logical_path.to_string_lossy(), 300)),
-            ));
+        // Every folder is watched before the walk, so every change after the
+        // walk saw a folder raises an event.
+        #[cfg(target_os = "linux")]
+        {
+            let Source::Inotify(inotify) = &source;
+            let (watched, failed, git_holders) = watch_all(inotify, &dir);
+            let tree = index.build(&dir)?;
+            inotify.adopt(&tree, watched, failed);
+            for rel in git_holders {
+                if let (Some(id), Ok(held)) = (tree.find(&rel), dir.folder_beneath(Path::new(os(&rel)))) {
+                    inotify.watch_git(held.as_ref().unwrap_or(&dir), tree.handle(id));
+                }
+            }
+            *unpoisoned(index.tree.write()) = tree;
         }
-        // The watcher lists the whole tree to add its watches, and every
-        // folder opened raises an event it does not read meanwhile: the OS's
-        // queue overflows on a large tree. Those events are older than the
-        // walk below, which sees what they would say: they are let go.
-        while events.recv_timeout(QUIET / 2).is_ok() {}
-        *unpoisoned(index.tree.write()) = index.build()?;
+        #[cfg(not(target_os = "linux"))]
+        {
+            let Source::Notify(watcher, events) = &source;
+            if let Err(e) = lock(watcher).watch(&index.real_path, RecursiveMode::Recursive) {
+                return Err(FindError::new(
+                    ErrorCode::FsError,
+                    format!("cannot watch `{}` for changes: {e}", clip(&index.logical_path.to_string_lossy(), 300)),
+                ));
+            }
+            // The watcher lists the whole tree to add its watches, and every
+            // folder opened raises an event it does not read meanwhile: the OS's
+            // queue overflows on a large tree. Those events are older than the
+            // walk below, which sees what they would say: they are let go. Only
+            // for a while: on a folder changed all the time they never stop, and
+            // what is left goes to the keeper (at worst one more comparison).
+            let until = Instant::now() + DRAIN_AT_MOST;
+            let mut quiet_since = Instant::now();
+            while quiet_since.elapsed() < QUIET / 2 && Instant::now() < until {
+                match events.recv_timeout(Duration::from_millis(5)) {
+                    Ok(message) if !changes_nothing(&message) => quiet_since = Instant::now(),
+                    Ok(_) | Err(RecvTimeoutError::Timeout) => {}
+                    Err(RecvTimeoutError::Disconnected) => break,
+                }
+            }
+            *unpoisoned(index.tree.write()) = index.build(&dir)?;
+        }
         let stop = Arc::new(AtomicBool::new(false));
         let keeper = {
             let (index, stop) = (Arc::downgrade(&index), Arc::clone(&stop));
-            let watcher = unpoisoned(watcher.into_inner());
             std::thread::Builder::new()
                 .name("agent-find-index".into())
-                .spawn(move || keep(index, watcher, events, stop))
+                .spawn(move || keep(index, source, stop))
                 .map_err(|e| FindError::new(ErrorCode::FsError, format!("cannot start the index thread: {e}")))?
         };
         *lock(&index.keeper) = Some(Keeper { stop, thread: keeper });
@@ -169,7 +235,7 @@ impl Index {
 
     /// A parallel walk of the whole folder into a new tree: every entry
     /// (hidden and ignored ones too: a query may ask for them).
-    fn build(&self) -> Result<Tree> {
+    fn build(&self, dir: &Arc<Dir>) -> Result<Tree> {
         let everything = WalkRules {
             hidden: true,
             gitignore: false,
@@ -179,16 +245,22 @@ impl Index {
             skip_dirs: &[".git"],
             record_ignored: false,
         };
-        let walked = walk_dir(&self.dir, &self.real_path, &everything, &Cancel::never(), || {
+        let walked = walk_dir(dir, &self.real_path, &everything, &Cancel::never(), || {
             Keep::new(|rel: &Path, kind, entry: &Entry| {
-                let meta = entry.stat().ok()?.meta;
+                // Listed but not to be looked at (its folder is `r--`): kept
+                // with no size or time, as a fresh walk lists it.
+                let meta = match entry.stat() {
+                    Ok(st) => st.meta,
+                    Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => UNKNOWN_META,
+                    Err(_) => return None,
+                };
                 Some((rel.as_os_str().as_encoded_bytes().to_vec(), kind, meta))
             })
         })?;
         let mut found: Vec<_> = walked.found.into_iter().flatten().collect();
         // A folder sorts before what it holds.
         found.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        let root_meta = self.dir.stat(OsStr::new(".")).map(|s| s.meta).unwrap_or(Meta { size: 0, mtime_ms: 0.0 });
+        let root_meta = dir.stat(OsStr::new(".")).map(|s| s.meta).unwrap_or(UNKNOWN_META);
         let mut tree = Tree::new(root_meta);
         let mut folders: HashMap<Vec<u8>, Id> = HashMap::new();
         // Folders with ignore files or a `.git`: the only ones whose rules are read.
@@ -210,12 +282,18 @@ impl Index {
                 folders.insert(rel, id);
             }
         }
+        // Each folder's inode number, to tell it from one that replaces it.
+        for (rel, &id) in &folders {
+            if let Ok((_, ino)) = dir.stat_with_ino(os(rel)) {
+                tree.set_ino(id, ino);
+            }
+        }
         folders.insert(Vec::new(), ROOT);
         // Opening a folder raises an event on it: only these few are opened again.
         for rel in with_rules {
             let Some(&id) = folders.get(&rel) else { continue };
-            if let Ok(held) = self.dir.folder_beneath(Path::new(os(&rel))) {
-                let dir = held.as_ref().unwrap_or(&self.dir);
+            if let Ok(held) = dir.folder_beneath(Path::new(os(&rel))) {
+                let dir = held.as_ref().unwrap_or(dir);
                 tree.node_mut(id).rules = folder_rules(dir, &tree, id, git_holders.contains(&rel), &self.git);
             }
         }
@@ -231,7 +309,14 @@ impl Index {
     }
 
     pub fn open_file(&self, folder: &[u8], relative: &Path) -> std::io::Result<std::fs::File> {
-        self.dir.open_beneath(&Path::new(os(folder)).join(relative))
+        let dir = self.dir().map_err(|e| std::io::Error::other(e.message))?;
+        dir.open_beneath(&Path::new(os(folder)).join(relative))
+    }
+
+    /// The folder's handle while the index is open.
+    fn dir(&self) -> Result<Arc<Dir>> {
+        self.usable()?;
+        lock(&self.dir).clone().ok_or_else(closed)
     }
 
     /// What `key`'s rules let through in the current tree: kept from an
@@ -254,16 +339,96 @@ impl Index {
         Ok(visible)
     }
 
+    /// The tree, once the index is known to still stand for its folder.
     pub fn read(&self) -> Result<RwLockReadGuard<'_, Tree>> {
         self.check_open()?;
-        Ok(unpoisoned(self.tree.read()))
+        let tree = unpoisoned(self.tree.read());
+        // Closed or failed meanwhile: the tree held is an empty one.
+        self.usable()?;
+        Ok(tree)
     }
 
-    fn check_open(&self) -> Result<()> {
-        match lock(&self.keeper).is_some() {
-            true => Ok(()),
-            false => Err(FindError::invalid_argument("this index is closed; open a new one with openIndex(path)")),
+    /// Fails once closed or failed: what every call checks first.
+    fn usable(&self) -> Result<()> {
+        if lock(&self.keeper).is_none() {
+            return Err(closed());
         }
+        match lock(&self.broken).clone() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    /// `usable`, and the root is still the folder indexed, and the keeper
+    /// still runs; fails the index for good when either is no longer so.
+    fn check_open(&self) -> Result<()> {
+        self.usable()?;
+        if let Some(lost) = self.root_changed() {
+            self.fail(lost.clone());
+            return Err(lost);
+        }
+        let died = lock(&self.keeper).as_ref().is_some_and(|k| k.thread.is_finished());
+        if died {
+            let e = FindError::new(
+                ErrorCode::FsError,
+                "internal error in agent-find (please report it): the index's thread ended, so the index no longer follows changes; open a new index with openIndex(path)",
+            );
+            self.fail(e.clone());
+            return Err(e);
+        }
+        self.usable()
+    }
+
+    /// Why the folder at the root's path is no longer the one indexed: it is
+    /// gone (deleted, or moved away) or another folder took its place.
+    fn root_changed(&self) -> Option<FindError> {
+        let expected = self.identity?;
+        let shown = self.logical_path.to_string_lossy();
+        let shown = clip(&shown, 300);
+        match path_identity(&self.real_path) {
+            Ok(now) if now == expected => None,
+            Ok(_) => Some(FindError::new(
+                ErrorCode::FsError,
+                format!("the indexed folder `{shown}` was moved away or replaced by another folder after the index was opened, so the index no longer answers for it; open a new index with openIndex(path)"),
+            )),
+            Err(e) if dir_is_gone(&e) => Some(FindError::new(
+                ErrorCode::NotFound,
+                format!("the indexed folder `{shown}` was deleted or moved away after the index was opened, so the index no longer answers for it; open a new index with openIndex(path) if it exists again"),
+            )),
+            // Not ours to look at any more (a folder above it was locked):
+            // the index goes on through its handle and its watches.
+            Err(_) => None,
+        }
+    }
+
+    /// Makes every later call fail with `why`, and frees what the index holds.
+    fn fail(&self, why: FindError) {
+        {
+            let mut broken = lock(&self.broken);
+            if broken.is_some() {
+                return;
+            }
+            *lock(&self.status.last_error) = Some(why.message.clone());
+            *broken = Some(why);
+        }
+        if let Some(keeper) = lock(&self.keeper).as_ref() {
+            keeper.stop.store(true, Ordering::SeqCst);
+        }
+        self.status.busy.store(false, Ordering::SeqCst);
+        self.release();
+    }
+
+    /// Frees the tree, the lists kept for queries and the folder's handle
+    /// (queries under way keep what they hold until they end).
+    fn release(&self) {
+        *lock(&self.dir) = None;
+        #[cfg(target_os = "linux")]
+        {
+            *lock(&self.inotify) = None;
+        }
+        *unpoisoned(self.tree.write()) = Tree::new(UNKNOWN_META);
+        lock(&self.visible).clear();
+        self.generation.fetch_add(1, Ordering::SeqCst);
     }
 
     /// The ignore rules that apply to the folder `start` from above it, as
@@ -292,6 +457,11 @@ impl Index {
 
     pub fn stats(&self) -> Stats {
         let tree = unpoisoned(self.tree.read());
+        // Folders not watched now (Linux: counted one by one).
+        #[cfg(target_os = "linux")]
+        let unwatched = lock(&self.inotify).as_ref().map(|i| i.unwatched()).unwrap_or_default();
+        #[cfg(not(target_os = "linux"))]
+        let unwatched: (usize, Option<String>) = (0, None);
         let s = &self.status;
         Stats {
             entries: tree.entries(),
@@ -301,8 +471,8 @@ impl Index {
             folders_reconciled: s.folders_reconciled.load(Ordering::Relaxed),
             rescans: s.rescans.load(Ordering::Relaxed),
             last_rescan: lock(&s.last_rescan).clone(),
-            watch_errors: s.watch_errors.load(Ordering::Relaxed),
-            last_error: lock(&s.last_error).clone(),
+            watch_errors: s.watch_errors.load(Ordering::Relaxed) + unwatched.0 as u64,
+            last_error: lock(&s.last_error).clone().or(unwatched.1),
             closed: lock(&self.keeper).is_none(),
         }
     }
@@ -323,18 +493,86 @@ impl Index {
         }
     }
 
-    /// Stops watching and joins the thread; later queries fail.
+    /// Stops watching, joins the thread and frees the tree and the folder's
+    /// handle; later calls fail.
     pub fn close(&self) {
-        if let Some(keeper) = lock(&self.keeper).take() {
+        let closing = self.begin_close();
+        self.finish_close(closing);
+    }
+
+    /// The quick half of `close`: later calls fail from now on, and the
+    /// keeper is told to stop.
+    pub fn begin_close(&self) -> Closing {
+        let keeper = lock(&self.keeper).take();
+        if let Some(keeper) = &keeper {
             keeper.stop.store(true, Ordering::SeqCst);
-            let _ = keeper.thread.join();
         }
+        Closing(keeper)
+    }
+
+    /// The rest of `close`, which may wait for the keeper to finish a batch.
+    pub fn finish_close(&self, closing: Closing) {
+        if let Some(keeper) = closing.0 {
+            // The keeper itself may hold the last reference (see `Drop`).
+            if keeper.thread.thread().id() != std::thread::current().id() {
+                let _ = keeper.thread.join();
+            }
+        }
+        self.release();
     }
 }
 
 impl Drop for Index {
+    /// Dropped unclosed: the keeper is told to stop, not joined. Its thread
+    /// may be the one dropping the index (it held the last reference while
+    /// applying a batch), and otherwise it ends by itself within one wait
+    /// for events, dropping the watcher.
     fn drop(&mut self) {
-        self.close();
+        if let Some(keeper) = lock(&self.keeper).take() {
+            keeper.stop.store(true, Ordering::SeqCst);
+        }
+    }
+}
+
+fn closed() -> FindError {
+    FindError::invalid_argument("this index is closed; open a new one with openIndex(path)")
+}
+
+/// The folder's `(st_dev, st_ino)`, by its handle.
+#[cfg(unix)]
+fn identity_of(dir: &Dir) -> Option<(u64, u64)> {
+    dir.identity().ok()
+}
+
+#[cfg(not(unix))]
+fn identity_of(_: &Dir) -> Option<(u64, u64)> {
+    None
+}
+
+/// The `(st_dev, st_ino)` of what is at `path` now.
+#[cfg(unix)]
+fn path_identity(path: &Path) -> std::io::Result<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::metadata(path)?;
+    Ok((meta.dev(), meta.ino()))
+}
+
+#[cfg(not(unix))]
+fn path_identity(_: &Path) -> std::io::Result<(u64, u64)> {
+    Err(std::io::Error::from(std::io::ErrorKind::Unsupported))
+}
+
+/// Nothing at the path, or a file where a folder on the way was.
+fn dir_is_gone(e: &std::io::Error) -> bool {
+    matches!(e.kind(), std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory)
+}
+
+/// What a caught panic said.
+fn panic_text(panic: &(dyn std::any::Any + Send)) -> String {
+    match (panic.downcast_ref::<&str>(), panic.downcast_ref::<String>()) {
+        (Some(text), _) => text.to_string(),
+        (_, Some(text)) => text.clone(),
+        _ => "a panic".to_string(),
     }
 }
 
@@ -375,61 +613,311 @@ fn folder_rules(dir: &Dir, tree: &Tree, id: Id, has_git: bool, git: &GitEnv) -> 
 /// The keeper thread: applies batches of events until told to stop, and
 /// gives new folders their second look once events go quiet. Holds the
 /// index weakly, so a dropped index stops it too; owns the watcher, so its
-/// end removes every watch.
-fn keep(
-    index: std::sync::Weak<Index>,
-    watcher: notify::RecommendedWatcher,
-    events: Receiver<Message>,
-    stop: Arc<AtomicBool>,
-) {
+/// end removes every watch. A panic in its work is caught and answered by
+/// walking the whole tree again (`recover`): it never dies silently.
+fn keep(index: std::sync::Weak<Index>, source: Source, stop: Arc<AtomicBool>) {
     let mut second_look: Vec<Vec<u8>> = Vec::new();
     while !stop.load(Ordering::SeqCst) {
-        let first = match events.recv_timeout(Duration::from_millis(20)) {
-            Ok(message) if changes_nothing(&message) => continue,
-            Ok(message) => message,
-            Err(RecvTimeoutError::Timeout) => {
-                if !second_look.is_empty() {
-                    let Some(index) = index.upgrade() else { break };
-                    index.look_again(std::mem::take(&mut second_look));
-                    index.status.busy.store(false, Ordering::SeqCst);
-                }
-                continue;
+        let go_on = match catch_unwind(AssertUnwindSafe(|| keep_step(&index, &source, &mut second_look))) {
+            Ok(go_on) => go_on,
+            Err(panic) => {
+                second_look.clear();
+                index.upgrade().is_some_and(|index| index.recover(&panic_text(&*panic)))
             }
-            Err(RecvTimeoutError::Disconnected) => break,
         };
-        let Some(index) = index.upgrade() else { break };
-        index.status.busy.store(true, Ordering::SeqCst);
-        let mut batch = vec![first];
-        batch.extend(events.try_iter().filter(|m| !changes_nothing(m)));
-        second_look.extend(index.apply(batch));
-        *lock(&index.status.last_event) = Some(Instant::now());
-        index.status.busy.store(!second_look.is_empty(), Ordering::SeqCst);
+        if !go_on {
+            break;
+        }
     }
-    drop(watcher);
+    drop(source);
+}
+
+/// Where events come from: inotify used directly on Linux (see `inotify`),
+/// `notify` elsewhere.
+enum Source {
+    #[cfg(target_os = "linux")]
+    Inotify(Arc<inotify::Inotify>),
+    #[cfg(not(target_os = "linux"))]
+    Notify(Mutex<notify::RecommendedWatcher>, Receiver<Message>),
+}
+
+/// What one wait for events gave.
+enum Next {
+    Quiet,
+    Ended,
+    #[cfg(not(target_os = "linux"))]
+    Batch(Vec<Message>),
+    #[cfg(target_os = "linux")]
+    Raw(Vec<inotify::Raw>),
+}
+
+impl Source {
+    fn new(real_path: &Path) -> Result<Source> {
+        #[cfg(target_os = "linux")]
+        return inotify::Inotify::new()
+            .map(|i| Source::Inotify(Arc::new(i)))
+            .map_err(|e| cannot_watch(real_path, &notify::Error::io(e)));
+        #[cfg(not(target_os = "linux"))]
+        {
+            let (sender, events) = channel();
+            let handler = move |event| {
+                let _ = sender.send(event);
+            };
+            let config = notify::Config::default().with_follow_symlinks(false);
+            let watcher = notify::RecommendedWatcher::new(handler, config).map_err(|e| cannot_watch(real_path, &e))?;
+            Ok(Source::Notify(Mutex::new(watcher), events))
+        }
+    }
+
+    /// Waits up to 20 ms for events.
+    fn next(&self) -> Next {
+        match self {
+            #[cfg(target_os = "linux")]
+            Source::Inotify(inotify) => match inotify.wait(Duration::from_millis(20)) {
+                Ok(raw) if raw.is_empty() => Next::Quiet,
+                Ok(raw) => Next::Raw(raw),
+                Err(_) => Next::Ended,
+            },
+            #[cfg(not(target_os = "linux"))]
+            Source::Notify(_, events) => match events.recv_timeout(Duration::from_millis(20)) {
+                Ok(message) if changes_nothing(&message) => Next::Batch(Vec::new()),
+                Ok(message) => {
+                    let mut batch = vec![message];
+                    batch.extend(events.try_iter().filter(|m| !changes_nothing(m)));
+                    Next::Batch(batch)
+                }
+                Err(RecvTimeoutError::Timeout) => Next::Quiet,
+                Err(RecvTimeoutError::Disconnected) => Next::Ended,
+            },
+        }
+    }
+}
+
+/// Watches every folder below `root` (opened by handle, one at a time, never
+/// through a symlink), before the tree is built: the watches made, by path,
+/// the folders that could not be watched, and those holding a `.git` folder.
+#[cfg(target_os = "linux")]
+#[allow(clippy::type_complexity)]
+fn watch_all(
+    inotify: &inotify::Inotify,
+    root: &Arc<Dir>,
+) -> (Vec<(i32, Vec<u8>)>, Vec<(Vec<u8>, String)>, Vec<Vec<u8>>) {
+    let (mut watched, mut failed, mut git_holders) = (Vec::new(), Vec::new(), Vec::new());
+    // A folder is opened when its turn comes, from its parent's handle: the
+    // descriptors held are those of the parents of folders still to come.
+    let mut stack: Vec<(Arc<Dir>, Option<Vec<u8>>, Vec<u8>)> = vec![(Arc::clone(root), None, Vec::new())];
+    while let Some((parent, name, rel)) = stack.pop() {
+        let dir = match name {
+            None => parent,
+            Some(name) => match parent.open_dir(os(&name)) {
+                Ok(dir) => Arc::new(dir),
+                // Gone, not a folder any more, or not to be entered: the walk
+                // does not enter it either.
+                Err(_) => continue,
+            },
+        };
+        match inotify.watch_before(&dir) {
+            Ok(wd) => watched.push((wd, rel.clone())),
+            Err(why) => failed.push((rel.clone(), why)),
+        }
+        let mut subs = Vec::new();
+        let _ = dir.for_each(|name, kind| {
+            if kind == Some(EntryKind::Dir) {
+                match name == ".git" {
+                    true => git_holders.push(rel.clone()),
+                    false => subs.push(name.as_encoded_bytes().to_vec()),
+                }
+            }
+        });
+        for name in subs {
+            let child = if rel.is_empty() { name.clone() } else { [&rel[..], b"/", &name].concat() };
+            stack.push((Arc::clone(&dir), Some(name), child));
+        }
+    }
+    (watched, failed, git_holders)
+}
+
+/// One wait for events and what follows: a batch applied, or new folders'
+/// second look. False when the keeper is to end.
+fn keep_step(index: &std::sync::Weak<Index>, source: &Source, second_look: &mut Vec<Vec<u8>>) -> bool {
+    let next = source.next();
+    let Some(index) = index.upgrade() else { return false };
+    let batch = match next {
+        Next::Quiet => {
+            if !second_look.is_empty() {
+                index.look_again(std::mem::take(second_look));
+                index.status.busy.store(false, Ordering::SeqCst);
+            }
+            return true;
+        }
+        Next::Ended => return false,
+        #[cfg(not(target_os = "linux"))]
+        Next::Batch(batch) => batch,
+        #[cfg(target_os = "linux")]
+        Next::Raw(raw) => index.translate(raw),
+    };
+    if batch.is_empty() {
+        return true;
+    }
+    index.status.busy.store(true, Ordering::SeqCst);
+    second_look.extend(index.apply(batch));
+    *lock(&index.status.last_event) = Some(Instant::now());
+    if let Some(lost) = index.root_changed() {
+        index.fail(lost);
+        return false;
+    }
+    index.status.busy.store(!second_look.is_empty(), Ordering::SeqCst);
+    true
+}
+
+/// Removes everything below the folder `id`.
+fn forget_children(tree: &mut Tree, id: Id) {
+    for child in tree.node(id).children.clone() {
+        tree.remove(child);
+    }
+    tree.node_mut(id).rules = None;
+}
+
+/// The metadata of `name`, listed in `dir` as `kind`: `None` if it is gone or
+/// no longer that kind; no size or time if it may be listed but not looked
+/// at (`dir` is readable but not searchable), as a fresh walk shows it.
+fn meta_of(dir: &Dir, name: &[u8], kind: EntryKind) -> Option<Meta> {
+    match dir.stat(os(name)) {
+        Ok(st) => (st.kind == Some(kind)).then_some(st.meta),
+        Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => Some(UNKNOWN_META),
+        Err(_) => None,
+    }
+}
+
+/// `meta_of`, with the inode number (0 when it cannot be known).
+fn meta_and_ino(dir: &Dir, name: &[u8], kind: EntryKind) -> Option<(Meta, u64)> {
+    match dir.stat_with_ino(os(name)) {
+        Ok((st, ino)) => (st.kind == Some(kind)).then_some((st.meta, ino)),
+        Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => Some((UNKNOWN_META, 0)),
+        Err(_) => None,
+    }
 }
 
 /// Opening, reading and closing (the index's own listings among them) change nothing.
+#[cfg(not(target_os = "linux"))]
 fn changes_nothing(message: &Message) -> bool {
     let Ok(event) = message else { return false };
     matches!(event.kind, notify::EventKind::Access(_)) && !event.need_rescan()
+}
+
+#[cfg(target_os = "linux")]
+impl Index {
+    /// inotify's events as the index applies them: each at its folder's
+    /// path in the tree now (events of folders no longer in it are let go).
+    fn translate(&self, raw: Vec<inotify::Raw>) -> Vec<Message> {
+        let Some(inotify) = lock(&self.inotify).clone() else { return Vec::new() };
+        let tree = unpoisoned(self.tree.read());
+        let mut batch = Vec::new();
+        for event in raw {
+            if event.mask & libc::IN_Q_OVERFLOW != 0 {
+                batch.push(Ok(inotify::as_event(&event, PathBuf::new())));
+                continue;
+            }
+            let Some(target) = inotify.target(&event) else { continue };
+            let Some(id) = tree.resolve(target.folder) else { continue };
+            let mut rel = tree.path(id);
+            for part in [target.git.as_deref(), Some(&event.name[..]).filter(|n| !n.is_empty())].into_iter().flatten() {
+                if !rel.is_empty() {
+                    rel.push(b'/');
+                }
+                rel.extend_from_slice(part);
+            }
+            batch.push(Ok(inotify::as_event(&event, self.real_path.join(os(&rel)))));
+        }
+        batch
+    }
+
+    /// Watches the folder `id`, open as `dir` (before it is listed); true
+    /// when it was not watched as this folder before.
+    fn watch(&self, dir: &Dir, tree: &Tree, id: Id) -> bool {
+        let inotify = lock(&self.inotify).clone();
+        inotify.is_some_and(|i| i.watch_folder(dir, tree.handle(id)))
+    }
+
+    fn watch_git(&self, dir: &Dir, tree: &Tree, id: Id) {
+        if let Some(inotify) = lock(&self.inotify).clone() {
+            inotify.watch_git(dir, tree.handle(id));
+        }
+    }
+
+    /// Stops the watches of folders no longer in `tree`.
+    fn sweep(&self, tree: &Tree) {
+        if let Some(inotify) = lock(&self.inotify).clone() {
+            inotify.sweep(tree);
+        }
+    }
+
+    /// After `old` was replaced by `new` (built anew): the watches follow,
+    /// and the folders in `new` with none get one.
+    fn rewatch(&self, root: &Arc<Dir>, old: &Tree, new: &Tree) {
+        let Some(inotify) = lock(&self.inotify).clone() else { return };
+        inotify.remap(old, new);
+        let watched = inotify.watched();
+        let mut stack = vec![ROOT];
+        while let Some(id) = stack.pop() {
+            let handle = new.handle(id);
+            if !watched.contains(&handle) {
+                if let Ok(held) = root.folder_beneath(Path::new(os(&new.path(id)))) {
+                    let dir = held.as_ref().unwrap_or(root);
+                    if inotify.watch_folder(dir, handle) && new.node(id).rules.as_ref().is_some_and(|r| r.has_git()) {
+                        inotify.watch_git(dir, handle);
+                    }
+                }
+            }
+            stack.extend(new.node(id).children.iter().copied().filter(|&c| new.node(c).kind == EntryKind::Dir));
+        }
+    }
+}
+
+/// Off Linux, `notify` watches the whole folder by itself.
+#[cfg(not(target_os = "linux"))]
+impl Index {
+    fn watch(&self, _: &Dir, _: &Tree, _: Id) -> bool {
+        false
+    }
+
+    fn watch_git(&self, _: &Dir, _: &Tree, _: Id) {}
+
+    fn sweep(&self, _: &Tree) {}
+
+    fn rewatch(&self, _: &Arc<Dir>, _: &Tree, _: &Tree) {}
 }
 
 impl Index {
     /// Turns a batch of events into the folders to compare again, and does
     /// it; returns the new folders found, for their second look.
     fn apply(&self, batch: Vec<Message>) -> Vec<Vec<u8>> {
+        #[cfg(test)]
+        if self.status.panic_next.swap(false, Ordering::SeqCst) {
+            let _tree = unpoisoned(self.tree.write());
+            panic!("a panic made by a test while the tree is locked");
+        }
         self.status.events.fetch_add(batch.len() as u64, Ordering::Relaxed);
+        let Ok(root) = self.dir() else { return Vec::new() };
         let mut dirty: BTreeSet<Vec<u8>> = BTreeSet::new();
+        // Entries whose mode or owner changed: a folder among them may have
+        // become enterable or not, which changes what lies below it.
+        let mut access: BTreeSet<Vec<u8>> = BTreeSet::new();
         let mut rescan = None;
         for event in batch {
             match event {
                 Ok(event) if event.need_rescan() => rescan = Some("the OS dropped events (queue overflow)"),
                 Ok(event) => {
+                    let metadata =
+                        matches!(event.kind, notify::EventKind::Modify(notify::event::ModifyKind::Metadata(_)));
                     for path in &event.paths {
                         if let Some(folder) = self.changed_folder(path) {
                             dirty.insert(folder);
                         }
                         dirty.extend(self.submodule_folders(path));
+                        if metadata {
+                            access.extend(self.entry_at(path));
+                        }
                     }
                 }
                 // A folder the OS would not watch (its limit): counted, as
@@ -446,8 +934,11 @@ impl Index {
             // Walked again whole, in parallel; the old tree answers nothing meanwhile.
             self.status.rescans.fetch_add(1, Ordering::Relaxed);
             *lock(&self.status.last_rescan) = Some(why.to_string());
-            match self.build() {
-                Ok(fresh) => *tree = fresh,
+            match self.build(&root) {
+                Ok(fresh) => {
+                    let old = std::mem::replace(&mut *tree, fresh);
+                    self.rewatch(&root, &old, &tree);
+                }
                 Err(e) => *lock(&self.status.last_error) = Some(e.message),
             }
         } else {
@@ -456,34 +947,107 @@ impl Index {
             dirty.sort_by_key(|rel| rel.iter().filter(|&&b| b == b'/').count());
             for rel in dirty {
                 if let Some(id) = tree.find(&rel).filter(|&id| tree.node(id).kind == EntryKind::Dir) {
-                    self.reconcile(&mut tree, id, &mut new_folders);
+                    self.reconcile(&root, &mut tree, id, &mut new_folders);
                 }
             }
+            let changed: Vec<Handle> =
+                access.iter().filter_map(|rel| tree.find(rel)).map(|id| tree.handle(id)).collect();
+            self.relist_below(&root, &mut tree, changed);
         }
-        // New folders are listed down their whole subtree.
-        let new_roots: Vec<Vec<u8>> = new_folders.iter().map(|&id| tree.path(id)).collect();
-        while let Some(id) = new_folders.pop() {
-            self.reconcile(&mut tree, id, &mut new_folders);
+        // New folders are listed down their whole subtree (a later listing
+        // may have removed one already: its handle then resolves to nothing).
+        let new_roots: Vec<Vec<u8>> =
+            new_folders.iter().filter_map(|&h| tree.resolve(h)).map(|id| tree.path(id)).collect();
+        while let Some(handle) = new_folders.pop() {
+            if let Some(id) = tree.resolve(handle) {
+                self.reconcile(&root, &mut tree, id, &mut new_folders);
+            }
         }
+        self.sweep(&tree);
         self.generation.fetch_add(1, Ordering::SeqCst);
         new_roots
+    }
+
+    /// After a panic in the keeper's work: the tree may be half changed, so
+    /// it is walked again whole. False (and the index failed for good, every
+    /// call saying why) when that cannot be done.
+    fn recover(&self, what: &str) -> bool {
+        let error = format!("internal error in the index's thread (please report it): {what}");
+        if let Some(lost) = self.root_changed() {
+            self.fail(lost);
+            return false;
+        }
+        let Ok(root) = self.dir() else { return false };
+        let failed = match catch_unwind(AssertUnwindSafe(|| self.build(&root))) {
+            Ok(Ok(fresh)) => {
+                let mut tree = unpoisoned(self.tree.write());
+                let old = std::mem::replace(&mut *tree, fresh);
+                // The old tree may be half changed: its watches are remade from scratch if need be.
+                if catch_unwind(AssertUnwindSafe(|| self.rewatch(&root, &old, &tree))).is_err() {
+                    self.rewatch(&root, &Tree::new(UNKNOWN_META), &tree);
+                }
+                drop(tree);
+                self.generation.fetch_add(1, Ordering::SeqCst);
+                self.status.rescans.fetch_add(1, Ordering::Relaxed);
+                *lock(&self.status.last_rescan) =
+                    Some("an internal error in the index's thread (see lastError)".into());
+                *lock(&self.status.last_error) = Some(format!("{error}; the index was walked again whole"));
+                *lock(&self.status.last_event) = Some(Instant::now());
+                self.status.busy.store(false, Ordering::SeqCst);
+                return true;
+            }
+            Ok(Err(e)) => e.message,
+            Err(panic) => panic_text(&*panic),
+        };
+        self.fail(FindError::new(
+            ErrorCode::FsError,
+            format!("the index stopped following changes after an {error}, and walking the folder again failed ({failed}); open a new index with openIndex(path)"),
+        ));
+        false
     }
 
     /// Lists new folders (and all below them) once more, now that the
     /// watcher watches them: what was put in them before it did is found.
     fn look_again(&self, folders: Vec<Vec<u8>>) {
+        let Ok(root) = self.dir() else { return };
         let mut tree = unpoisoned(self.tree.write());
-        let mut stack: Vec<Id> = folders.iter().filter_map(|rel| tree.find(rel)).collect();
+        let start: Vec<Handle> = folders.iter().filter_map(|rel| tree.find(rel)).map(|id| tree.handle(id)).collect();
+        self.relist_below(&root, &mut tree, start);
+        self.sweep(&tree);
+        self.generation.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// Lists the folders `start` (those still in the tree) and every folder
+    /// below them again.
+    fn relist_below(&self, root: &Dir, tree: &mut Tree, start: Vec<Handle>) {
+        // Handles, not ids: listing a folder again may remove one below it
+        // that is still to be looked at (and its slot be reused).
+        let mut stack = start;
         let mut found = Vec::new();
-        while let Some(id) = stack.pop() {
+        while let Some(handle) = stack.pop() {
+            let Some(id) = tree.resolve(handle) else { continue };
             if tree.node(id).kind != EntryKind::Dir {
                 continue;
             }
-            self.reconcile(&mut tree, id, &mut found);
-            stack.extend(tree.node(id).children.iter().copied().filter(|&c| tree.node(c).kind == EntryKind::Dir));
+            self.reconcile(root, tree, id, &mut found);
+            let tree = &*tree;
+            stack.extend(
+                tree.node(id)
+                    .children
+                    .iter()
+                    .filter(|&&c| tree.node(c).kind == EntryKind::Dir)
+                    .map(|&c| tree.handle(c)),
+            );
             found.clear();
         }
-        self.generation.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// The entry (relative to the root) an event on `path` is about, unless
+    /// it is the root itself or inside a `.git`.
+    fn entry_at(&self, path: &Path) -> Option<Vec<u8>> {
+        let rel = path.strip_prefix(&self.real_path).ok()?.as_os_str().as_encoded_bytes();
+        let parts: Vec<&[u8]> = rel.split(|&b| b == b'/').filter(|p| !p.is_empty()).collect();
+        (!parts.is_empty() && !parts.contains(&&b".git"[..])).then(|| parts.join(&b'/'))
     }
 
     /// The folder (relative to the root) to compare again after an event on
@@ -516,15 +1080,19 @@ impl Index {
     /// Lists the folder `id` again and makes its children in the index match:
     /// gone ones removed (with what they held), new ones added (new folders
     /// pushed on `new_folders`), metadata and the folder's ignore rules renewed.
-    fn reconcile(&self, tree: &mut Tree, id: Id, new_folders: &mut Vec<Id>) {
+    fn reconcile(&self, root: &Dir, tree: &mut Tree, id: Id, new_folders: &mut Vec<Handle>) {
         self.status.folders_reconciled.fetch_add(1, Ordering::Relaxed);
         let rel = tree.path(id);
-        let held = match self.dir.folder_beneath(Path::new(os(&rel))) {
+        let held = match root.folder_beneath(Path::new(os(&rel))) {
             Ok(held) => held,
+            // No longer to be entered: a fresh walk lists nothing in it.
+            Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => return forget_children(tree, id),
             // Gone or no longer a folder: its parent's event removes it.
             Err(_) => return,
         };
-        let dir = held.as_ref().unwrap_or(&self.dir);
+        let dir = held.as_ref().unwrap_or(root);
+        // Watched before it is listed: what changes after the listing raises an event.
+        let newly_watched = self.watch(dir, tree, id);
         let mut listed: HashMap<Vec<u8>, EntryKind> = HashMap::new();
         let mut has_git = false;
         let read = dir.for_each(|name, kind| match (kind, name == ".git") {
@@ -534,35 +1102,56 @@ impl Index {
             }
             (None, _) => {}
         });
-        if read.is_err() {
-            return;
+        match read {
+            Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => return forget_children(tree, id),
+            Err(_) => return,
+            Ok(()) => {}
         }
         for child in tree.node(id).children.clone() {
             let name = tree.name(child).to_vec();
-            let stat = dir.stat(os(&name));
-            match (listed.remove(&name), stat) {
-                (Some(kind), Ok(st)) if st.kind == Some(kind) && kind == tree.node(child).kind => {
-                    tree.node_mut(child).meta = st.meta;
+            match listed.remove(&name) {
+                // A folder: the same one, or another put in its place (renamed
+                // away and recreated), listed anew with all it holds.
+                Some(EntryKind::Dir) if tree.node(child).kind == EntryKind::Dir => {
+                    match meta_and_ino(dir, &name, EntryKind::Dir) {
+                        Some((_, ino)) if tree.ino(child).is_some_and(|known| ino != 0 && known != ino) => {
+                            tree.remove(child);
+                            listed.insert(name, EntryKind::Dir);
+                        }
+                        Some((meta, ino)) => {
+                            tree.node_mut(child).meta = meta;
+                            tree.set_ino(child, ino);
+                        }
+                        None => tree.remove(child),
+                    }
                 }
-                (Some(kind), _) => {
+                Some(kind) if kind == tree.node(child).kind => match meta_of(dir, &name, kind) {
+                    Some(meta) => tree.node_mut(child).meta = meta,
+                    // Gone or changed since it was listed: its own event follows.
+                    None => tree.remove(child),
+                },
+                Some(kind) => {
                     tree.remove(child);
                     listed.insert(name, kind);
                 }
-                (None, _) => tree.remove(child),
+                None => tree.remove(child),
             }
         }
         for (name, kind) in listed {
-            let Ok(st) = dir.stat(os(&name)) else { continue };
-            let Some(kind) = st.kind.filter(|&k| k == kind) else { continue };
-            let child = tree.add(id, &name, kind, st.meta);
+            let Some((meta, ino)) = meta_and_ino(dir, &name, kind) else { continue };
+            let child = tree.add(id, &name, kind, meta);
             if kind == EntryKind::Dir {
-                new_folders.push(child);
+                tree.set_ino(child, ino);
+                new_folders.push(tree.handle(child));
             }
         }
         if let Ok(st) = dir.stat(OsStr::new(".")) {
             tree.node_mut(id).meta = st.meta;
         }
         tree.node_mut(id).rules = folder_rules(dir, tree, id, has_git, &self.git);
+        if has_git && newly_watched {
+            self.watch_git(dir, tree, id);
+        }
     }
 }
 
@@ -615,6 +1204,140 @@ mod tests {
         assert!(stats.last_rescan.unwrap().contains("overflow"));
         index.close();
         assert!(index.read().is_err() && index.stats().closed);
+    }
+
+    /// Waits (at most 10 s) for `done`.
+    fn wait_for(what: &str, done: impl Fn() -> bool) {
+        let until = Instant::now() + Duration::from_secs(10);
+        while !done() {
+            assert!(Instant::now() < until, "waited 10 s for {what}");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    #[test]
+    fn a_panic_in_the_keeper_is_caught_and_the_tree_walked_again() {
+        let dir = temp("panic");
+        let index = Index::open(dir.to_path_buf()).unwrap();
+        index.status.panic_next.store(true, Ordering::SeqCst);
+        fs::write(dir.join("src/new.ts"), "n").unwrap();
+        wait_for("the rebuild", || index.stats().rescans == 1);
+        index.settle(&Cancel::never()).unwrap();
+        assert!(paths(&index).contains(&"src/new.ts".to_string()), "{:?}", paths(&index));
+        let stats = index.stats();
+        assert!(stats.last_error.unwrap().contains("internal error in the index's thread"));
+        assert!(stats.last_rescan.unwrap().contains("internal error"));
+        // The keeper goes on following changes.
+        fs::write(dir.join("later.ts"), "l").unwrap();
+        wait_for("a change after the rebuild", || paths(&index).contains(&"later.ts".to_string()));
+        index.settle(&Cancel::never()).unwrap();
+        index.close();
+    }
+
+    #[test]
+    fn a_panic_that_cannot_be_recovered_from_fails_every_later_call() {
+        let dir = temp("panic-gone");
+        let root = dir.join("src");
+        let index = Index::open(root.clone()).unwrap();
+        // The panic, then the rebuild finds no root: the index fails for good.
+        index.status.panic_next.store(true, Ordering::SeqCst);
+        fs::remove_dir_all(&root).unwrap();
+        wait_for("the keeper to give up", || lock(&index.broken).is_some());
+        let e = index.settle(&Cancel::never()).unwrap_err();
+        assert_eq!(e.code, ErrorCode::NotFound, "{e:?}");
+        assert!(index.read().is_err());
+        // Failed first, then freed (a query in between is refused, never answered from an empty tree).
+        wait_for("the tree to be freed", || index.stats().entries == 0);
+        index.close();
+    }
+
+    #[test]
+    fn a_keeper_that_ended_is_never_waited_for_silently() {
+        let dir = temp("died");
+        let index = Index::open(dir.to_path_buf()).unwrap();
+        // As if the keeper had ended without a word: told to stop, not closed.
+        lock(&index.keeper).as_ref().unwrap().stop.store(true, Ordering::SeqCst);
+        wait_for("the keeper to end", || lock(&index.keeper).as_ref().unwrap().thread.is_finished());
+        let e = index.settle(&Cancel::never()).unwrap_err();
+        assert_eq!(e.code, ErrorCode::FsError);
+        assert!(e.message.contains("the index's thread ended"), "{}", e.message);
+        assert_eq!(index.read().unwrap_err(), e);
+        index.close();
+    }
+
+    #[test]
+    fn a_deleted_or_replaced_root_fails_every_call_and_frees_the_tree() {
+        let dir = temp("root");
+        let root = dir.join("src");
+        let index = Index::open(root.clone()).unwrap();
+        assert_eq!(index.stats().entries, 2);
+        fs::remove_dir_all(&root).unwrap();
+        let e = index.read().unwrap_err();
+        assert_eq!(e.code, ErrorCode::NotFound);
+        assert!(e.message.contains("was deleted or moved away"), "{}", e.message);
+        // Re-created: another folder, still refused.
+        fs::create_dir(&root).unwrap();
+        assert_eq!(index.settle(&Cancel::never()).unwrap_err(), e);
+        assert_eq!(index.stats().entries, 0);
+        assert!(lock(&index.dir).is_none(), "the folder's handle is closed");
+        index.close();
+
+        let index = Index::open(root.clone()).unwrap();
+        fs::rename(&root, dir.join("moved")).unwrap();
+        fs::create_dir(&root).unwrap();
+        let e = index.read().unwrap_err();
+        // `NotFound` when the keeper looked between the rename and the mkdir.
+        match e.code {
+            ErrorCode::FsError => assert!(e.message.contains("moved away or replaced"), "{}", e.message),
+            _ => assert_eq!(e.code, ErrorCode::NotFound, "{e:?}"),
+        }
+        index.close();
+    }
+
+    #[test]
+    fn close_frees_the_tree_and_the_folder_handle_and_a_drop_never_joins() {
+        let dir = temp("close");
+        let index = Index::open(dir.to_path_buf()).unwrap();
+        assert!(index.stats().entries > 0);
+        index.close();
+        assert_eq!(index.stats().entries, 0);
+        assert!(lock(&index.dir).is_none());
+        assert_eq!(index.read().unwrap_err().code, ErrorCode::InvalidArgument);
+        index.close();
+        // Dropped unclosed: the keeper is told to stop and ends by itself.
+        let index = Index::open(dir.to_path_buf()).unwrap();
+        let stop = Arc::clone(&lock(&index.keeper).as_ref().unwrap().stop);
+        drop(index);
+        assert!(stop.load(Ordering::SeqCst));
+    }
+
+    #[test]
+    fn a_folder_renamed_away_and_recreated_under_its_name_is_listed_anew() {
+        let dir = temp("recreate");
+        let index = Index::open(dir.to_path_buf()).unwrap();
+        // Only the events given below are applied.
+        lock(&index.keeper).as_ref().unwrap().stop.store(true, Ordering::SeqCst);
+        wait_for("the keeper to end", || lock(&index.keeper).as_ref().unwrap().thread.is_finished());
+        fs::rename(dir.join("src"), dir.join("old")).unwrap();
+        fs::create_dir(dir.join("src")).unwrap();
+        fs::write(dir.join("src/new.ts"), "n").unwrap();
+        // One event, on the root's listing: `src` is still a folder there.
+        let created =
+            notify::Event::new(notify::EventKind::Create(notify::event::CreateKind::Folder)).add_path(dir.join("src"));
+        index.apply(vec![Ok(created)]);
+        let tree = unpoisoned(index.tree.read());
+        let mut held: Vec<String> = Vec::new();
+        let mut stack = vec![ROOT];
+        while let Some(id) = stack.pop() {
+            for &c in &tree.node(id).children {
+                held.push(String::from_utf8_lossy(&tree.path(c)).into_owned());
+                stack.push(c);
+            }
+        }
+        held.sort();
+        assert_eq!(held, [".gitignore", "old", "old/deep", "old/deep/a.ts", "src", "src/new.ts"]);
+        drop(tree);
+        index.close();
     }
 
     #[test]

@@ -2,6 +2,11 @@
 //! arena (no per-path strings), names interned (a name shared by many files,
 //! such as `index.ts`, is stored once), and each folder's ignore files kept
 //! compiled. Paths are rebuilt from parent links when needed.
+//!
+//! A slot is reused once its entry is removed, so an id kept across changes
+//! may name another entry by then: what outlives a change is kept as a
+//! `Handle` (the id and the serial of the entry it named), checked with
+//! `resolve` before use.
 
 use crate::entry::{EntryKind, Meta};
 use crate::gitignore::FolderRules;
@@ -12,10 +17,21 @@ use std::sync::Arc;
 pub type Id = u32;
 pub const ROOT: Id = 0;
 
+/// An entry named so that its removal is noticed: `Tree::resolve` gives its
+/// id while that entry is in the tree, `None` once it is gone (even if its
+/// slot holds another entry since).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Handle {
+    id: Id,
+    serial: u32,
+}
+
 #[derive(Debug)]
 pub struct Node {
     name: u32,
     parent: Id,
+    /// Told apart from earlier entries in the same slot (see `Handle`).
+    serial: u32,
     pub kind: EntryKind,
     pub meta: Meta,
     /// Children of a folder (empty otherwise).
@@ -86,15 +102,50 @@ pub struct Tree {
     names: Names,
     /// Entries below the root.
     entries: usize,
+    /// The serial the next entry added gets.
+    next_serial: u32,
+    /// Folders' inode numbers, where known: a folder replaced by another
+    /// under the same name is told apart by it.
+    inos: HashMap<Id, u64>,
 }
 
 impl Tree {
     pub fn new(root_meta: Meta) -> Tree {
         let mut names = Names::default();
         let name = names.intern(b"");
-        let root =
-            Node { name, parent: ROOT, kind: EntryKind::Dir, meta: root_meta, children: Vec::new(), rules: None };
-        Tree { nodes: vec![Some(root)], free: Vec::new(), names, entries: 0 }
+        let root = Node {
+            name,
+            parent: ROOT,
+            serial: 0,
+            kind: EntryKind::Dir,
+            meta: root_meta,
+            children: Vec::new(),
+            rules: None,
+        };
+        Tree { nodes: vec![Some(root)], free: Vec::new(), names, entries: 0, next_serial: 1, inos: HashMap::new() }
+    }
+
+    /// `id`, named so that its later removal is noticed (see `resolve`).
+    pub fn handle(&self, id: Id) -> Handle {
+        Handle { id, serial: self.node(id).serial }
+    }
+
+    /// The folder `id`'s inode number, if known.
+    pub fn ino(&self, id: Id) -> Option<u64> {
+        self.inos.get(&id).copied()
+    }
+
+    /// Records the folder `id`'s inode number (0: unknown).
+    pub fn set_ino(&mut self, id: Id, ino: u64) {
+        if ino != 0 {
+            self.inos.insert(id, ino);
+        }
+    }
+
+    /// The entry `handle` named, if it is still in the tree.
+    pub fn resolve(&self, handle: Handle) -> Option<Id> {
+        let node = self.nodes.get(handle.id as usize)?.as_ref()?;
+        (node.serial == handle.serial).then_some(handle.id)
     }
 
     pub fn node(&self, id: Id) -> &Node {
@@ -127,7 +178,9 @@ impl Tree {
     /// Adds `name` below `dir` (which must not hold it yet).
     pub fn add(&mut self, dir: Id, name: &[u8], kind: EntryKind, meta: Meta) -> Id {
         let name = self.names.intern(name);
-        let node = Node { name, parent: dir, kind, meta, children: Vec::new(), rules: None };
+        let serial = self.next_serial;
+        self.next_serial = self.next_serial.wrapping_add(1);
+        let node = Node { name, parent: dir, serial, kind, meta, children: Vec::new(), rules: None };
         let id = match self.free.pop() {
             Some(id) => {
                 self.nodes[id as usize] = Some(node);
@@ -150,6 +203,9 @@ impl Tree {
         let mut doomed = vec![id];
         while let Some(gone) = doomed.pop() {
             let node = self.nodes[gone as usize].take().expect("a live index entry");
+            if node.kind == EntryKind::Dir {
+                self.inos.remove(&gone);
+            }
             doomed.extend(node.children);
             self.names.release(node.name);
             self.free.push(gone);
@@ -185,7 +241,8 @@ impl Tree {
     pub fn bytes(&self) -> usize {
         let slot = std::mem::size_of::<Option<Node>>();
         let children: usize = self.nodes.iter().flatten().map(|n| n.children.capacity() * 4).sum();
-        self.nodes.capacity() * slot + children + self.free.capacity() * 4 + self.names.bytes()
+        let inos = self.inos.capacity() * (std::mem::size_of::<(Id, u64)>() + 1);
+        self.nodes.capacity() * slot + children + self.free.capacity() * 4 + self.names.bytes() + inos
     }
 }
 
@@ -220,5 +277,21 @@ mod tests {
         // Freed slots are reused.
         let again = t.add(ROOT, b"x", EntryKind::File, meta(1));
         assert!(again <= 4);
+    }
+
+    #[test]
+    fn a_handle_to_a_removed_entry_resolves_to_nothing_even_once_its_slot_is_reused() {
+        let mut t = Tree::new(meta(0));
+        let a = t.add(ROOT, b"a", EntryKind::Dir, meta(0));
+        let c = t.add(a, b"c", EntryKind::Dir, meta(0));
+        let (ha, hc) = (t.handle(a), t.handle(c));
+        assert_eq!((t.resolve(ha), t.resolve(hc)), (Some(a), Some(c)));
+        t.remove(a);
+        assert_eq!((t.resolve(ha), t.resolve(hc)), (None, None));
+        let reused = t.add(ROOT, b"b", EntryKind::Dir, meta(0));
+        let again = t.add(reused, b"d", EntryKind::Dir, meta(0));
+        assert!([reused, again].contains(&c) && [reused, again].contains(&a), "the slots were reused");
+        assert_eq!((t.resolve(ha), t.resolve(hc)), (None, None));
+        assert_eq!(t.resolve(Handle { id: 99, serial: 0 }), None);
     }
 }
