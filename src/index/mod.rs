@@ -314,7 +314,7 @@ impl Index {
     }
 
     /// The folder's handle while the index is open.
-    fn dir(&self) -> Result<Arc<Dir>> {
+    pub fn dir(&self) -> Result<Arc<Dir>> {
         self.usable()?;
         lock(&self.dir).clone().ok_or_else(closed)
     }

@@ -62,11 +62,12 @@ where
     gate.add_skipped(visible.skipped.iter().cloned());
     let chunk = visible.len().div_ceil(thread_count()).max(4096);
     // Files are opened from the search folder, by handle (content search).
+    let root_dir = index.dir()?;
     let start_dir = match rel.is_empty() {
         true => None,
-        false => index.dir.folder_beneath(Path::new(os(rel))).ok().flatten(),
+        false => root_dir.folder_beneath(Path::new(os(rel))).ok().flatten(),
     };
-    let base = start_dir.as_ref().unwrap_or(&index.dir);
+    let base = start_dir.as_ref().unwrap_or(&root_dir);
     let collect_range = |start: usize| {
         let mut collector = new_collector();
         let folders = OpenedFolders::new(base);
