@@ -17,7 +17,10 @@ use std::sync::OnceLock;
 pub struct FolderCounts {
     /// FolderNode 0 is the search directory; a parent always has a smaller id than its children.
     nodes: Vec<FolderNode>,
-    children: HashMap<(u32, Box<str>), u32, FolderHash>,
+    /// Each folder by its parent's id (4 bytes) and its name.
+    children: HashMap<Box<[u8]>, u32, FolderHash>,
+    /// The key of the last lookup, reused so a known name costs no allocation.
+    key: Vec<u8>,
     /// The folder `add` reached last, and the node and end (in it) of each of its names.
     last: String,
     last_nodes: Vec<(u32, usize)>,
@@ -35,6 +38,7 @@ impl Default for FolderCounts {
         FolderCounts {
             nodes: vec![FolderNode { parent: 0, name: "".into(), count: 0 }],
             children: HashMap::default(),
+            key: Vec::new(),
             last: String::new(),
             last_nodes: Vec::new(),
         }
@@ -103,12 +107,15 @@ impl FolderCounts {
     }
 
     fn child(&mut self, parent: u32, name: &str) -> u32 {
-        if let Some(&id) = self.children.get(&(parent, Box::<str>::from(name))) {
+        self.key.clear();
+        self.key.extend_from_slice(&parent.to_le_bytes());
+        self.key.extend_from_slice(name.as_bytes());
+        if let Some(&id) = self.children.get(self.key.as_slice()) {
             return id;
         }
         let id = self.nodes.len() as u32;
         self.nodes.push(FolderNode { parent, name: name.into(), count: 0 });
-        self.children.insert((parent, name.into()), id);
+        self.children.insert(self.key.as_slice().into(), id);
         id
     }
 

@@ -417,15 +417,23 @@ impl Source {
         if let Some(roots) = &scope.roots {
             check_roots(&scope.logical_path, roots)?;
         }
-        // The tree holds what is there, symlinks as themselves: a search
-        // path through a symlink is looked up where it leads, as on disk.
-        let real = real_path(&scope.logical_path);
-        let Ok(rel) = real.strip_prefix(index.real_path()) else {
-            return Err(outside("leads (through a symlink) outside"));
-        };
-        let rel = rel.as_os_str().as_encoded_bytes().to_vec();
         let shown = clip(&self.display(scope), 300).into_owned();
         let tree = index.read()?;
+        // The tree holds what is there, symlinks as themselves: a folder
+        // found as written needs no look at the disk; a search path through
+        // a symlink is looked up where it leads, as on disk.
+        let written = scope.logical_path.strip_prefix(&index.logical_path).unwrap_or(Path::new(""));
+        let written = written.as_os_str().as_encoded_bytes();
+        let rel = match tree.find(written).map(|id| tree.node(id).kind) {
+            Some(EntryKind::Dir) => written.to_vec(),
+            _ => {
+                let real = real_path(&scope.logical_path);
+                let Ok(rel) = real.strip_prefix(index.real_path()) else {
+                    return Err(outside("leads (through a symlink) outside"));
+                };
+                rel.as_os_str().as_encoded_bytes().to_vec()
+            }
+        };
         match tree.find(&rel).map(|id| tree.node(id).kind) {
             None => Err(FindError::new(
                 ErrorCode::NotFound,
