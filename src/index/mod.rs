@@ -339,9 +339,11 @@ impl Index {
         Ok(visible)
     }
 
-    /// The tree, once the index is known to still stand for its folder.
+    /// The tree, once the index is known to still stand for its folder and
+    /// its folders that are not watched have been listed again.
     pub fn read(&self) -> Result<RwLockReadGuard<'_, Tree>> {
         self.check_open()?;
+        self.relist_unwatched()?;
         let tree = unpoisoned(self.tree.read());
         // Closed or failed meanwhile: the tree held is an empty one.
         self.usable()?;
@@ -874,9 +876,52 @@ impl Index {
     }
 }
 
+#[cfg(target_os = "linux")]
+impl Index {
+    /// Lists again every folder the watcher could not watch (past the
+    /// inotify limit), and all new folders found in them, trying to watch
+    /// each: changes there raise no event, so a query pays for exactness
+    /// with these listings. A panic meanwhile is recovered from as in the
+    /// keeper (the tree is walked again whole).
+    fn relist_unwatched(&self) -> Result<()> {
+        let Some(inotify) = lock(&self.inotify).clone() else { return Ok(()) };
+        let unwatched = inotify.unwatched_folders();
+        if unwatched.is_empty() {
+            return Ok(());
+        }
+        let root = self.dir()?;
+        let relisted = catch_unwind(AssertUnwindSafe(|| {
+            let mut tree = unpoisoned(self.tree.write());
+            let mut found = Vec::new();
+            for handle in unwatched {
+                if let Some(id) = tree.resolve(handle).filter(|&id| tree.node(id).kind == EntryKind::Dir) {
+                    self.reconcile(&root, &mut tree, id, &mut found);
+                }
+            }
+            while let Some(handle) = found.pop() {
+                if let Some(id) = tree.resolve(handle) {
+                    self.reconcile(&root, &mut tree, id, &mut found);
+                }
+            }
+            self.sweep(&tree);
+            self.generation.fetch_add(1, Ordering::SeqCst);
+        }));
+        if let Err(panic) = relisted {
+            if !self.recover(&panic_text(&*panic)) {
+                return self.usable();
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Off Linux, `notify` watches the whole folder by itself.
 #[cfg(not(target_os = "linux"))]
 impl Index {
+    fn relist_unwatched(&self) -> Result<()> {
+        Ok(())
+    }
+
     fn watch(&self, _: &Dir, _: &Tree, _: Id) -> bool {
         false
     }
