@@ -24,6 +24,10 @@ pub struct Visible {
     metas: Vec<Meta>,
     /// Folders not entered because of `skip_dirs`.
     pub skipped: Vec<String>,
+    /// With `record_ignored`: what ignore files hid (relative, whether a
+    /// folder). Kept with the list, so a search answered from it again still
+    /// says where matches were not looked for.
+    pub ignored: Vec<(String, bool)>,
 }
 
 impl Visible {
@@ -38,7 +42,8 @@ impl Visible {
 
     /// Heap bytes held.
     pub fn bytes(&self) -> usize {
-        self.paths.capacity() + self.ends.capacity() * 4 + self.kinds.capacity() + self.metas.capacity() * 16
+        let ignored: usize = self.ignored.iter().map(|(p, _)| p.capacity() + std::mem::size_of::<(String, bool)>()).sum();
+        self.paths.capacity() + self.ends.capacity() * 4 + self.kinds.capacity() + self.metas.capacity() * 16 + ignored
     }
 }
 
@@ -60,6 +65,7 @@ where
     let key = VisibleKey { folder: rel.to_vec(), rules: gate.rules().clone() };
     let visible = index.visible(&key, |tree| list_visible(index, tree, rel, root, gate))?;
     gate.add_skipped(visible.skipped.iter().cloned());
+    gate.add_ignored(visible.ignored.iter().cloned());
     let chunk = visible.len().div_ceil(thread_count()).max(4096);
     // Files are opened from the search folder, by handle (content search).
     let root_dir = index.dir()?;
@@ -125,5 +131,6 @@ fn list_visible(index: &Index, tree: &Tree, rel: &[u8], root: &Path, gate: &Gate
         }
     }
     visible.skipped = gate.take_skipped();
+    visible.ignored = gate.take_ignored();
     Ok(visible)
 }
