@@ -241,6 +241,13 @@ class Burst {
     const sub = dirs.slice(1)
     const entries = [...sub, ...files, ...links]
     const roll = this.rand()
+    if (entries.length < 150 && this.rand() < 0.15) {
+      // Keeps the tree from shrinking to a few entries over a long run.
+      const d = path.posix.join(this.pick(dirs), this.pick(DIRS) + Math.floor(this.rand() * 4))
+      this.note(`grow ${d}`)
+      this.fill(d)
+      return this.current
+    }
     if (roll < 0.12 || files.length < 5) {
       const rel = this.freshFile(dirs)
       this.note(`create ${rel}`)
@@ -580,7 +587,7 @@ async function regressions({ describe, test }, nobody) {
         fs.writeFileSync(path.join(root, 'main.js'), 'main')
         const index = await openIndex(root)
         fs.chmodSync(path.join(root, 'docs'), 0o444)
-        await Promise.race([index.settled(), new Promise((r) => setTimeout(r, 5000))])
+        let timer; await Promise.race([index.settled(), new Promise((r) => (timer = setTimeout(r, 5000)))]).finally(() => clearTimeout(timer))
         const q = { pattern: 'main', target: 'files' }
         const out = {
           fresh: (await searchFiles({ ...q, cwd: root })).files,
@@ -596,6 +603,37 @@ async function regressions({ describe, test }, nobody) {
       // main.js has a real time, docs/main.ts time 0: newest first.
       assert.deepEqual(out.value.fresh, ['main.js', 'docs/main.ts'])
       assert.deepEqual(out.value.indexed, out.value.fresh)
+    })
+
+    // The index held the folder, so it answered from memory; a walk on disk
+    // cannot open it and refuses the search path.
+    test('a search path the OS refuses to open (000, --x, below r--) is refused as on disk (uid 65534)', { skip: nobody ? false : 'cannot run as uid 65534' }, async (t) => {
+      const dir = sharedTmp(t)
+      const out = runAsNobody(`async ({ find, openIndex, searchFiles }) => {
+        const fs = require('fs'), path = require('path')
+        const root = ${JSON.stringify(dir)}
+        for (const d of ['none/in', 'exec/in', 'read/in', 'open/in']) {
+          fs.mkdirSync(path.join(root, d), { recursive: true })
+          fs.writeFileSync(path.join(root, d, 'f.ts'), 'more')
+        }
+        const index = await openIndex(root)
+        const modes = { none: 0o000, exec: 0o111, read: 0o444 }
+        for (const [d, mode] of Object.entries(modes)) fs.chmodSync(path.join(root, d), mode)
+        let timer; await Promise.race([index.settled(), new Promise((r) => (timer = setTimeout(r, 5000)))]).finally(() => clearTimeout(timer))
+        const show = (p) => p.then((r) => JSON.stringify(r.entries ?? r.matches), (e) => e.code + ': ' + e.message.replace(root, '<root>'))
+        const out = []
+        for (const p of ['none', 'exec', 'read', 'read/in', 'open']) {
+          out.push([p, await show(find({ pattern: '**', type: 'any', path: p, cwd: root })), await show(index.find({ pattern: '**', type: 'any', path: p }))])
+          out.push([p, await show(searchFiles({ pattern: 'more', path: p, cwd: root })), await show(index.searchFiles({ pattern: 'more', path: p }))])
+        }
+        await index.close()
+        for (const d of Object.keys(modes)) fs.chmodSync(path.join(root, d), 0o755)
+        return out
+      }`)
+      assert.ok(out.ok, JSON.stringify(out))
+      for (const [p, fresh, indexed] of out.value) assert.equal(indexed, fresh, p)
+      const refused = out.value.filter(([, fresh]) => fresh.startsWith('permission-denied')).map(([p]) => p)
+      assert.deepEqual(refused, ['none', 'none', 'exec', 'exec', 'read/in', 'read/in'])
     })
 
     // The list of what a set of rules lets through is kept for the next

@@ -11,6 +11,7 @@ use super::tree::{Id, Tree};
 use super::{os, Index};
 use crate::entry::{EntryKind, Meta};
 use crate::error::{clip, ErrorCode, FindError, Result};
+use crate::sandbox::{search_path_error, Asked};
 use crate::walk::{thread_count, Collector, Entry, Gate, OpenedFolders, Pending, WalkRules, CANCEL_EVERY};
 use std::path::Path;
 
@@ -68,10 +69,15 @@ where
     gate.add_ignored(visible.ignored.iter().cloned());
     let chunk = visible.len().div_ceil(thread_count()).max(4096);
     // Files are opened from the search folder, by handle (content search).
+    // A search folder the OS refuses to open (mode 000 or --x, or below an
+    // r-- folder) is refused as a walk on disk refuses it, never answered
+    // from memory nor read from another folder.
     let root_dir = index.dir()?;
     let start_dir = match rel.is_empty() {
         true => None,
-        false => root_dir.folder_beneath(Path::new(os(rel))).ok().flatten(),
+        false => root_dir
+            .folder_beneath(Path::new(os(rel)))
+            .map_err(|e| search_path_error(&clip(&root.to_string_lossy(), 300), &e, Asked::Os))?,
     };
     let base = start_dir.as_ref().unwrap_or(&root_dir);
     let collect_range = |start: usize| {
