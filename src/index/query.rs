@@ -43,7 +43,8 @@ impl Visible {
 
     /// Heap bytes held.
     pub fn bytes(&self) -> usize {
-        let ignored: usize = self.ignored.iter().map(|(p, _)| p.capacity() + std::mem::size_of::<(String, bool)>()).sum();
+        let ignored: usize =
+            self.ignored.iter().map(|(p, _)| p.capacity() + std::mem::size_of::<(String, bool)>()).sum();
         self.paths.capacity() + self.ends.capacity() * 4 + self.kinds.capacity() + self.metas.capacity() * 16 + ignored
     }
 }
