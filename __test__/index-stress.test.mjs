@@ -17,7 +17,10 @@
 //   AF_STRESS_SEEDS=20 AF_STRESS_ROUNDS=20 AF_STRESS_OPS=200 node --test __test__/index-stress.test.mjs
 // A failure names its seed; replay it alone with AF_STRESS_SEED=<n> (and the
 // same AF_STRESS_ROUNDS / AF_STRESS_OPS). AF_STRESS_HOGS sets the number of
-// busy children (default 2).
+// busy children (default 2). To minimize a failure by hand, run the child
+// alone (AF_STRESS_CHILD=1 AF_STRESS_ARGS='{"root":...,"seed":n,"rounds":r,
+// "ops":o}'): AF_STRESS_TRACE=<file> writes every operation there on failure,
+// AF_STRESS_KEEP_MODES=1 leaves the tree's modes as the failure found them.
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
 import fs from 'node:fs'
