@@ -49,6 +49,22 @@ fn probes(t: u32) -> (u64, u64) {
     (h, h2 ^ (h2 >> 32))
 }
 
+/// How common a (lowercased) byte is in source code, 1-10.
+fn byte_commonness(b: u8) -> u32 {
+    match b {
+        b' ' => 10,
+        b'e' => 9,
+        b't' => 8,
+        b'a' | b'o' | b'i' | b'n' | b's' | b'r' => 7,
+        b'l' | b'c' | b'd' | b'u' | b'h' | b'm' | b'p' | b'(' | b')' | b';' | b'.' | b',' | b'=' => 6,
+        b'f' | b'g' | b'b' | b'y' | b'w' | b'_' | b'\'' | b'"' | b'{' | b'}' | b'\t' => 5,
+        b'v' | b'k' | b'0'..=b'9' | b'/' | b'-' | b':' | b'[' | b']' | b'<' | b'>' => 4,
+        b'x' | b'j' | b'q' | b'z' => 2,
+        0x80.. => 1,
+        _ => 3,
+    }
+}
+
 /// A file's contents, as far as trigrams go.
 #[derive(Debug, Clone)]
 pub struct Sketch {
@@ -135,11 +151,26 @@ impl Need {
                 other => kept.push(other),
             }
         }
+        // Rarest first: most files lack a rare trigram, so most checks stop
+        // at the first probe (each a likely cache miss).
+        kept.sort_by_key(|need| match need {
+            Need::Trigram(t, _) => (need.commonness(), *t),
+            _ => (u32::MAX, 0),
+        });
         kept.dedup();
         match kept.len() {
             0 => Need::Any,
             1 => kept.pop().unwrap_or(Need::Any),
             _ => Need::All(kept),
+        }
+    }
+
+    /// How often a need is met by a source file, roughly (trigrams by their
+    /// letters' frequency in code and prose; anything else after them).
+    fn commonness(&self) -> u32 {
+        match self {
+            Need::Trigram(t, _) => [t >> 16, t >> 8, *t].iter().map(|&b| byte_commonness(b as u8)).sum(),
+            _ => u32::MAX,
         }
     }
 

@@ -442,10 +442,17 @@ impl Source {
             }
         };
         match tree.find(&rel).map(|id| tree.node(id).kind) {
-            None => Err(FindError::new(
-                ErrorCode::NotFound,
-                format!("search path `{shown}` does not exist; check `path` (it is relative to `cwd`)"),
-            )),
+            // Not held: gone, or below a folder the index may not list (mode
+            // --x) that a path still passes through. Asked on disk and walked
+            // there, as find does; the error, if any, is find's.
+            None => {
+                drop(tree);
+                let (dir, path) = match &scope.roots {
+                    Some(roots) => open_confined(&scope.logical_path, roots)?,
+                    None => open_search_dir(&scope.logical_path)?,
+                };
+                Ok(Root { backend: Backend::Disk(Arc::new(dir)), path })
+            }
             Some(EntryKind::Dir) => {
                 Ok(Root { backend: Backend::Index(index.clone(), rel), path: scope.logical_path.clone() })
             }

@@ -49,9 +49,57 @@ pub struct Raw {
     pub name: Vec<u8>,
 }
 
+/// The watches, by descriptor, and how many name each folder (not its `.git`).
+#[derive(Default)]
+struct Targets {
+    by_wd: HashMap<i32, Target>,
+    folders: HashMap<Handle, u32>,
+    /// Folders whose last watch the kernel dropped (`IN_IGNORED`: the
+    /// folder was deleted), until the index lists their parent again.
+    dropped: HashSet<Handle>,
+}
+
+impl Targets {
+    fn insert(&mut self, wd: i32, target: Target) -> Option<Target> {
+        if target.git.is_none() {
+            *self.folders.entry(target.folder).or_default() += 1;
+            self.dropped.remove(&target.folder);
+        }
+        let before = self.by_wd.insert(wd, target);
+        if let Some(before) = &before {
+            self.uncount(before);
+        }
+        before
+    }
+
+    fn uncount(&mut self, target: &Target) {
+        if target.git.is_none() {
+            if let Some(n) = self.folders.get_mut(&target.folder) {
+                *n -= 1;
+                if *n == 0 {
+                    self.folders.remove(&target.folder);
+                }
+            }
+        }
+    }
+
+    fn remove(&mut self, wd: i32) -> Option<Target> {
+        let target = self.by_wd.remove(&wd)?;
+        self.uncount(&target);
+        Some(target)
+    }
+
+    fn retain(&mut self, mut keep: impl FnMut(i32, &Target) -> bool) {
+        let gone: Vec<i32> = self.by_wd.iter().filter(|(&wd, t)| !keep(wd, t)).map(|(&wd, _)| wd).collect();
+        for wd in gone {
+            self.remove(wd);
+        }
+    }
+}
+
 pub struct Inotify {
     fd: OwnedFd,
-    targets: Mutex<HashMap<i32, Target>>,
+    targets: Mutex<Targets>,
     /// Folders of the tree that could not be watched, with the last reason.
     unwatched: Mutex<(HashSet<Handle>, Option<String>)>,
 }
@@ -65,7 +113,7 @@ impl Inotify {
         }
         // SAFETY: a descriptor the kernel just returned, owned by nobody else.
         let fd = unsafe { OwnedFd::from_raw_fd(fd) };
-        Ok(Inotify { fd, targets: Mutex::new(HashMap::new()), unwatched: Mutex::new((HashSet::new(), None)) })
+        Ok(Inotify { fd, targets: Mutex::default(), unwatched: Mutex::new((HashSet::new(), None)) })
     }
 
     /// Watches the folder open as `dir`: its descriptor, or why not.
@@ -156,8 +204,8 @@ impl Inotify {
     pub fn remap(&self, old: &Tree, new: &Tree) {
         let same = |h: Handle| old.resolve(h).and_then(|id| new.find(&old.path(id))).map(|id| new.handle(id));
         let mut targets = lock(&self.targets);
-        let mut kept = HashMap::new();
-        for (wd, target) in targets.drain() {
+        let mut kept = Targets::default();
+        for (wd, target) in std::mem::take(&mut targets.by_wd) {
             match same(target.folder) {
                 Some(folder) => {
                     kept.insert(wd, Target { folder, git: target.git });
@@ -175,14 +223,21 @@ impl Inotify {
 
     /// The folders of the tree that have a watch.
     pub fn watched(&self) -> HashSet<Handle> {
-        lock(&self.targets).values().filter(|t| t.git.is_none()).map(|t| t.folder).collect()
+        lock(&self.targets).folders.keys().copied().collect()
+    }
+
+    /// Whether the kernel dropped the folder's watch because the folder was
+    /// deleted: a folder found under its name since, even with the same
+    /// inode number (file systems reuse them at once), is another one.
+    pub fn was_deleted(&self, folder: Handle) -> bool {
+        lock(&self.targets).dropped.contains(&folder)
     }
 
     /// Forgets the watches of folders no longer in `tree` (removed, or
     /// moved out of it) and stops them; drops those folders from `unwatched`.
     pub fn sweep(&self, tree: &Tree) {
         let mut targets = lock(&self.targets);
-        targets.retain(|&wd, target| {
+        targets.retain(|wd, target| {
             let keep = tree.resolve(target.folder).is_some();
             if !keep {
                 // SAFETY: plain integers; an error (already gone) is harmless.
@@ -190,7 +245,14 @@ impl Inotify {
             }
             keep
         });
+        targets.dropped.retain(|&h| tree.resolve(h).is_some());
         lock(&self.unwatched).0.retain(|&h| tree.resolve(h).is_some());
+    }
+
+    /// The watch descriptor on `folder` (tests).
+    #[cfg(test)]
+    pub fn wd_of(&self, folder: Handle) -> Option<i32> {
+        lock(&self.targets).by_wd.iter().find(|(_, t)| t.git.is_none() && t.folder == folder).map(|(&wd, _)| wd)
     }
 
     /// The folders of the tree not watched now.
@@ -240,10 +302,14 @@ impl Inotify {
     pub fn target(&self, raw: &Raw) -> Option<Target> {
         let mut targets = lock(&self.targets);
         if raw.mask & libc::IN_IGNORED != 0 {
-            targets.remove(&raw.wd);
+            if let Some(Target { folder, git: None }) = targets.remove(raw.wd) {
+                if !targets.folders.contains_key(&folder) {
+                    targets.dropped.insert(folder);
+                }
+            }
             return None;
         }
-        targets.get(&raw.wd).cloned()
+        targets.by_wd.get(&raw.wd).cloned()
     }
 }
 

@@ -856,6 +856,12 @@ impl Index {
         batch
     }
 
+    /// Whether the folder's watch was dropped by the kernel because the
+    /// folder was deleted (see `Inotify::was_deleted`).
+    fn was_deleted(&self, folder: Handle) -> bool {
+        lock(&self.inotify).as_ref().is_some_and(|i| i.was_deleted(folder))
+    }
+
     /// Watches the folder `id`, open as `dir` (before it is listed); true
     /// when it was not watched as this folder before.
     fn watch(&self, dir: &Dir, tree: &Tree, id: Id) -> bool {
@@ -942,6 +948,10 @@ impl Index {
 impl Index {
     fn relist_unwatched(&self) -> Result<()> {
         Ok(())
+    }
+
+    fn was_deleted(&self, _: Handle) -> bool {
+        false
     }
 
     fn watch(&self, _: &Dir, _: &Tree, _: Id) -> bool {
@@ -1193,7 +1203,10 @@ impl Index {
                 // away and recreated), listed anew with all it holds.
                 Some(EntryKind::Dir) if tree.node(child).kind == EntryKind::Dir => {
                     match meta_and_ino(dir, &name, EntryKind::Dir) {
-                        Some((_, ino)) if tree.ino(child).is_some_and(|known| ino != 0 && known != ino) => {
+                        Some((_, ino))
+                            if tree.ino(child).is_some_and(|known| ino != 0 && known != ino)
+                                || self.was_deleted(tree.handle(child)) =>
+                        {
                             tree.remove(child);
                             listed.insert(name, EntryKind::Dir);
                         }
@@ -1419,6 +1432,49 @@ mod tests {
         held.sort();
         assert_eq!(held, [".gitignore", "old", "old/deep", "old/deep/a.ts", "src", "src/new.ts"]);
         drop(tree);
+        index.close();
+    }
+
+    /// A folder deleted and made again at once usually gets the same inode
+    /// number back; what tells it apart is that the kernel dropped the old
+    /// one's watch. Here the events on the deleted folder's own watch are
+    /// left out (as if they had been applied while it was gone), so only
+    /// its parent's listing can find the new one.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_folder_deleted_and_made_again_with_the_same_inode_is_listed_anew() {
+        use std::os::unix::fs::MetadataExt;
+        let dir = temp("remade");
+        let index = Index::open(dir.to_path_buf()).unwrap();
+        lock(&index.keeper).as_ref().unwrap().stop.store(true, Ordering::SeqCst);
+        wait_for("the keeper to end", || lock(&index.keeper).as_ref().unwrap().thread.is_finished());
+        let inotify = lock(&index.inotify).clone().unwrap();
+        let old_ino = fs::metadata(dir.join("src")).unwrap().ino();
+        fs::remove_dir_all(dir.join("src")).unwrap();
+        fs::create_dir(dir.join("src")).unwrap();
+        fs::write(dir.join("src/new.ts"), "n").unwrap();
+        let reused = fs::metadata(dir.join("src")).unwrap().ino() == old_ino;
+        let root_wd = inotify.wd_of(unpoisoned(index.tree.read()).handle(ROOT));
+        let mut raw = Vec::new();
+        for _ in 0..20 {
+            raw.extend(inotify.wait(Duration::from_millis(20)).unwrap());
+        }
+        let kept: Vec<_> =
+            raw.into_iter().filter(|r| r.mask & libc::IN_IGNORED != 0 || Some(r.wd) == root_wd).collect();
+        let batch = index.translate(kept);
+        index.apply(batch);
+        let tree = unpoisoned(index.tree.read());
+        let mut held: Vec<String> = Vec::new();
+        let mut stack = vec![ROOT];
+        while let Some(id) = stack.pop() {
+            for &c in &tree.node(id).children {
+                held.push(String::from_utf8_lossy(&tree.path(c)).into_owned());
+                stack.push(c);
+            }
+        }
+        drop(tree);
+        assert!(held.contains(&"src/new.ts".to_string()), "inode reused: {reused}; held {held:?}");
+        assert!(!held.iter().any(|p| p.starts_with("src/deep")), "inode reused: {reused}; held {held:?}");
         index.close();
     }
 

@@ -13,6 +13,7 @@ use super::{os, Index};
 use crate::content_sketch::Sketch;
 use crate::entry::{EntryKind, Meta};
 use crate::error::{clip, ErrorCode, FindError, Result};
+use crate::sandbox::{search_path_error, Asked};
 use crate::walk::{
     thread_count, Collector, Entry, Gate, KnownContents, OpenedFolders, Pending, WalkRules, CANCEL_EVERY,
 };
@@ -30,6 +31,10 @@ pub struct Visible {
     handles: Vec<Handle>,
     /// Folders not entered because of `skip_dirs`.
     pub skipped: Vec<String>,
+    /// With `record_ignored`: what ignore files hid (relative, whether a
+    /// folder). Kept with the list, so a search answered from it again still
+    /// says where matches were not looked for.
+    pub ignored: Vec<(String, bool)>,
 }
 
 impl Visible {
@@ -44,11 +49,14 @@ impl Visible {
 
     /// Heap bytes held.
     pub fn bytes(&self) -> usize {
+        let ignored: usize =
+            self.ignored.iter().map(|(p, _)| p.capacity() + std::mem::size_of::<(String, bool)>()).sum();
         self.paths.capacity()
             + self.ends.capacity() * 4
             + self.kinds.capacity()
             + self.metas.capacity() * 16
             + self.handles.capacity() * 8
+            + ignored
     }
 }
 
@@ -70,12 +78,18 @@ where
     let key = VisibleKey { folder: rel.to_vec(), rules: gate.rules().clone() };
     let visible = index.visible(&key, |tree| list_visible(index, tree, rel, root, gate))?;
     gate.add_skipped(visible.skipped.iter().cloned());
+    gate.add_ignored(visible.ignored.iter().cloned());
     let chunk = visible.len().div_ceil(thread_count()).max(4096);
     // Files are opened from the search folder, by handle (content search).
+    // A search folder the OS refuses to open (mode 000 or --x, or below an
+    // r-- folder) is refused as a walk on disk refuses it, never answered
+    // from memory nor read from another folder.
     let root_dir = index.dir()?;
     let start_dir = match rel.is_empty() {
         true => None,
-        false => root_dir.folder_beneath(Path::new(os(rel))).ok().flatten(),
+        false => root_dir
+            .folder_beneath(Path::new(os(rel)))
+            .map_err(|e| search_path_error(&clip(&root.to_string_lossy(), 300), &e, Asked::Os))?,
     };
     let base = start_dir.as_ref().unwrap_or(&root_dir);
     let collect_range = |start: usize| {
@@ -166,5 +180,6 @@ fn list_visible(index: &Index, tree: &Tree, rel: &[u8], root: &Path, gate: &Gate
         }
     }
     visible.skipped = gate.take_skipped();
+    visible.ignored = gate.take_ignored();
     Ok(visible)
 }

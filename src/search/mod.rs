@@ -217,7 +217,15 @@ fn gather(
             if count != UNREAD {
                 on_match(relative);
             }
-            let mtime_ms = if newest_first { entry.stat().ok()?.meta.mtime_ms } else { 0.0 };
+            // As `find` does: a file that vanished is dropped, one whose
+            // metadata cannot be read (in a folder listable but not
+            // enterable) is kept with time 0, so the live index (which holds
+            // it so) and a walk list the same files.
+            let mtime_ms = match newest_first.then(|| entry.stat()) {
+                Some(Ok(st)) => st.meta.mtime_ms,
+                Some(Err(e)) if e.kind() == std::io::ErrorKind::NotFound => return None,
+                _ => 0.0,
+            };
             Some(Hit { path: posix_string(relative), relative: relative.to_path_buf(), count, mtime_ms })
         }
     })?;

@@ -376,6 +376,17 @@ impl Gate<'_> {
     pub fn take_skipped(&self) -> Vec<String> {
         std::mem::take(&mut *lock(&self.skipped))
     }
+
+    /// Entries ignore files hid (with `record_ignored`), as an engine that
+    /// kept them from an earlier walk reports them.
+    pub fn add_ignored(&self, entries: impl IntoIterator<Item = (String, bool)>) {
+        lock(&self.ignored).extend(entries);
+    }
+
+    /// The ignored entries recorded so far, taken out.
+    pub fn take_ignored(&self) -> Vec<(String, bool)> {
+        std::mem::take(&mut *lock(&self.ignored))
+    }
 }
 
 /// Runs one walk engine under `rules`: `engine` gets the gate that judges
