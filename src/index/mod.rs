@@ -245,58 +245,67 @@ impl Index {
             watch,
             out: Built::default(),
         })?;
-        let mut found = Vec::new();
-        let mut opened = Vec::new();
+        let mut listings = Vec::new();
         #[cfg(target_os = "linux")]
         let (mut watched, mut failed) = (Vec::new(), Vec::new());
         for built in walked.found {
-            found.extend(built.found);
-            opened.extend(built.opened);
+            listings.extend(built.listings);
             #[cfg(target_os = "linux")]
             {
                 watched.extend(built.watched);
                 failed.extend(built.failed);
             }
         }
-        // A folder sorts before what it holds.
-        found.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        // A folder's listing names it: shallower listings first.
+        listings.sort_by_key(|l| l.rel.iter().filter(|&&b| b == b'/').count() + usize::from(!l.rel.is_empty()));
         let root_meta = dir.stat(OsStr::new(".")).map(|s| s.meta).unwrap_or(UNKNOWN_META);
         let mut tree = Tree::new(root_meta);
-        let mut folders: HashMap<Vec<u8>, Id> = HashMap::new();
+        let mut folders: HashMap<Vec<u8>, Id> = HashMap::with_capacity(listings.len());
+        folders.insert(Vec::new(), ROOT);
         // Folders with ignore files or a `.git`: the only ones whose rules are read.
         let git_holders: BTreeSet<Vec<u8>> =
             walked.git_holders.iter().map(|p| p.as_os_str().as_encoded_bytes().to_vec()).collect();
         let mut with_rules = git_holders.clone();
-        for (rel, kind, meta) in found {
-            let (parent, name) = match rel.iter().rposition(|&b| b == b'/') {
-                Some(at) => (folders.get(&rel[..at]).copied(), &rel[at + 1..]),
-                None => (Some(ROOT), &rel[..]),
-            };
-            // A folder that vanished mid-walk was skipped: so is what it held.
-            let Some(parent) = parent else { continue };
-            if kind == EntryKind::File && (name == GITIGNORE.as_bytes() || name == IGNORE.as_bytes()) {
-                with_rules.insert(rel[..rel.len() - name.len()].strip_suffix(b"/").unwrap_or_default().to_vec());
+        let mut opened = std::collections::HashSet::with_capacity(listings.len());
+        for listing in listings {
+            // A folder that vanished mid-walk (or was not listed in its
+            // parent) was skipped: so is what it held.
+            let Some(&id) = folders.get(&listing.rel) else { continue };
+            // Its own metadata as its walker saw it once watched (its entry
+            // in its parent's listing may be older), and its inode number,
+            // to tell it from one that replaces it.
+            if let Some((meta, ino)) = listing.own {
+                tree.node_mut(id).meta = meta;
+                if id != ROOT {
+                    tree.set_ino(id, ino);
+                }
+                opened.insert(id);
             }
-            let id = tree.add(parent, name, kind, meta);
-            if kind == EntryKind::Dir {
-                folders.insert(rel, id);
-            }
-        }
-        // Each folder's own metadata as its walker saw it once watched (its
-        // listing in its parent may be older), and its inode number, to tell
-        // it from one that replaces it.
-        for (rel, meta, ino) in opened {
-            match rel.is_empty() {
-                true => tree.node_mut(ROOT).meta = meta,
-                false => {
-                    if let Some(&id) = folders.get(&rel) {
-                        tree.node_mut(id).meta = meta;
-                        tree.set_ino(id, ino);
-                    }
+            let mut start = 0;
+            for &(end, kind, meta) in &listing.children {
+                let name = &listing.names[start..end];
+                start = end;
+                if kind == EntryKind::File && (name == GITIGNORE.as_bytes() || name == IGNORE.as_bytes()) {
+                    with_rules.insert(listing.rel.clone());
+                }
+                let child = tree.add(id, name, kind, meta);
+                if kind == EntryKind::Dir {
+                    let rel = match listing.rel.is_empty() {
+                        true => name.to_vec(),
+                        false => [&listing.rel[..], b"/", name].concat(),
+                    };
+                    folders.insert(rel, child);
                 }
             }
         }
-        folders.insert(Vec::new(), ROOT);
+        // Folders listed but not opened (not ours to read): their inode number all the same.
+        for (rel, &id) in &folders {
+            if id != ROOT && !opened.contains(&id) {
+                if let Ok((_, ino)) = dir.stat_with_ino(os(rel)) {
+                    tree.set_ino(id, ino);
+                }
+            }
+        }
         // The watches made by path, now on the tree's folders; each `.git`
         // watched before its `info/exclude` and config are read below.
         #[cfg(target_os = "linux")]
@@ -725,18 +734,26 @@ struct Building<'a> {
     out: Built,
 }
 
-/// What one walker thread found: every entry (relative path, kind,
-/// metadata), and each folder it opened, with its own metadata and inode
-/// number as seen once watched; on Linux, the watches it made by path and
-/// the folders it could not watch (with why).
+/// What one walker thread found: the listing of each folder it opened; on
+/// Linux, the watches it made by path and the folders it could not watch
+/// (with why).
 #[derive(Default)]
 struct Built {
-    found: Vec<(Vec<u8>, EntryKind, Meta)>,
-    opened: Vec<(Vec<u8>, Meta, u64)>,
+    listings: Vec<Listing>,
     #[cfg(target_os = "linux")]
     watched: Vec<(i32, Vec<u8>)>,
     #[cfg(target_os = "linux")]
     failed: Vec<(Vec<u8>, String)>,
+}
+
+/// One folder as a walker listed it: its path from the root, its own
+/// metadata and inode number (once watched), and its children: their names
+/// end to end, and each one's end in `names`, kind and metadata.
+struct Listing {
+    rel: Vec<u8>,
+    own: Option<(Meta, u64)>,
+    names: Vec<u8>,
+    children: Vec<(usize, EntryKind, Meta)>,
 }
 
 impl crate::walk::Collector for Building<'_> {
@@ -750,7 +767,24 @@ impl crate::walk::Collector for Building<'_> {
             Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => UNKNOWN_META,
             Err(_) => return,
         };
-        self.out.found.push((rel.as_os_str().as_encoded_bytes().to_vec(), kind, meta));
+        let rel = rel.as_os_str().as_encoded_bytes();
+        let (folder, name) = match rel.iter().rposition(|&b| b == b'/') {
+            Some(at) => (&rel[..at], &rel[at + 1..]),
+            None => (&rel[..0], rel),
+        };
+        // The entries of a folder follow its `folder` call; should they not
+        // (an engine that makes none), the folder's listing starts here.
+        if self.out.listings.last().is_none_or(|l| l.rel != folder) {
+            self.out.listings.push(Listing {
+                rel: folder.to_vec(),
+                own: None,
+                names: Vec::new(),
+                children: Vec::new(),
+            });
+        }
+        let Some(listing) = self.out.listings.last_mut() else { return };
+        listing.names.extend_from_slice(name);
+        listing.children.push((listing.names.len(), kind, meta));
     }
 
     fn folder(&mut self, rel: &Path, dir: &Dir) {
@@ -763,9 +797,8 @@ impl crate::walk::Collector for Building<'_> {
             }
         }
         // After the watch: a change to the folder from now on raises an event.
-        if let Ok((st, ino)) = dir.stat_with_ino(OsStr::new(".")) {
-            self.out.opened.push((rel, st.meta, ino));
-        }
+        let own = dir.stat_with_ino(OsStr::new(".")).ok().map(|(st, ino)| (st.meta, ino));
+        self.out.listings.push(Listing { rel, own, names: Vec::new(), children: Vec::new() });
     }
 
     fn finish(self) -> Built {
