@@ -344,4 +344,52 @@ describe('openIndex: what is watched', () => {
     await within(index.settled(), 10_000)
     assert.ok(index.stats().entries > 200)
   })
+
+  // Past the inotify watch limit (50 watches, set inside `unshare -Ur`, a
+  // user namespace of its own): the folders not watched are counted one by
+  // one, and each query lists them again first, so what changes in them is
+  // found all the same, including folders made inside them later.
+  const limitScript = `
+    const fs = require('fs'), path = require('path'), os = require('os')
+    const { openIndex, find, findFiles, searchFiles } = require(${JSON.stringify(REPO)})
+    const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
+    ;(async () => {
+      const base = fs.mkdtempSync(path.join(os.tmpdir(), 'af-limit-')), root = path.join(base, 'root')
+      try {
+        for (let i = 0; i < 30; i++) fs.mkdirSync(path.join(root, 'd' + i), { recursive: true })
+        const index = await openIndex(root)
+        for (let i = 0; i < 40; i++) fs.mkdirSync(path.join(base, 'new', 'n' + i), { recursive: true })
+        fs.renameSync(path.join(base, 'new'), path.join(root, 'new')) // 41 folders; room for 19
+        await sleep(300); await Promise.race([index.settled(), sleep(5000)])
+        const before = index.stats().watchErrors
+        for (let i = 0; i < 40; i++) {
+          fs.writeFileSync(path.join(root, 'new', 'n' + i, 'late.txt'), 'needle ' + i)
+          fs.mkdirSync(path.join(root, 'new', 'n' + i, 'deeper', 'still'), { recursive: true })
+          fs.writeFileSync(path.join(root, 'new', 'n' + i, 'deeper', 'still', 'later.txt'), 'needle')
+        }
+        fs.rmSync(path.join(root, 'new', 'n0'), { recursive: true })
+        await sleep(300); await Promise.race([index.settled(), sleep(5000)])
+        const q = { pattern: '**/*.txt', sortBy: 'name', limit: Infinity, maxLimit: Infinity, maxBytes: Infinity }
+        const same = JSON.stringify(await index.find(q)) === JSON.stringify(await find({ ...q, cwd: root }))
+          && JSON.stringify(await index.findFiles('**/late.txt')) === JSON.stringify(await findFiles('**/late.txt', root))
+          && JSON.stringify(await index.searchFiles({ pattern: 'needle', outputMode: 'count' })) === JSON.stringify(await searchFiles({ pattern: 'needle', outputMode: 'count', cwd: root }))
+        const found = (await index.find({ pattern: '**/later.txt' })).matched
+        const stats = index.stats()
+        await index.close()
+        console.log('RESULT ' + JSON.stringify({ before, same, found, watchErrors: stats.watchErrors, lastError: stats.lastError }))
+      } finally { fs.rmSync(base, { recursive: true, force: true }) }
+    })()`
+  const userNamespaces = spawnSync('unshare', ['-Ur', 'sh', '-c', 'echo 50 > /proc/sys/user/max_inotify_watches'], { timeout: 10_000 }).status === 0
+  test('past the inotify watch limit: unwatched folders counted, and listed again by every query', { skip: process.platform !== 'linux' || !userNamespaces ? 'needs Linux user namespaces (unshare -Ur)' : false, timeout: 60_000 }, () => {
+    const r = spawnSync('unshare', ['-Ur', 'sh', '-c', 'echo 50 > /proc/sys/user/max_inotify_watches && exec "$0" "$@"', process.execPath, '-e', limitScript],
+      { encoding: 'utf8', timeout: 50_000, killSignal: 'SIGKILL' })
+    const line = /^RESULT (.*)$/m.exec(r.stdout)
+    assert.ok(line, `the child did not finish: status ${r.status} ${r.signal ?? ''} ${r.stderr}`)
+    const out = JSON.parse(line[1])
+    assert.ok(out.before >= 20, `watchErrors ${out.before} after 41 folders moved in with room for 19 watches`)
+    assert.equal(out.same, true, 'index answers differ from fresh calls')
+    assert.equal(out.found, 39)
+    assert.ok(out.watchErrors >= 20, `watchErrors ${out.watchErrors}`)
+    assert.match(out.lastError, /max_user_watches/)
+  })
 })

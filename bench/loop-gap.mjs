@@ -83,6 +83,15 @@ const TOOLS = {
     const wait = Number(process.env.LOOP_IDLE_MS || 5000)
     return async () => { await new Promise((r) => setTimeout(r, wait)); return Array(EXPECTED) }
   },
+  // Not tools: no search at all. The loop builds and keeps the same 200 x
+  // 6,800 entry objects (a path string, a kind, a size, an mtime), each
+  // call's from one joined string per 1,000 entries, as agent-find's
+  // decoding queue does: at most 4 ms a turn, or one slice every
+  // 3 ms (`paced`: the 200 calls take about as long as agent-find's). Their
+  // worst gap is what holding that many fresh objects costs the loop (V8's
+  // young-generation collections): the floor for any tool answering with them.
+  'floor (plain objects)': () => plainObjects(false),
+  'floor (plain objects paced)': () => plainObjects(true),
   fff: async () => {
     const FileFinder = await fffFinder()
     const created = FileFinder.create({ basePath: TREE })
@@ -96,6 +105,33 @@ const TOOLS = {
       return r.value.items.map((i) => i.relativePath)
     }
   },
+}
+
+/** The floor rows' `load()`: builds entry objects in JS from a real answer's columns, `paced` or dense. */
+async function plainObjects(paced) {
+  const { find } = require('../index.js')
+  const { entries } = await find({ pattern: GLOB, path: TREE, limit: Infinity, maxLimit: Infinity, maxBytes: 1e15 })
+  const slices = []
+  for (let at = 0; at < entries.length; at += 1000) slices.push(entries.slice(at, at + 1000).map((e) => e.path).join('\0'))
+  const mtimes = Float64Array.from(entries, (e) => e.mtimeMs)
+  const queue = []
+  const drain = () => {
+    const end = performance.now() + 4
+    do {
+      const job = queue[0]
+      const paths = slices[job.slice++].split('\0')
+      for (let i = 0; i < paths.length; i++) job.out.push({ path: paths[i], type: 'file', size: 0, mtimeMs: mtimes[job.out.length] })
+      if (job.slice === slices.length) {
+        queue.shift()
+        job.resolve(job.out)
+      }
+    } while (!paced && queue.length > 0 && performance.now() < end)
+    if (queue.length > 0) paced ? setTimeout(drain, 3) : setImmediate(drain)
+  }
+  return () => new Promise((resolve) => {
+    queue.push({ slice: 0, out: [], resolve })
+    if (queue.length === 1) setImmediate(drain)
+  })
 }
 
 // ---------------------------------------------------------------- child

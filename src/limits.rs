@@ -59,11 +59,17 @@ pub const MAX_EXCLUDE_BYTES: usize = 64 * 1024;
 /// pattern such as `\w{1000}{1000}`).
 pub const MAX_CONTENT_REGEX_BYTES: usize = 10 << 20;
 
+/// The most bytes a live index's content layer keeps (the sketches of its
+/// files' contents, see `content_sketch`): about 0.5-1 byte per distinct
+/// trigram of a file, so roughly 1 KiB for a typical source file and 100 MB
+/// for 100k of them. Past it, files without a sketch are read by every
+/// content search, as without the layer.
+pub const INDEX_SKETCH_BYTES: usize = 256 << 20;
+
 /// The nice value of the threads that walk, search and compile (Linux; 0
 /// leaves them at the loop's priority). At 10 the loop thread and V8's GC
-/// helpers got the cores first on a busy machine (loop delay p99 of 200
-/// concurrent calls 12-15 ms, against 45-64 at 0; see bench/README.md), but
-/// the walks' own threads, starved, lingered: 200 calls at once peaked at 35
-/// pool and walker threads instead of 15-17, past what `load.test.mjs`
-/// allows. Off until a walk's threads are reused rather than made per walk.
-pub const WORKER_NICE: i32 = 0;
+/// helpers get the cores first on a busy machine: under 200 concurrent calls
+/// the loop delay's 99th percentile fell from 37 to 13-16 ms and the worst
+/// gap from 61 to 30-33 ms (bench/README.md); 19 measured the same as 10.
+/// The walks take as long, since idle cores are used all the same.
+pub const WORKER_NICE: i32 = 10;

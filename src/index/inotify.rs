@@ -5,7 +5,7 @@
 //! `Handle`, not by path: a folder renamed keeps its watch, and the index's
 //! listing of it under its new name points the watch there (the kernel gives
 //! the same descriptor for the same folder). Every folder that could not be
-//! watched is counted (`unwatched`).
+//! watched is counted (`unwatched`), and each query lists those again first.
 
 use super::tree::{Handle, Tree};
 use crate::dir::Dir;
@@ -191,6 +191,11 @@ impl Inotify {
             keep
         });
         lock(&self.unwatched).0.retain(|&h| tree.resolve(h).is_some());
+    }
+
+    /// The folders of the tree not watched now.
+    pub fn unwatched_folders(&self) -> Vec<Handle> {
+        lock(&self.unwatched).0.iter().copied().collect()
     }
 
     /// How many folders of the tree are not watched, and the last reason.
