@@ -1,7 +1,8 @@
 // The event loop under load: 200 concurrent searches, each returning the
 // same 6,800 files, and the worst pause of the event loop meanwhile, for
 // agent-find and the peers that install from npm (fdir, fast-glob,
-// tinyglobby, and fff's Node binding when it installs).
+// tinyglobby, and fff's Node binding: the devDependency, or installed under
+// bench/.trees when it is missing).
 //
 //   npm run bench:loop                 # every tool, 5 rounds each, interleaved
 //   LOOP_ROUNDS=9 npm run bench:loop   # more rounds
@@ -35,7 +36,8 @@ const here = path.dirname(fileURLToPath(import.meta.url))
 const repo = path.dirname(here)
 const TREES = path.join(here, '.trees')
 const TREE = path.join(TREES, 'loop-6800')
-const PEERS = path.join(TREES, 'loop-peers') // fff's Node binding, installed here
+const PEERS = path.join(TREES, 'loop-peers') // fff's Node binding, installed here when the devDependency is missing
+const FFF_DEV = path.join(repo, 'node_modules', '@ff-labs', 'fff-node', 'package.json') // the devDependency
 const FFF = '@ff-labs/fff-node@0.9.6'
 const CALLS = 200
 const EXPECTED = 6800
@@ -44,6 +46,13 @@ const GLOB = '**/*.ts'
 // ---------------------------------------------------------------- tools
 
 const require = createRequire(import.meta.url)
+
+/** fff's `FileFinder`: the devDependency (`npm ci`), or else the copy `installFff` put under bench/.trees. */
+async function fffFinder() {
+  if (fs.existsSync(FFF_DEV)) return (await import('@ff-labs/fff-node')).FileFinder
+  const entry = path.join(PEERS, 'node_modules', '@ff-labs', 'fff-node', 'dist', 'src', 'index.js')
+  return (await import(pathToFileURL(entry).href)).FileFinder
+}
 
 /** Each tool: `load()` → `() => Promise<array>`: what the tool answers for the tree, as it answers it (6,800 items). */
 const TOOLS = {
@@ -84,8 +93,7 @@ const TOOLS = {
   'floor (plain objects)': () => plainObjects(false),
   'floor (plain objects paced)': () => plainObjects(true),
   fff: async () => {
-    const entry = path.join(PEERS, 'node_modules', '@ff-labs', 'fff-node', 'dist', 'src', 'index.js')
-    const { FileFinder } = await import(pathToFileURL(entry).href)
+    const FileFinder = await fffFinder()
     const created = FileFinder.create({ basePath: TREE })
     if (!created.ok) throw new Error(created.error)
     const finder = created.value
@@ -183,9 +191,9 @@ function buildTree() {
   fs.writeFileSync(stamp, `${EXPECTED} files\n`)
 }
 
-/** Installs fff's Node binding under bench/.trees (once); false when it cannot. */
+/** Installs fff's Node binding under bench/.trees (once) unless the devDependency is there; false when it cannot. */
 function installFff() {
-  if (fs.existsSync(path.join(PEERS, 'node_modules', '@ff-labs', 'fff-node'))) return true
+  if (fs.existsSync(FFF_DEV) || fs.existsSync(path.join(PEERS, 'node_modules', '@ff-labs', 'fff-node'))) return true
   fs.mkdirSync(PEERS, { recursive: true })
   fs.writeFileSync(path.join(PEERS, 'package.json'), '{ "name": "loop-peers", "private": true }\n')
   const npm = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--save-exact', FFF], { cwd: PEERS, encoding: 'utf8', timeout: 300_000 })

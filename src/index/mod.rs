@@ -4,20 +4,21 @@
 //! repeated searches are answered from memory (see `query`) with the same
 //! results as a fresh walk.
 //!
-//! Every folder is watched before the first walk, so every change after
-//! that raises an event; a folder added later is watched before it is listed. An event only says which folder changed: that
-//! folder is listed again and compared with the index (`reconcile`), so
-//! renames, mass deletes and edits of ignore files all come down to the same
-//! step. A folder holding `.git` reads its repository's `info/exclude` and
-//! `config` again each time it is listed again: on any event inside its
-//! `.git`, and for a submodule on an event in its git dir under the
-//! superproject's `.git/modules/` (`submodule_folders`). The user's git
-//! config and global excludes file are read once, at open (`GitEnv`).
-//! A new folder is watched by the watcher only once its creation has
-//! been reported, so what was put in it before that raises no event: each
-//! new folder is listed again once events go quiet (`second_look`). When the
-//! OS drops events (inotify's queue overflows), the whole tree is compared
-//! again, and `stats` says so.
+//! Every folder is watched before it is listed: by the first walk, as it
+//! opens each folder (one parallel pass), and later ones before their own
+//! listing; so every change after a folder was listed raises an event. An
+//! event only says which folder changed: that folder is listed again and
+//! compared with the index (`reconcile`), so renames, mass deletes and edits
+//! of ignore files all come down to the same step. A folder holding `.git`
+//! reads its repository's `info/exclude` and `config` again each time it is
+//! listed again: on any event inside its `.git`, and for a submodule on an
+//! event in its git dir under the superproject's `.git/modules/`
+//! (`submodule_folders`). The user's git config and global excludes file are
+//! read once, at open (`GitEnv`). A new folder is watched by the watcher only
+//! once its creation has been reported, so what was put in it before that
+//! raises no event: each new folder is listed again once events go quiet
+//! (`second_look`). When the OS drops events (inotify's queue overflows), the
+//! whole tree is compared again, and `stats` says so.
 //!
 //! What it never does is answer from a picture it cannot vouch for. A panic
 //! in the keeper thread is caught and the tree walked again whole; if that
@@ -39,7 +40,7 @@ use crate::error::{clip, ErrorCode, FindError, Result};
 use crate::gitignore::{folders_above_on_disk, FolderRules, GitEnv, IgnoreFiles, Rules, GITIGNORE, IGNORE};
 use crate::shared::Shared;
 use crate::sync::{lock, unpoisoned};
-use crate::walk::{walk_dir, Entry, Excludes, Keep, WalkRules};
+use crate::walk::{walk_dir, Entry, Excludes, WalkRules};
 use content::Sketches;
 #[cfg(not(target_os = "linux"))]
 use notify::{RecursiveMode, Watcher};
@@ -188,20 +189,13 @@ impl Index {
                 Source::Inotify(inotify) => Some(Arc::clone(inotify)),
             }),
         });
-        // Every folder is watched before the walk, so every change after the
-        // walk saw a folder raises an event.
+        // Each folder is watched by the walk itself, once opened and before
+        // it is listed, so every change after the walk saw a folder raises
+        // an event (one parallel pass: no walk of its own for the watches).
         #[cfg(target_os = "linux")]
         {
             let Source::Inotify(inotify) = &source;
-            let (watched, failed, git_holders) = watch_all(inotify, &dir);
-            let tree = index.build(&dir)?;
-            inotify.adopt(&tree, watched, failed);
-            for rel in git_holders {
-                if let (Some(id), Ok(held)) = (tree.find(&rel), dir.folder_beneath(Path::new(os(&rel)))) {
-                    inotify.watch_git(held.as_ref().unwrap_or(&dir), tree.handle(id));
-                }
-            }
-            *unpoisoned(index.tree.write()) = tree;
+            *unpoisoned(index.tree.write()) = index.build(&dir, Some(inotify))?;
         }
         #[cfg(not(target_os = "linux"))]
         {
@@ -227,7 +221,7 @@ impl Index {
                     Err(RecvTimeoutError::Disconnected) => break,
                 }
             }
-            *unpoisoned(index.tree.write()) = index.build(&dir)?;
+            *unpoisoned(index.tree.write()) = index.build(&dir, None)?;
         }
         let stop = Arc::new(AtomicBool::new(false));
         let keeper = {
@@ -242,8 +236,10 @@ impl Index {
     }
 
     /// A parallel walk of the whole folder into a new tree: every entry
-    /// (hidden and ignored ones too: a query may ask for them).
-    fn build(&self, dir: &Arc<Dir>) -> Result<Tree> {
+    /// (hidden and ignored ones too: a query may ask for them). With `watch`
+    /// (the first walk, on Linux), each folder is watched as the walk opens
+    /// it, before listing it, and each `.git` before its rules are read.
+    fn build(&self, dir: &Arc<Dir>, watch: Option<&Watcher>) -> Result<Tree> {
         let everything = WalkRules {
             hidden: true,
             gitignore: false,
@@ -253,50 +249,82 @@ impl Index {
             skip_dirs: &[".git"],
             record_ignored: false,
         };
-        let walked = walk_dir(dir, &self.real_path, &everything, &Cancel::never(), || {
-            Keep::new(|rel: &Path, kind, entry: &Entry| {
-                // Listed but not to be looked at (its folder is `r--`): kept
-                // with no size or time, as a fresh walk lists it.
-                let meta = match entry.stat() {
-                    Ok(st) => st.meta,
-                    Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => UNKNOWN_META,
-                    Err(_) => return None,
-                };
-                Some((rel.as_os_str().as_encoded_bytes().to_vec(), kind, meta))
-            })
+        let walked = walk_dir(dir, &self.real_path, &everything, &Cancel::never(), || Building {
+            watch,
+            out: Built::default(),
         })?;
-        let mut found: Vec<_> = walked.found.into_iter().flatten().collect();
-        // A folder sorts before what it holds.
-        found.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        let mut listings = Vec::new();
+        #[cfg(target_os = "linux")]
+        let (mut watched, mut failed) = (Vec::new(), Vec::new());
+        for built in walked.found {
+            listings.extend(built.listings);
+            #[cfg(target_os = "linux")]
+            {
+                watched.extend(built.watched);
+                failed.extend(built.failed);
+            }
+        }
+        // A folder's listing names it: shallower listings first.
+        listings.sort_by_key(|l| l.rel.iter().filter(|&&b| b == b'/').count() + usize::from(!l.rel.is_empty()));
         let root_meta = dir.stat(OsStr::new(".")).map(|s| s.meta).unwrap_or(UNKNOWN_META);
         let mut tree = Tree::new(root_meta);
-        let mut folders: HashMap<Vec<u8>, Id> = HashMap::new();
+        let mut folders: HashMap<Vec<u8>, Id> = HashMap::with_capacity(listings.len());
+        folders.insert(Vec::new(), ROOT);
         // Folders with ignore files or a `.git`: the only ones whose rules are read.
         let git_holders: BTreeSet<Vec<u8>> =
             walked.git_holders.iter().map(|p| p.as_os_str().as_encoded_bytes().to_vec()).collect();
         let mut with_rules = git_holders.clone();
-        for (rel, kind, meta) in found {
-            let (parent, name) = match rel.iter().rposition(|&b| b == b'/') {
-                Some(at) => (folders.get(&rel[..at]).copied(), &rel[at + 1..]),
-                None => (Some(ROOT), &rel[..]),
-            };
-            // A folder that vanished mid-walk was skipped: so is what it held.
-            let Some(parent) = parent else { continue };
-            if kind == EntryKind::File && (name == GITIGNORE.as_bytes() || name == IGNORE.as_bytes()) {
-                with_rules.insert(rel[..rel.len() - name.len()].strip_suffix(b"/").unwrap_or_default().to_vec());
+        let mut opened = std::collections::HashSet::with_capacity(listings.len());
+        for listing in listings {
+            // A folder that vanished mid-walk (or was not listed in its
+            // parent) was skipped: so is what it held.
+            let Some(&id) = folders.get(&listing.rel) else { continue };
+            // Its own metadata as its walker saw it once watched (its entry
+            // in its parent's listing may be older), and its inode number,
+            // to tell it from one that replaces it.
+            if let Some((meta, ino)) = listing.own {
+                tree.node_mut(id).meta = meta;
+                if id != ROOT {
+                    tree.set_ino(id, ino);
+                }
+                opened.insert(id);
             }
-            let id = tree.add(parent, name, kind, meta);
-            if kind == EntryKind::Dir {
-                folders.insert(rel, id);
+            let mut start = 0;
+            for &(end, kind, meta) in &listing.children {
+                let name = &listing.names[start..end];
+                start = end;
+                if kind == EntryKind::File && (name == GITIGNORE.as_bytes() || name == IGNORE.as_bytes()) {
+                    with_rules.insert(listing.rel.clone());
+                }
+                let child = tree.add(id, name, kind, meta);
+                if kind == EntryKind::Dir {
+                    let rel = match listing.rel.is_empty() {
+                        true => name.to_vec(),
+                        false => [&listing.rel[..], b"/", name].concat(),
+                    };
+                    folders.insert(rel, child);
+                }
             }
         }
-        // Each folder's inode number, to tell it from one that replaces it.
+        // Folders listed but not opened (not ours to read): their inode number all the same.
         for (rel, &id) in &folders {
-            if let Ok((_, ino)) = dir.stat_with_ino(os(rel)) {
-                tree.set_ino(id, ino);
+            if id != ROOT && !opened.contains(&id) {
+                if let Ok((_, ino)) = dir.stat_with_ino(os(rel)) {
+                    tree.set_ino(id, ino);
+                }
             }
         }
-        folders.insert(Vec::new(), ROOT);
+        // The watches made by path, now on the tree's folders; each `.git`
+        // watched before its `info/exclude` and config are read below.
+        #[cfg(target_os = "linux")]
+        if let Some(inotify) = watch {
+            inotify.adopt(&tree, watched, failed);
+            for rel in &git_holders {
+                if let (Some(&id), Ok(held)) = (folders.get(rel), dir.folder_beneath(Path::new(os(rel)))) {
+                    inotify.watch_git(held.as_ref().unwrap_or(dir), tree.handle(id));
+                }
+            }
+        }
         // Opening a folder raises an event on it: only these few are opened again.
         for rel in with_rules {
             let Some(&id) = folders.get(&rel) else { continue };
@@ -717,48 +745,89 @@ impl Source {
     }
 }
 
-/// Watches every folder below `root` (opened by handle, one at a time, never
-/// through a symlink), before the tree is built: the watches made, by path,
-/// the folders that could not be watched, and those holding a `.git` folder.
+/// The watcher the first walk adds its watches with (none off Linux, where
+/// `notify` watches the whole folder by itself).
 #[cfg(target_os = "linux")]
-#[allow(clippy::type_complexity)]
-fn watch_all(
-    inotify: &inotify::Inotify,
-    root: &Arc<Dir>,
-) -> (Vec<(i32, Vec<u8>)>, Vec<(Vec<u8>, String)>, Vec<Vec<u8>>) {
-    let (mut watched, mut failed, mut git_holders) = (Vec::new(), Vec::new(), Vec::new());
-    // A folder is opened when its turn comes, from its parent's handle: the
-    // descriptors held are those of the parents of folders still to come.
-    let mut stack: Vec<(Arc<Dir>, Option<Vec<u8>>, Vec<u8>)> = vec![(Arc::clone(root), None, Vec::new())];
-    while let Some((parent, name, rel)) = stack.pop() {
-        let dir = match name {
-            None => parent,
-            Some(name) => match parent.open_dir(os(&name)) {
-                Ok(dir) => Arc::new(dir),
-                // Gone, not a folder any more, or not to be entered: the walk
-                // does not enter it either.
-                Err(_) => continue,
-            },
+type Watcher = inotify::Inotify;
+#[cfg(not(target_os = "linux"))]
+type Watcher = std::convert::Infallible;
+
+/// One walker thread's share of `Index::build`.
+struct Building<'a> {
+    watch: Option<&'a Watcher>,
+    out: Built,
+}
+
+/// What one walker thread found: the listing of each folder it opened; on
+/// Linux, the watches it made by path and the folders it could not watch
+/// (with why).
+#[derive(Default)]
+struct Built {
+    listings: Vec<Listing>,
+    #[cfg(target_os = "linux")]
+    watched: Vec<(i32, Vec<u8>)>,
+    #[cfg(target_os = "linux")]
+    failed: Vec<(Vec<u8>, String)>,
+}
+
+/// One folder as a walker listed it: its path from the root, its own
+/// metadata and inode number (once watched), and its children: their names
+/// end to end, and each one's end in `names`, kind and metadata.
+struct Listing {
+    rel: Vec<u8>,
+    own: Option<(Meta, u64)>,
+    names: Vec<u8>,
+    children: Vec<(usize, EntryKind, Meta)>,
+}
+
+impl crate::walk::Collector for Building<'_> {
+    type Out = Built;
+
+    fn offer(&mut self, rel: &Path, kind: EntryKind, entry: &Entry) {
+        // Listed but not to be looked at (its folder is `r--`): kept with
+        // no size or time, as a fresh walk lists it.
+        let meta = match entry.stat() {
+            Ok(st) => st.meta,
+            Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => UNKNOWN_META,
+            Err(_) => return,
         };
-        match inotify.watch_before(&dir) {
-            Ok(wd) => watched.push((wd, rel.clone())),
-            Err(why) => failed.push((rel.clone(), why)),
+        let rel = rel.as_os_str().as_encoded_bytes();
+        let (folder, name) = match rel.iter().rposition(|&b| b == b'/') {
+            Some(at) => (&rel[..at], &rel[at + 1..]),
+            None => (&rel[..0], rel),
+        };
+        // The entries of a folder follow its `folder` call; should they not
+        // (an engine that makes none), the folder's listing starts here.
+        if self.out.listings.last().is_none_or(|l| l.rel != folder) {
+            self.out.listings.push(Listing {
+                rel: folder.to_vec(),
+                own: None,
+                names: Vec::new(),
+                children: Vec::new(),
+            });
         }
-        let mut subs = Vec::new();
-        let _ = dir.for_each(|name, kind| {
-            if kind == Some(EntryKind::Dir) {
-                match name == ".git" {
-                    true => git_holders.push(rel.clone()),
-                    false => subs.push(name.as_encoded_bytes().to_vec()),
-                }
-            }
-        });
-        for name in subs {
-            let child = if rel.is_empty() { name.clone() } else { [&rel[..], b"/", &name].concat() };
-            stack.push((Arc::clone(&dir), Some(name), child));
-        }
+        let Some(listing) = self.out.listings.last_mut() else { return };
+        listing.names.extend_from_slice(name);
+        listing.children.push((listing.names.len(), kind, meta));
     }
-    (watched, failed, git_holders)
+
+    fn folder(&mut self, rel: &Path, dir: &Dir) {
+        let rel = rel.as_os_str().as_encoded_bytes().to_vec();
+        #[cfg(target_os = "linux")]
+        if let Some(inotify) = self.watch {
+            match inotify.watch_before(dir) {
+                Ok(wd) => self.out.watched.push((wd, rel.clone())),
+                Err(why) => self.out.failed.push((rel.clone(), why)),
+            }
+        }
+        // After the watch: a change to the folder from now on raises an event.
+        let own = dir.stat_with_ino(OsStr::new(".")).ok().map(|(st, ino)| (st.meta, ino));
+        self.out.listings.push(Listing { rel, own, names: Vec::new(), children: Vec::new() });
+    }
+
+    fn finish(self) -> Built {
+        self.out
+    }
 }
 
 /// One wait for events and what follows: a batch applied, or new folders'
@@ -1020,7 +1089,7 @@ impl Index {
             // Walked again whole, in parallel; the old tree answers nothing meanwhile.
             self.status.rescans.fetch_add(1, Ordering::Relaxed);
             *lock(&self.status.last_rescan) = Some(why.to_string());
-            match self.build(&root) {
+            match self.build(&root, None) {
                 Ok(fresh) => {
                     let old = std::mem::replace(&mut *tree, fresh);
                     sketches.clear();
@@ -1066,7 +1135,7 @@ impl Index {
             return false;
         }
         let Ok(root) = self.dir() else { return false };
-        let failed = match catch_unwind(AssertUnwindSafe(|| self.build(&root))) {
+        let failed = match catch_unwind(AssertUnwindSafe(|| self.build(&root, None))) {
             Ok(Ok(fresh)) => {
                 let mut tree = unpoisoned(self.tree.write());
                 unpoisoned(self.sketches.write()).clear();

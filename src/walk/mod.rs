@@ -53,6 +53,10 @@ pub trait Collector: Send {
     type Out: Send;
     /// One entry, at `rel` from the root.
     fn offer(&mut self, rel: &Path, kind: EntryKind, entry: &Entry);
+    /// A folder on disk (`rel` from the root, "" for the root), opened and
+    /// about to be listed: a live index watches it here, so that whatever
+    /// changes in it after its listing raises an event.
+    fn folder(&mut self, _rel: &Path, _dir: &Dir) {}
     fn finish(self) -> Self::Out;
 }
 
