@@ -245,8 +245,9 @@ function report(results) {
   lines.push(`${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${os.availableParallelism?.() ?? os.cpus().length} cores, load at the end ${load}; ` +
     `${RUNS} repeated runs per query (medians), fff ${fffVersion ? `\`@ff-labs/fff-node\` ${fffVersion}` : 'not available'}. ` +
     'agent-find runs with `noIgnore: true`, `maxResults: 50` (exact `matchCount`); fff\'s `grep` returns its first page (50 matches).')
+  lines.push('', ...summary(results))
   for (const { tree, out, error } of results) {
-    lines.push('', `#### ${tree.name}: ${tree.files.toLocaleString('en')} files (${tree.source})`, '')
+    lines.push('', `### ${tree.name}: ${tree.files.toLocaleString('en')} files (${tree.source})`, '')
     if (error) {
       lines.push(`Failed: ${error}`)
       continue
@@ -286,6 +287,44 @@ function report(results) {
   return lines.join('\n')
 }
 
+/** The issue's targets, one row each, one column per tree. */
+function summary(results) {
+  const ok = results.filter((r) => r.out)
+  const cell = (fn) => ok.map(({ tree, out }) => fn(out, tree)).join(' | ')
+  const q = (out, id) => out.queries[id]
+  const vsFresh = (id, target) => (out) => {
+    const r = median(q(out, id).index) / median(q(out, id).fresh)
+    return `${ratio(r)} (${r <= target ? 'met' : '**not met**'})`
+  }
+  const vsFff = (id) => (out) => {
+    const s = q(out, id)
+    if (!s.fff.length) return 'n/a'
+    const r = median(s.index) / median(s.fff)
+    return `${r.toFixed(1)}x fff's time (${r < 1 ? 'met' : '**not met**'})`
+  }
+  const gap = (out) => {
+    const g = Math.max(...QUERIES.map((x) => Math.max(q(out, x.id).firstGap, ...q(out, x.id).indexGap)))
+    return `${f1(g)} ms (${g < 10 ? 'met' : '**not met**'}; idle loop ${f1(out.idleGap)} ms)`
+  }
+  const content = (out, tree) => {
+    const b = out.statsEnd.contentBytes
+    return b === undefined ? 'n/a (no `contentBytes` in this build)' : `${(b / (out.statsEnd.contentFiles ?? tree.files)).toFixed(0)} B (${mb(b)} MB)`
+  }
+  return [
+    `| target | ${ok.map(({ tree }) => `${tree.name} (${tree.files.toLocaleString('en')} files)`).join(' | ')} |`,
+    `| --- | ${ok.map(() => '---').join(' | ')} |`,
+    `| rare literal: index/fresh ≤ 1/30 | ${cell(vsFresh('rare', 1 / 30))} |`,
+    `| rare literal: index faster than fff's first page | ${cell(vsFff('rare'))} |`,
+    `| no match: index/fresh ≤ 1/30 | ${cell(vsFresh('none', 1 / 30))} |`,
+    `| no match: index faster than fff's first page | ${cell(vsFff('none'))} |`,
+    `| common word, exact matchCount: index/fresh ≤ 1/5 | ${cell(vsFresh('common', 1 / 5))} |`,
+    `| event loop: worst gap during indexed searches < 10 ms | ${cell(gap)} |`,
+    `| content layer: bytes per indexed file (reported) | ${cell(content)} |`,
+    `| RSS with the index open, after its first content search (reported) | ${cell((out) => `${mb(out.rssFirstSearch)} MB (${mb(out.rssFirstSearch - out.rssStart)} MB over the process before the index)`)} |`,
+    `| indexed answers equal to fresh ones | ${cell((out) => (out.mismatches.length ? `**${out.mismatches.length} differed**` : 'all'))} |`,
+  ]
+}
+
 const START = '<!-- bench/index-content.mjs: start -->'
 const END = '<!-- bench/index-content.mjs: end -->'
 
@@ -314,6 +353,7 @@ async function parent() {
     if (r.status !== 0 || !line) results.push({ tree, error: `status ${r.status}${r.error ? `: ${r.error.message}` : ''}` })
     else results.push({ tree, out: JSON.parse(line) })
   }
+  fs.writeFileSync(path.join(TREES_DIR, 'index-content-last.json'), `${JSON.stringify(results)}\n`)
   const body = report(results)
   console.log(body)
   const custom = process.env.BENCH_CONTENT_TREE || process.env.BENCH_CONTENT_TREES
@@ -324,4 +364,5 @@ async function parent() {
 }
 
 if (process.argv[2] === '--child') await child(process.argv[3], process.argv[4] === '1')
+else if (process.argv[2] === '--report') console.log(report(JSON.parse(fs.readFileSync(path.join(TREES_DIR, 'index-content-last.json'), 'utf8'))))
 else await parent()
