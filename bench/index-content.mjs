@@ -179,10 +179,11 @@ async function child(dir, checkRare) {
   out.statsEnd = index.stats()
   out.rssEnd = rss()
 
-  // fff, only now: its scan, warm-up and watcher threads would compete with
-  // agent-find's calls for the 2 cores and its answers would add to agent-find's
-  // heap (both showed as loop gaps of 0.3-1.5 s when the tools were interleaved),
-  // and the RSS above is agent-find's alone. The index stays open meanwhile.
+  // fff, only now: interleaved with agent-find's calls, its threads (scan,
+  // warm-up, watcher) and its answers in the same heap made those calls'
+  // loop gaps larger (a fresh `function`: 0.55-1.56 s interleaved, 10-92 ms
+  // after, on the same loaded machine), and the RSS above is agent-find's
+  // alone. The index stays open meanwhile.
   const fff = await loadFff()
   if (fff) {
     const before = rss()
