@@ -202,6 +202,14 @@ export interface IndexStats {
   bytesPerEntry: number
   /** Memory held by the lists kept for recent queries' rules (dropped when the tree changes). */
   cachedBytes: number
+  /**
+   * Memory held by the content layer: a sketch of each file's contents that
+   * content searches made when they read it, so later ones skip files that
+   * cannot hold a match (at most 256 MiB).
+   */
+  contentBytes: number
+  /** Files with a sketch of their contents. */
+  contentFiles: number
   /** File-system events received. */
   events: number
   /** Folders listed again after events. */
@@ -209,7 +217,7 @@ export interface IndexStats {
   /** Whole-tree comparisons after the OS dropped events (inotify's queue overflowed). */
   rescans: number
   lastRescan?: string
-  /** Folders that could not be watched (the OS's limit): changes there are missed. */
+  /** Folders that could not be watched (the OS's limit): every call lists them again first. */
   watchErrors: number
   lastError?: string
   closed: boolean

@@ -15,6 +15,7 @@
 mod args;
 mod cancel;
 mod collect;
+mod content_sketch;
 mod dir;
 mod entry;
 mod error;

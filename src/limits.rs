@@ -59,6 +59,13 @@ pub const MAX_EXCLUDE_BYTES: usize = 64 * 1024;
 /// pattern such as `\w{1000}{1000}`).
 pub const MAX_CONTENT_REGEX_BYTES: usize = 10 << 20;
 
+/// The most bytes a live index's content layer keeps (the sketches of its
+/// files' contents, see `content_sketch`): about 0.5-1 byte per distinct
+/// trigram of a file, so roughly 1 KiB for a typical source file and 100 MB
+/// for 100k of them. Past it, files without a sketch are read by every
+/// content search, as without the layer.
+pub const INDEX_SKETCH_BYTES: usize = 256 << 20;
+
 /// The nice value of the threads that walk, search and compile (Linux; 0
 /// leaves them at the loop's priority). At 10 the loop thread and V8's GC
 /// helpers get the cores first on a busy machine: under 200 concurrent calls

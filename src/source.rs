@@ -146,6 +146,13 @@ impl Rewind for &std::fs::File {
     }
 }
 
+impl Rewind for std::io::Cursor<&[u8]> {
+    fn rewind_to_start(&mut self) -> std::io::Result<()> {
+        self.set_position(0);
+        Ok(())
+    }
+}
+
 impl Rewind for Chunks {
     fn rewind_to_start(&mut self) -> std::io::Result<()> {
         (self.offset, self.buf, self.at, self.ended) = (0, Vec::new(), 0, false);

@@ -680,6 +680,10 @@ pub struct IndexStats {
     pub bytes_per_entry: f64,
     /// Memory held by the lists kept for recent queries' rules.
     pub cached_bytes: f64,
+    /// Memory held by the sketches of files' contents (the content layer).
+    pub content_bytes: f64,
+    /// Files with a sketch of their contents.
+    pub content_files: f64,
     /// File-system events received.
     pub events: f64,
     /// Folders listed again after events.
@@ -687,7 +691,7 @@ pub struct IndexStats {
     /// Whole-tree comparisons after the OS dropped events.
     pub rescans: f64,
     pub last_rescan: Option<String>,
-    /// Folders that could not be watched (the OS's limit); changes there are missed.
+    /// Folders that could not be watched (the OS's limit); every call lists them again.
     pub watch_errors: f64,
     pub last_error: Option<String>,
     pub closed: bool,
@@ -755,6 +759,8 @@ impl FileIndex {
             bytes: s.bytes as f64,
             bytes_per_entry: if s.entries == 0 { 0.0 } else { (s.bytes as f64 / s.entries as f64).round() },
             cached_bytes: s.cached_bytes as f64,
+            content_bytes: s.content_bytes as f64,
+            content_files: s.content_files as f64,
             events: s.events as f64,
             folders_reconciled: s.folders_reconciled as f64,
             rescans: s.rescans as f64,

@@ -26,6 +26,7 @@
 //! its path is gone or is another one, calls fail (`not-found`, `fs-error`).
 //! `close` frees the tree and the folder's descriptor at once.
 
+mod content;
 #[cfg(target_os = "linux")]
 mod inotify;
 pub mod query;
@@ -39,6 +40,7 @@ use crate::gitignore::{folders_above_on_disk, FolderRules, GitEnv, IgnoreFiles, 
 use crate::shared::Shared;
 use crate::sync::{lock, unpoisoned};
 use crate::walk::{walk_dir, Entry, Excludes, Keep, WalkRules};
+use content::Sketches;
 #[cfg(not(target_os = "linux"))]
 use notify::{RecursiveMode, Watcher};
 use query::{Visible, VisibleKey};
@@ -96,6 +98,8 @@ pub struct Index {
     inotify: Mutex<Option<Arc<inotify::Inotify>>>,
     /// What recent queries' rules let through, for the generation it was made in.
     visible: Mutex<Vec<(VisibleKey, u64, Arc<Visible>)>>,
+    /// What content searches learnt of the files' contents (see `content`).
+    sketches: RwLock<Sketches>,
 }
 
 /// How many sets of rules keep their `Visible` list.
@@ -133,6 +137,9 @@ pub struct Stats {
     pub bytes: usize,
     /// Held by the lists kept for recent queries' rules (`Visible`).
     pub cached_bytes: usize,
+    /// Held by the content layer's sketches, and how many files have one.
+    pub content_bytes: usize,
+    pub content_files: usize,
     pub events: u64,
     pub folders_reconciled: u64,
     pub rescans: u64,
@@ -175,6 +182,7 @@ impl Index {
             broken: Mutex::new(None),
             generation: AtomicU64::new(0),
             visible: Mutex::new(Vec::new()),
+            sketches: RwLock::new(Sketches::new(crate::limits::INDEX_SKETCH_BYTES)),
             #[cfg(target_os = "linux")]
             inotify: Mutex::new(match &source {
                 Source::Inotify(inotify) => Some(Arc::clone(inotify)),
@@ -339,6 +347,16 @@ impl Index {
         Ok(visible)
     }
 
+    /// The content layer, for a query to read (see `query`).
+    pub fn sketches(&self) -> RwLockReadGuard<'_, Sketches> {
+        unpoisoned(self.sketches.read())
+    }
+
+    /// Keeps sketches a query made (see `Sketches::keep`).
+    pub fn keep_sketches(&self, epoch: u64, made: Vec<(Handle, Meta, crate::content_sketch::Sketch)>) {
+        unpoisoned(self.sketches.write()).keep(epoch, made);
+    }
+
     /// The tree, once the index is known to still stand for its folder and
     /// its folders that are not watched have been listed again.
     pub fn read(&self) -> Result<RwLockReadGuard<'_, Tree>> {
@@ -429,6 +447,7 @@ impl Index {
             *lock(&self.inotify) = None;
         }
         *unpoisoned(self.tree.write()) = Tree::new(UNKNOWN_META);
+        unpoisoned(self.sketches.write()).clear();
         lock(&self.visible).clear();
         self.generation.fetch_add(1, Ordering::SeqCst);
     }
@@ -464,11 +483,14 @@ impl Index {
         let unwatched = lock(&self.inotify).as_ref().map(|i| i.unwatched()).unwrap_or_default();
         #[cfg(not(target_os = "linux"))]
         let unwatched: (usize, Option<String>) = (0, None);
+        let (content_bytes, content_files) = unpoisoned(self.sketches.read()).size();
         let s = &self.status;
         Stats {
             entries: tree.entries(),
             bytes: tree.bytes(),
             cached_bytes: lock(&self.visible).iter().map(|(.., v)| v.bytes()).sum(),
+            content_bytes,
+            content_files,
             events: s.events.load(Ordering::Relaxed),
             folders_reconciled: s.folders_reconciled.load(Ordering::Relaxed),
             rescans: s.rescans.load(Ordering::Relaxed),
@@ -948,6 +970,8 @@ impl Index {
         // Entries whose mode or owner changed: a folder among them may have
         // become enterable or not, which changes what lies below it.
         let mut access: BTreeSet<Vec<u8>> = BTreeSet::new();
+        // Entries an event names: their contents may have changed.
+        let mut touched: BTreeSet<Vec<u8>> = BTreeSet::new();
         let mut rescan = None;
         for event in batch {
             match event {
@@ -959,6 +983,7 @@ impl Index {
                         if let Some(folder) = self.changed_folder(path) {
                             dirty.insert(folder);
                         }
+                        touched.extend(self.entry_at(path));
                         dirty.extend(self.submodule_folders(path));
                         if metadata {
                             access.extend(self.entry_at(path));
@@ -974,6 +999,12 @@ impl Index {
             }
         }
         let mut tree = unpoisoned(self.tree.write());
+        let mut sketches = unpoisoned(self.sketches.write());
+        for rel in &touched {
+            if let Some(id) = tree.find(rel) {
+                sketches.forget(id);
+            }
+        }
         let mut new_folders = Vec::new();
         if let Some(why) = rescan {
             // Walked again whole, in parallel; the old tree answers nothing meanwhile.
@@ -982,6 +1013,7 @@ impl Index {
             match self.build(&root) {
                 Ok(fresh) => {
                     let old = std::mem::replace(&mut *tree, fresh);
+                    sketches.clear();
                     self.rewatch(&root, &old, &tree);
                 }
                 Err(e) => *lock(&self.status.last_error) = Some(e.message),
@@ -1009,6 +1041,7 @@ impl Index {
             }
         }
         self.sweep(&tree);
+        sketches.sweep(&tree);
         self.generation.fetch_add(1, Ordering::SeqCst);
         new_roots
     }
@@ -1026,6 +1059,7 @@ impl Index {
         let failed = match catch_unwind(AssertUnwindSafe(|| self.build(&root))) {
             Ok(Ok(fresh)) => {
                 let mut tree = unpoisoned(self.tree.write());
+                unpoisoned(self.sketches.write()).clear();
                 let old = std::mem::replace(&mut *tree, fresh);
                 // The old tree may be half changed: its watches are remade from scratch if need be.
                 if catch_unwind(AssertUnwindSafe(|| self.rewatch(&root, &old, &tree))).is_err() {

@@ -7,11 +7,16 @@
 //! kept per set of rules (`Visible`) until the tree changes, so a repeated
 //! search only tests its pattern against a flat list, on every core.
 
-use super::tree::{Id, Tree};
+use super::content::Sketches;
+use super::tree::{Handle, Id, Tree};
 use super::{os, Index};
+use crate::content_sketch::Sketch;
 use crate::entry::{EntryKind, Meta};
 use crate::error::{clip, ErrorCode, FindError, Result};
-use crate::walk::{thread_count, Collector, Entry, Gate, OpenedFolders, Pending, WalkRules, CANCEL_EVERY};
+use crate::walk::{
+    thread_count, Collector, Entry, Gate, KnownContents, OpenedFolders, Pending, WalkRules, CANCEL_EVERY,
+};
+use std::cell::RefCell;
 use std::path::Path;
 
 /// What one set of rules lets through from one folder of the index: the
@@ -22,6 +27,7 @@ pub struct Visible {
     ends: Vec<u32>,
     kinds: Vec<EntryKind>,
     metas: Vec<Meta>,
+    handles: Vec<Handle>,
     /// Folders not entered because of `skip_dirs`.
     pub skipped: Vec<String>,
 }
@@ -38,7 +44,11 @@ impl Visible {
 
     /// Heap bytes held.
     pub fn bytes(&self) -> usize {
-        self.paths.capacity() + self.ends.capacity() * 4 + self.kinds.capacity() + self.metas.capacity() * 16
+        self.paths.capacity()
+            + self.ends.capacity() * 4
+            + self.kinds.capacity()
+            + self.metas.capacity() * 16
+            + self.handles.capacity() * 8
     }
 }
 
@@ -71,13 +81,20 @@ where
     let collect_range = |start: usize| {
         let mut collector = new_collector();
         let folders = OpenedFolders::new(base);
+        let sketches = index.sketches();
+        let known = Known { visible: &visible, epoch: sketches.epoch(), sketches: &sketches, made: RefCell::default() };
         for i in start..visible.len().min(start + chunk) {
             if i % CANCEL_EVERY as usize == 0 {
                 cancel.check()?;
             }
             let path = Path::new(os(visible.path(i)));
-            let entry = Entry::indexed(visible.kinds[i], visible.metas[i], path, &folders);
+            let entry = Entry::indexed(visible.kinds[i], visible.metas[i], path, &folders, i, &known);
             collector.offer(path, visible.kinds[i], &entry);
+        }
+        let (epoch, made) = (known.epoch, known.made.into_inner());
+        drop(sketches);
+        if !made.is_empty() {
+            index.keep_sketches(epoch, made);
         }
         Ok(collector.finish())
     };
@@ -90,6 +107,29 @@ where
         parts
     });
     parts.into_iter().collect()
+}
+
+/// What the index knows of the contents of a slice of `Visible`'s files,
+/// and the sketches made while it is searched (kept once it is done).
+struct Known<'a> {
+    visible: &'a Visible,
+    sketches: &'a Sketches,
+    epoch: u64,
+    made: RefCell<Vec<(Handle, Meta, Sketch)>>,
+}
+
+impl KnownContents for Known<'_> {
+    fn sketch(&self, at: usize) -> Option<&Sketch> {
+        self.sketches.get(self.visible.handles[at], self.visible.metas[at])
+    }
+
+    fn wants_sketch(&self, _: usize) -> bool {
+        self.sketches.has_room()
+    }
+
+    fn remember(&self, at: usize, sketch: Sketch) {
+        self.made.borrow_mut().push((self.visible.handles[at], self.visible.metas[at], sketch));
+    }
 }
 
 fn panicked() -> FindError {
@@ -121,6 +161,7 @@ fn list_visible(index: &Index, tree: &Tree, rel: &[u8], root: &Path, gate: &Gate
             visible.ends.push(visible.paths.len() as u32);
             visible.kinds.push(entry.kind);
             visible.metas.push(entry.meta);
+            visible.handles.push(tree.handle(child));
             pending.extend(visit.descend(|| child));
         }
     }

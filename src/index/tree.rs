@@ -26,6 +26,13 @@ pub struct Handle {
     serial: u32,
 }
 
+impl Handle {
+    /// The slot it names (which may hold another entry since: see `Tree::resolve`).
+    pub fn id(&self) -> Id {
+        self.id
+    }
+}
+
 #[derive(Debug)]
 pub struct Node {
     name: u32,

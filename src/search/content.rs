@@ -77,6 +77,8 @@ fn builder() -> SearcherBuilder {
 enum Input<'a> {
     File(&'a File),
     Bytes(&'a [u8]),
+    /// A file on disk already read whole (see `scan_read`).
+    Read(&'a [u8]),
     /// A storage's file, read chunk by chunk as the search goes.
     Chunks(crate::source::Chunks),
 }
@@ -118,6 +120,20 @@ pub fn scan_contents(
     }
 }
 
+/// `scan_file` for a file on disk already read whole into `bytes` (a live
+/// index's search reads a file whole to sketch it): searched as the file
+/// would be, chunk by chunk, so binary files and long lines come out alike.
+pub fn scan_read(
+    searcher: &mut Searcher,
+    matcher: &ContentMatcher,
+    bytes: &[u8],
+    scan: Scan,
+    name: &std::path::Path,
+    cancel: &Cancel,
+) -> Option<FileScan> {
+    scan_input(searcher, matcher, Input::Read(bytes), scan, name, cancel)
+}
+
 /// `scan_file` for contents already read (from a host's storage).
 pub fn scan_bytes(
     searcher: &mut Searcher,
@@ -141,6 +157,7 @@ fn scan_input(
     let done = catch_unwind(AssertUnwindSafe(|| match input {
         Input::File(mut file) => search_file(searcher, matcher, &mut file, scan, cancel),
         Input::Chunks(mut chunks) => search_file(searcher, matcher, &mut chunks, scan, cancel),
+        Input::Read(bytes) => search_file(searcher, matcher, &mut io::Cursor::new(bytes), scan, cancel),
         Input::Bytes(bytes) => {
             let mut sink = Collect::new(scan, None);
             search(searcher, &matcher.engine, From::<&[u8]>::Slice(bytes), &mut sink).map(|()| sink)

@@ -31,6 +31,7 @@
 //! took 24 s in the same kind of build), once; incremental builds do not
 //! repeat it, and the addon grew by about 0.75 MB.
 
+use crate::content_sketch::{Prefilter, Sketch};
 use crate::error::{clip, ErrorCode, FindError, Result};
 use crate::limits::MAX_CONTENT_REGEX_BYTES;
 use grep_regex::RegexMatcherBuilder;
@@ -57,6 +58,8 @@ pub enum Engine {
 pub struct ContentMatcher {
     pub engine: Engine,
     failure: Arc<OnceLock<FindError>>,
+    /// The trigrams every match holds, for a live index's sketches.
+    prefilter: Option<Arc<Prefilter>>,
 }
 
 impl ContentMatcher {
@@ -84,7 +87,17 @@ impl ContentMatcher {
                 )))
             }
         };
-        Ok(ContentMatcher { engine, failure: Arc::new(OnceLock::new()) })
+        // The fallback's syntax (lookaround, backreferences) is not analysed.
+        let prefilter = match engine {
+            Engine::Rust(_) => Prefilter::new(pattern, ignore_case).map(Arc::new),
+            Engine::Pcre2(_) => None,
+        };
+        Ok(ContentMatcher { engine, failure: Arc::new(OnceLock::new()), prefilter })
+    }
+
+    /// Whether a file with this sketch of its contents may hold a match.
+    pub fn may_match(&self, sketch: &Sketch) -> bool {
+        self.prefilter.as_ref().is_none_or(|p| p.may_match(sketch))
     }
 
     /// Whether the fallback engine runs this pattern.

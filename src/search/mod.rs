@@ -9,14 +9,17 @@ pub mod options;
 pub mod render;
 
 use crate::cancel::Cancel;
+use crate::content_sketch::{Sketcher, MAX_SKETCHED_FILE_BYTES};
 use crate::entry::EntryKind;
 use crate::error::Result;
 use crate::pattern::NameMatcher;
 use crate::sandbox::Scope;
 use crate::source::{walk, Contents, Root, Source};
 use crate::walk::{posix_string, Entry, WalkRules, Walked};
-use content::{new_searcher, scan_contents, scan_file, FileScan, LineHit, Scan};
+use content::{new_searcher, scan_contents, scan_file, scan_read, FileScan, LineHit, Scan};
+use grep_searcher::Searcher;
 use matcher::ContentMatcher;
+use std::io::Read;
 use std::path::Path;
 
 /// Folders never searched unless `noIgnore`.
@@ -180,6 +183,7 @@ fn gather(
     };
     let mut walked = walk(root, rules, cancel, || {
         let mut searcher = new_searcher(scan);
+        let mut sketching = Sketching::default();
         move |relative: &Path, kind, entry: &Entry| {
             if kind != EntryKind::File || !wanted(relative) {
                 return None;
@@ -194,7 +198,14 @@ fn gather(
                     if entry.known_size() == Some(0) {
                         return None;
                     }
+                    // A live index's sketch may tell that it holds no match.
+                    if entry.sketch().is_some_and(|sketch| !regex.may_match(sketch)) {
+                        return None;
+                    }
                     match entry.open() {
+                        Some(file) if sketching.wanted(entry) => {
+                            sketching.scan(&mut searcher, regex, file, scan, relative, cancel, entry)?.count
+                        }
                         Some(file) => scan_file(&mut searcher, regex, file, scan, relative, cancel)?.count,
                         None => UNREAD,
                     }
@@ -232,6 +243,56 @@ fn gather(
         walked.found = kept;
     }
     Ok(walked)
+}
+
+/// A walker thread's means to sketch the files of a live index it reads
+/// (see `content_sketch`): each such file is read whole, sketched, and
+/// searched from memory.
+#[derive(Default)]
+struct Sketching {
+    contents: Vec<u8>,
+    sketcher: Option<Box<Sketcher>>,
+}
+
+impl Sketching {
+    /// Whether `entry` is a file of a live index that wants a sketch and is
+    /// small enough to get one.
+    fn wanted(&self, entry: &Entry) -> bool {
+        entry.known_size().is_some_and(|size| size <= MAX_SKETCHED_FILE_BYTES)
+            && entry.sketch().is_none()
+            && entry.wants_sketch()
+    }
+
+    /// Reads `file` whole, hands its sketch to `entry`, and searches it
+    /// (not at all when the sketch rules a match out). A file that cannot be
+    /// read whole, or turns out larger than a sketch covers, is searched as
+    /// usual, which reports any failure.
+    #[allow(clippy::too_many_arguments)]
+    fn scan(
+        &mut self,
+        searcher: &mut Searcher,
+        regex: &ContentMatcher,
+        file: std::io::Result<std::fs::File>,
+        scan: Scan,
+        relative: &Path,
+        cancel: &Cancel,
+        entry: &Entry,
+    ) -> Option<FileScan> {
+        let Ok(mut file) = file else { return scan_file(searcher, regex, file, scan, relative, cancel) };
+        self.contents.clear();
+        let read = (&mut file).take(MAX_SKETCHED_FILE_BYTES + 1).read_to_end(&mut self.contents);
+        if read.is_err() || self.contents.len() as u64 > MAX_SKETCHED_FILE_BYTES {
+            let rewound = std::io::Seek::rewind(&mut file).map(|()| file);
+            return scan_file(searcher, regex, rewound, scan, relative, cancel);
+        }
+        let sketch = self.sketcher.get_or_insert_with(Box::default).sketch(&self.contents);
+        let may_match = regex.may_match(&sketch);
+        entry.remember_sketch(sketch);
+        if !may_match {
+            return None;
+        }
+        scan_read(searcher, regex, &self.contents, scan, relative, cancel)
+    }
 }
 
 /// The first `max` matching lines in path order: the walk only counted, so

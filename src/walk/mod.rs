@@ -14,6 +14,7 @@ mod local;
 pub use folder::Pending;
 
 use crate::cancel::Cancel;
+use crate::content_sketch::Sketch;
 use crate::dir::{Dir, Stat};
 use crate::entry::EntryKind;
 use crate::error::{clip, ErrorCode, FindError, Result};
@@ -189,22 +190,46 @@ impl Excludes {
 pub struct Entry<'a>(At<'a>);
 
 impl<'a> Entry<'a> {
-    /// A live index's entry at `rel` below the folder `folders` opens from:
-    /// its kind and metadata are known, its contents are read from disk.
+    /// A live index's entry at `rel` below the folder `folders` opens from,
+    /// number `at` of what `contents` knows: its kind and metadata are
+    /// known, its contents are read from disk.
     pub fn indexed(
         kind: EntryKind,
         meta: crate::entry::Meta,
         rel: &'a Path,
         folders: &'a OpenedFolders<'a>,
+        at: usize,
+        contents: &'a dyn KnownContents,
     ) -> Entry<'a> {
-        Entry(At::Indexed { kind, meta, rel, folders })
+        Entry(At::Indexed { kind, meta, rel, folders, at, contents })
     }
 }
 
+/// What a live index knows of its files' contents without reading them
+/// (see `content_sketch`), for the entries of one walk by number.
+pub trait KnownContents {
+    /// The sketch of entry `at`'s contents as they are now, if one is kept.
+    fn sketch(&self, at: usize) -> Option<&Sketch>;
+    /// Whether a sketch made of entry `at` now would be kept.
+    fn wants_sketch(&self, at: usize) -> bool;
+    /// Keeps `sketch`, made of entry `at`'s contents as just read.
+    fn remember(&self, at: usize, sketch: Sketch);
+}
+
 enum At<'a> {
-    InDir { dir: &'a Dir, name: &'a OsStr },
+    InDir {
+        dir: &'a Dir,
+        name: &'a OsStr,
+    },
     Listed(&'a Listed),
-    Indexed { kind: EntryKind, meta: crate::entry::Meta, rel: &'a Path, folders: &'a OpenedFolders<'a> },
+    Indexed {
+        kind: EntryKind,
+        meta: crate::entry::Meta,
+        rel: &'a Path,
+        folders: &'a OpenedFolders<'a>,
+        at: usize,
+        contents: &'a dyn KnownContents,
+    },
 }
 
 /// Files opened by their path below a base folder, each folder on the way
@@ -240,6 +265,30 @@ impl Entry<'_> {
         match &self.0 {
             At::Indexed { meta, .. } => Some(meta.size),
             At::InDir { .. } | At::Listed(_) => None,
+        }
+    }
+
+    /// A live index's sketch of this file's contents as they are now (see
+    /// `content_sketch`); `None` elsewhere or when none is kept.
+    pub fn sketch(&self) -> Option<&Sketch> {
+        match &self.0 {
+            At::Indexed { at, contents, .. } => contents.sketch(*at),
+            At::InDir { .. } | At::Listed(_) => None,
+        }
+    }
+
+    /// Whether a sketch of this file, made from its contents, would be kept.
+    pub fn wants_sketch(&self) -> bool {
+        match &self.0 {
+            At::Indexed { at, contents, .. } => contents.wants_sketch(*at),
+            At::InDir { .. } | At::Listed(_) => false,
+        }
+    }
+
+    /// Hands over a sketch made from this file's contents as just read.
+    pub fn remember_sketch(&self, sketch: Sketch) {
+        if let At::Indexed { at, contents, .. } = &self.0 {
+            contents.remember(*at, sketch);
         }
     }
 

@@ -1,0 +1,139 @@
+// Content search from a live index: the content layer (a sketch of each
+// file's contents, made when a search reads it) lets later searches pass
+// over files that cannot hold a match, and never changes an answer: after
+// every kind of edit, `index.searchFiles` equals a fresh `searchFiles`.
+// Edits that keep a file's size and mtime (restored with utimes) are
+// included: only the event tells the index the contents changed.
+import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import path from 'node:path'
+import { describe, test } from 'node:test'
+
+import { openIndex, searchFiles } from '../index.mjs'
+import { seededRandom, tmpTree } from './helpers.mjs'
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
+const within = (promise, ms) => Promise.race([promise, sleep(ms).then(() => { throw new Error(`not settled within ${ms} ms`) })])
+
+/** A whole second, so that a time set again is exactly the same. */
+const SECOND = 1_700_000_000
+
+/** Rewrites `file` with `text` and sets its mtime to `SECOND`: with the same length, the same size and time. */
+function rewriteKeepingTime(file, text) {
+  fs.writeFileSync(file, text)
+  fs.utimesSync(file, SECOND, SECOND)
+}
+
+/** Sets every file below `root` to `SECOND`. */
+function setAllTimes(root) {
+  for (const rel of fs.readdirSync(root, { recursive: true })) {
+    const file = path.join(root, rel)
+    if (fs.statSync(file).isFile()) fs.utimesSync(file, SECOND, SECOND)
+  }
+}
+
+async function sameAsFresh(index, root, queries, why) {
+  for (const q of queries) {
+    assert.deepEqual(await index.searchFiles(q), await searchFiles({ ...q, cwd: root }), `${why}: ${JSON.stringify(q)}`)
+  }
+}
+
+describe('index.searchFiles with the content layer', () => {
+  test('sketches are made by the first search, and later searches answer as a fresh search does', async (t) => {
+    const files = {}
+    for (let i = 0; i < 60; i++) files[`src/m${i % 6}/f${i}.js`] = `export function f${i}() {\n  return ${i % 7 === 0 ? '"needle"' : 'null'}\n}\n`
+    files['empty.txt'] = ''
+    files['bin.dat'] = 'needle\0binary'
+    const root = tmpTree(t, files)
+    const index = await openIndex(root)
+    t.after(() => index.close())
+    assert.equal(index.stats().contentFiles, 0)
+    const queries = [
+      { pattern: 'needle' },
+      { pattern: 'needle', outputMode: 'count' },
+      { pattern: 'NEEDLE', ignoreCase: true, outputMode: 'files' },
+      { pattern: 'return (null|"needle")', outputMode: 'count' },
+      { pattern: 'never written anywhere' },
+      { pattern: 'f1[0-9]\\(' },
+    ]
+    await sameAsFresh(index, root, queries, 'first searches')
+    const stats = index.stats()
+    assert.equal(stats.contentFiles, 61, 'every non-empty file read got a sketch (the empty one is never opened)')
+    assert.ok(stats.contentBytes > 61 * 8 && stats.contentBytes < 1_000_000, `contentBytes ${stats.contentBytes}`)
+    await sameAsFresh(index, root, queries, 'searches from the sketches')
+    await index.close()
+    const closed = index.stats()
+    assert.equal(closed.closed, true)
+    assert.equal(closed.contentBytes, 0, 'close() frees the sketches')
+    assert.equal(closed.contentFiles, 0)
+  })
+
+  test('a file rewritten with the same size and mtime is searched anew', async (t) => {
+    const root = tmpTree(t, { 'a.txt': 'alpha beta\n', 'b.txt': 'other words\n' })
+    setAllTimes(root)
+    const index = await openIndex(root)
+    t.after(() => index.close())
+    assert.equal((await index.searchFiles({ pattern: 'gamma', outputMode: 'count' })).matchCount, 0)
+    rewriteKeepingTime(path.join(root, 'a.txt'), 'gamma beta\n')
+    await sleep(50)
+    await within(index.settled(), 10_000)
+    assert.equal((await index.searchFiles({ pattern: 'gamma', outputMode: 'count' })).matchCount, 1)
+    assert.equal((await index.searchFiles({ pattern: 'alpha', outputMode: 'count' })).matchCount, 0)
+  })
+
+  test('random edits of contents, renames and new files: every round equals a fresh search', { timeout: 120_000 }, async (t) => {
+    const rand = seededRandom(Number(process.env.AF_CONTENT_SEED || 11))
+    const WORDS = ['alpha', 'beta', 'Gamma', 'delta', 'needle', 'haystack', 'función', 'KELVIN', 'x', 'import', 'require(']
+    const pick = (list) => list[Math.floor(rand() * list.length)]
+    const line = () => Array.from({ length: 1 + Math.floor(rand() * 6) }, () => pick(WORDS)).join(' ')
+    const text = () => Array.from({ length: Math.floor(rand() * 8) }, line).join('\n') + (rand() < 0.8 ? '\n' : '')
+    const spec = {}
+    for (let i = 0; i < 40; i++) spec[`d${i % 4}/f${i}.txt`] = text()
+    const root = tmpTree(t, spec)
+    setAllTimes(root)
+    const index = await openIndex(root)
+    t.after(() => index.close())
+    const queries = [
+      { pattern: 'needle', outputMode: 'count' },
+      { pattern: 'gamma', ignoreCase: true },
+      { pattern: 'alpha beta', outputMode: 'files' },
+      { pattern: '(import|require)\\(', outputMode: 'count' },
+      { pattern: 'función' },
+      { pattern: 'kelvin', ignoreCase: true, outputMode: 'count' },
+      { pattern: 'haystack needle x' },
+    ]
+    await sameAsFresh(index, root, queries, 'before any edit')
+    const list = () => fs.readdirSync(root, { recursive: true }).filter((p) => p.endsWith('.txt'))
+    let edits = 0
+    for (let round = 0; round < 8; round++) {
+      const did = []
+      for (let n = 0; n < 15; n++, edits++) {
+        const file = path.join(root, pick(list()))
+        const roll = rand()
+        if (roll < 0.35) {
+          fs.writeFileSync(file, text())
+          did.push(`write ${file}`)
+        } else if (roll < 0.6) {
+          // Same length, same mtime: only the event says it changed.
+          const old = fs.readFileSync(file, 'utf8')
+          rewriteKeepingTime(file, old.split('').map((c) => (c === '\n' ? c : pick('abcnedlxyz'.split('')))).join(''))
+          did.push(`rewrite in place ${file}`)
+        } else if (roll < 0.75) {
+          fs.appendFileSync(file, `${line()}\n`)
+          did.push(`append ${file}`)
+        } else if (roll < 0.85) {
+          const to = path.join(root, `d${Math.floor(rand() * 4)}`, `r${edits}.txt`)
+          fs.renameSync(file, to)
+          did.push(`rename ${file} -> ${to}`)
+        } else {
+          fs.writeFileSync(path.join(root, `d${Math.floor(rand() * 4)}`, `n${edits}.txt`), text())
+          did.push('new file')
+        }
+      }
+      await sleep(30)
+      await within(index.settled(), 10_000)
+      await sameAsFresh(index, root, queries, `round ${round} after ${did.slice(-4).join('; ')}`)
+    }
+    t.diagnostic(`${edits} edits, 8 rounds, ${queries.length} queries a round; ${index.stats().contentFiles} files sketched`)
+  })
+})

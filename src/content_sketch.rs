@@ -1,0 +1,460 @@
+//! Which files can hold a match of a content regex, told without reading
+//! them: a `Sketch` of each file's contents (a Bloom filter of its
+//! trigrams, ASCII letters lowercased), kept by the live index, and a
+//! `Prefilter` that turns a regex into the trigrams every match must
+//! contain (an AND/OR of them). A file whose sketch lacks them holds no
+//! match and is not opened; any other file is read and searched as usual,
+//! so the answer stays exactly what a full search gives.
+//!
+//! Hand-written because no crate does this for a `regex-syntax` HIR with a
+//! per-file filter: `regex-syntax`'s literal extractor gives prefixes and
+//! suffixes (what a match starts or ends with), not the inner literals an
+//! `a.*b` or a case-insensitive word requires, and trigram crates index
+//! whole corpora rather than answering per file. The analysis follows the
+//! classic trigram-index query (each node's exact strings when they are
+//! few, else what it requires), kept sound by answering "anything" for what
+//! it does not model.
+//!
+//! The filter's size scales with the file: about `BITS_PER_TRIGRAM` bits
+//! per distinct trigram, two probes each (at most 1 in 6 absent trigrams
+//! answers "maybe"), up to `MAX_SKETCH_BITS`, where a large file's filter
+//! fills up and lets more through; files above `MAX_SKETCHED_FILE_BYTES`
+//! get none and are always read.
+
+use regex_syntax::hir::{Class, Hir, HirKind};
+
+/// Bits of filter per distinct trigram (rounded up to a power of two in all).
+const BITS_PER_TRIGRAM: usize = 4;
+/// The most bits a file's filter takes (8 KiB).
+const MAX_SKETCH_BITS: usize = 1 << 16;
+/// The smallest filter.
+const MIN_SKETCH_BITS: usize = 64;
+/// Files larger than this get no sketch (always read).
+pub const MAX_SKETCHED_FILE_BYTES: u64 = 16 << 20;
+/// The most strings a node of the regex is tracked as exactly (beyond, what
+/// it requires is kept instead).
+const MAX_EXACT: usize = 64;
+/// The most characters a class may hold to be tracked as exact strings.
+const MAX_CLASS_CHARS: u32 = 8;
+
+/// A trigram: three bytes, ASCII letters lowercased.
+fn trigram(a: u8, b: u8, c: u8) -> u32 {
+    (a.to_ascii_lowercase() as u32) << 16 | (b.to_ascii_lowercase() as u32) << 8 | c.to_ascii_lowercase() as u32
+}
+
+/// The two probes of a trigram, before they are cut to a filter's size.
+fn probes(t: u32) -> (u64, u64) {
+    let h = (t as u64 ^ 0x5851_F42D_4C95_7F2D).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    let h2 = (h ^ (h >> 29)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    (h, h2 ^ (h2 >> 32))
+}
+
+/// A file's contents, as far as trigrams go.
+#[derive(Debug, Clone)]
+pub struct Sketch {
+    words: Box<[u64]>,
+    /// `64 - log2(bits)`: a probe's top bits pick its bit.
+    shift: u32,
+}
+
+impl Sketch {
+    fn has(&self, (p1, p2): (u64, u64)) -> bool {
+        let bit = |p: u64| {
+            let i = (p >> self.shift) as usize;
+            self.words[i / 64] >> (i % 64) & 1 == 1
+        };
+        bit(p1) && bit(p2)
+    }
+
+    /// Heap bytes held.
+    pub fn bytes(&self) -> usize {
+        self.words.len() * 8 + std::mem::size_of::<Sketch>()
+    }
+}
+
+/// Makes sketches, reusing its scratch space (one per thread).
+pub struct Sketcher {
+    /// One bit per possible trigram, set while a file is sketched.
+    seen: Vec<u64>,
+    found: Vec<u32>,
+}
+
+impl Default for Sketcher {
+    fn default() -> Self {
+        Sketcher { seen: vec![0; (1 << 24) / 64], found: Vec::new() }
+    }
+}
+
+impl Sketcher {
+    /// The sketch of `contents`. Trigrams across a line break are left out:
+    /// a match never holds one (searches go line by line).
+    pub fn sketch(&mut self, contents: &[u8]) -> Sketch {
+        self.found.clear();
+        for w in contents.windows(3) {
+            if w.contains(&b'\n') {
+                continue;
+            }
+            let t = trigram(w[0], w[1], w[2]) as usize;
+            let (word, bit) = (t / 64, 1u64 << (t % 64));
+            if self.seen[word] & bit == 0 {
+                self.seen[word] |= bit;
+                self.found.push(t as u32);
+            }
+        }
+        let bits = (self.found.len() * BITS_PER_TRIGRAM).next_power_of_two().clamp(MIN_SKETCH_BITS, MAX_SKETCH_BITS);
+        let mut sketch = Sketch { words: vec![0; bits / 64].into_boxed_slice(), shift: 64 - bits.trailing_zeros() };
+        for &t in &self.found {
+            self.seen[t as usize / 64] = 0;
+            let (p1, p2) = probes(t);
+            for p in [p1, p2] {
+                let i = (p >> sketch.shift) as usize;
+                sketch.words[i / 64] |= 1 << (i % 64);
+            }
+        }
+        sketch
+    }
+}
+
+/// What every match of a regex contains, in trigrams.
+#[derive(Debug, Clone, PartialEq)]
+enum Need {
+    /// Nothing known: any file may match.
+    Any,
+    Trigram(u32, (u64, u64)),
+    All(Vec<Need>),
+    OneOf(Vec<Need>),
+}
+
+impl Need {
+    fn all(parts: Vec<Need>) -> Need {
+        let mut kept: Vec<Need> = Vec::new();
+        for part in parts {
+            match part {
+                Need::Any => {}
+                Need::All(inner) => kept.extend(inner),
+                other => kept.push(other),
+            }
+        }
+        kept.dedup();
+        match kept.len() {
+            0 => Need::Any,
+            1 => kept.pop().unwrap_or(Need::Any),
+            _ => Need::All(kept),
+        }
+    }
+
+    fn one_of(parts: Vec<Need>) -> Need {
+        if parts.is_empty() || parts.contains(&Need::Any) {
+            return Need::Any;
+        }
+        let mut parts = parts;
+        parts.dedup();
+        match parts.len() {
+            1 => parts.pop().unwrap_or(Need::Any),
+            _ => Need::OneOf(parts),
+        }
+    }
+
+    /// The trigrams of one string (those across a line break left out).
+    fn of_string(s: &[u8]) -> Need {
+        let parts = s
+            .windows(3)
+            .filter(|w| !w.contains(&b'\n'))
+            .map(|w| {
+                let t = trigram(w[0], w[1], w[2]);
+                Need::Trigram(t, probes(t))
+            })
+            .collect();
+        Need::all(parts)
+    }
+
+    fn of_strings(set: &[Vec<u8>]) -> Need {
+        Need::one_of(set.iter().map(|s| Need::of_string(s)).collect())
+    }
+
+    fn met_by(&self, sketch: &Sketch) -> bool {
+        match self {
+            Need::Any => true,
+            Need::Trigram(_, p) => sketch.has(*p),
+            Need::All(parts) => parts.iter().all(|n| n.met_by(sketch)),
+            Need::OneOf(parts) => parts.iter().any(|n| n.met_by(sketch)),
+        }
+    }
+}
+
+/// What the analysis knows of one node of the regex.
+struct Known {
+    /// The strings it matches (ASCII lowercased), when they are few.
+    exact: Option<Vec<Vec<u8>>>,
+    /// What it requires otherwise.
+    need: Need,
+}
+
+impl Known {
+    fn exactly(set: Vec<Vec<u8>>) -> Known {
+        Known { exact: Some(set), need: Need::Any }
+    }
+
+    fn anything() -> Known {
+        Known { exact: None, need: Need::Any }
+    }
+
+    fn into_need(self) -> Need {
+        match self.exact {
+            Some(set) => Need::of_strings(&set),
+            None => self.need,
+        }
+    }
+}
+
+fn lowered(bytes: &[u8]) -> Vec<u8> {
+    bytes.to_ascii_lowercase()
+}
+
+fn dedup(mut set: Vec<Vec<u8>>) -> Vec<Vec<u8>> {
+    set.sort();
+    set.dedup();
+    set
+}
+
+fn known(hir: &Hir) -> Known {
+    match hir.kind() {
+        HirKind::Empty | HirKind::Look(_) => Known::exactly(vec![Vec::new()]),
+        HirKind::Literal(lit) => Known::exactly(vec![lowered(&lit.0)]),
+        HirKind::Class(class) => class_strings(class).map_or_else(Known::anything, Known::exactly),
+        HirKind::Capture(capture) => known(&capture.sub),
+        HirKind::Repetition(rep) => {
+            let sub = known(&rep.sub);
+            match (rep.min, rep.max) {
+                (1, Some(1)) => sub,
+                (0, Some(1)) => match sub.exact {
+                    Some(mut set) if set.len() < MAX_EXACT => {
+                        set.push(Vec::new());
+                        Known::exactly(dedup(set))
+                    }
+                    _ => Known::anything(),
+                },
+                (0, _) => Known::anything(),
+                // At least one copy: what one copy needs.
+                _ => Known { exact: None, need: sub.into_need() },
+            }
+        }
+        HirKind::Concat(subs) => {
+            let mut needs = Vec::new();
+            let mut run: Option<Vec<Vec<u8>>> = Some(vec![Vec::new()]);
+            for sub in subs {
+                let sub = known(sub);
+                match (run.take(), sub.exact) {
+                    (Some(left), Some(right)) if left.len() * right.len() <= MAX_EXACT => {
+                        let joined = left.iter().flat_map(|l| right.iter().map(move |r| [&l[..], &r[..]].concat()));
+                        run = Some(dedup(joined.collect()));
+                    }
+                    (left, Some(right)) => {
+                        if let Some(left) = left {
+                            needs.push(Need::of_strings(&left));
+                        }
+                        run = Some(right);
+                    }
+                    (left, None) => {
+                        if let Some(left) = left {
+                            needs.push(Need::of_strings(&left));
+                        }
+                        needs.push(sub.need);
+                        run = Some(vec![Vec::new()]);
+                    }
+                }
+            }
+            match (needs.is_empty(), run) {
+                (true, Some(run)) => Known::exactly(run),
+                (_, run) => {
+                    needs.extend(run.map(|r| Need::of_strings(&r)));
+                    Known { exact: None, need: Need::all(needs) }
+                }
+            }
+        }
+        HirKind::Alternation(subs) => {
+            let subs: Vec<Known> = subs.iter().map(known).collect();
+            let total: usize = subs.iter().map(|k| k.exact.as_ref().map_or(usize::MAX / 2, Vec::len)).sum();
+            if total <= MAX_EXACT {
+                Known::exactly(dedup(subs.into_iter().flat_map(|k| k.exact.unwrap_or_default()).collect()))
+            } else {
+                Known { exact: None, need: Need::one_of(subs.into_iter().map(Known::into_need).collect()) }
+            }
+        }
+    }
+}
+
+/// The strings a small class matches (each character as UTF-8, ASCII
+/// lowercased), or `None` for a large one.
+fn class_strings(class: &Class) -> Option<Vec<Vec<u8>>> {
+    let mut set = Vec::new();
+    match class {
+        Class::Unicode(class) => {
+            let size: u32 = class.ranges().iter().map(|r| r.end() as u32 - r.start() as u32 + 1).sum();
+            if size > MAX_CLASS_CHARS {
+                return None;
+            }
+            for range in class.ranges() {
+                for c in range.start()..=range.end() {
+                    set.push(lowered(c.encode_utf8(&mut [0; 4]).as_bytes()));
+                }
+            }
+        }
+        Class::Bytes(class) => {
+            let size: u32 = class.ranges().iter().map(|r| r.end() as u32 - r.start() as u32 + 1).sum();
+            if size > MAX_CLASS_CHARS {
+                return None;
+            }
+            for range in class.ranges() {
+                for b in range.start()..=range.end() {
+                    set.push(vec![b.to_ascii_lowercase()]);
+                }
+            }
+        }
+    }
+    Some(dedup(set))
+}
+
+/// The trigrams every match of a content regex contains.
+#[derive(Debug, Clone)]
+pub struct Prefilter {
+    need: Need,
+}
+
+impl Prefilter {
+    /// The prefilter of `pattern` (Rust `regex` syntax, as the content
+    /// search reads it), or `None` when it requires no trigram (or does not
+    /// parse here): every file is then read.
+    pub fn new(pattern: &str, ignore_case: bool) -> Option<Prefilter> {
+        let hir =
+            regex_syntax::ParserBuilder::new().utf8(false).case_insensitive(ignore_case).build().parse(pattern).ok()?;
+        match known(&hir).into_need() {
+            Need::Any => None,
+            need => Some(Prefilter { need }),
+        }
+    }
+
+    /// Whether a file with this sketch may hold a match (false: it holds none).
+    pub fn may_match(&self, sketch: &Sketch) -> bool {
+        self.need.met_by(sketch)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn may(pattern: &str, ignore_case: bool, contents: &str) -> bool {
+        let sketch = Sketcher::default().sketch(contents.as_bytes());
+        Prefilter::new(pattern, ignore_case).is_none_or(|p| p.may_match(&sketch))
+    }
+
+    /// What the regex itself says, line by line (the search's semantics).
+    fn matches(pattern: &str, ignore_case: bool, contents: &str) -> bool {
+        let re = regex::RegexBuilder::new(pattern).case_insensitive(ignore_case).build().unwrap();
+        contents.lines().any(|line| re.is_match(line))
+    }
+
+    #[test]
+    fn patterns_that_need_nothing_have_no_prefilter() {
+        for p in [".", "a", "ab", "\\w+", "a*", "[a-z]{3}", "(abc)?", "x|yz", "(?s).*"] {
+            assert!(Prefilter::new(p, false).is_none(), "{p}");
+        }
+    }
+
+    #[test]
+    fn literals_alternations_and_classes_require_their_trigrams() {
+        let text = "fn main() {\n    let deadlock = Mutex::new(1);\n    println!(\"ok\");\n}\n";
+        let cases = [
+            ("deadlock", false),
+            ("Deadlock", false),
+            ("DEADLOCK", true),
+            ("dead(lock|line)", false),
+            ("dead(line|zone)", false),
+            ("Mutex::new\\(\\d\\)", false),
+            ("let\\s+\\w+\\s*=", false),
+            ("print(ln)?!", false),
+            ("never_written", false),
+            ("(?i)MUTEX", false),
+            ("mu[tT]ex", false),
+            ("mu[xy]ex", false),
+            ("main.*deadlock", false),
+            ("fn main\\(\\) \\{", false),
+            ("\\bdeadlock\\b", false),
+            ("^    let", false),
+            ("ok\"\\);$", false),
+            ("a{2}dead", false),
+            ("(dead){2,}", false),
+            ("é|deadl", false),
+            ("naïve", true),
+        ];
+        for (pattern, ignore_case) in cases {
+            let truth = matches(pattern, ignore_case, text);
+            let maybe = may(pattern, ignore_case, text);
+            assert!(maybe || !truth, "{pattern}: a file holding a match was filtered out");
+        }
+        // And it does filter: absent literals are told absent.
+        for pattern in ["never_written", "dead(line|zone)", "mu[xy]ex", "main.*zzzz", "naïve"] {
+            assert!(!may(pattern, true, text), "{pattern} should be ruled out");
+        }
+        assert!(!may("DEADLOCK", false, "nothing here\n"));
+    }
+
+    #[test]
+    fn case_insensitive_words_with_unicode_folds_are_filtered_soundly() {
+        // (?i)k also matches KELVIN SIGN, (?i)s LONG S: both kept as alternatives.
+        let text = "the \u{212A}ind of \u{17F}kip\n";
+        assert!(matches("kind", true, text) && may("kind", true, text));
+        assert!(matches("skip", true, text) && may("skip", true, text));
+        assert!(!may("kindle", true, text));
+    }
+
+    #[test]
+    fn a_trigram_across_a_line_break_is_never_required() {
+        let sketch = Sketcher::default().sketch(b"ab\ncd");
+        assert!(Prefilter::new("b\\nc", false).is_none_or(|p| p.may_match(&sketch)));
+    }
+
+    #[test]
+    fn random_patterns_never_filter_out_a_matching_file() {
+        // A small deterministic generator of patterns and texts over a tiny alphabet.
+        let mut seed = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = move |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        let atoms =
+            ["a", "b", "c", "ab", "abc", "[ab]", "[a-c]", ".", "\\w", "(a|bc)", "x", "A", "(?i)b", "\\b", "^", "$"];
+        let quants = ["", "", "", "?", "*", "+", "{2}", "{1,3}"];
+        for _ in 0..3000 {
+            let pattern: String = (0..1 + next(5))
+                .map(|_| {
+                    format!(
+                        "{}{}",
+                        atoms[next(atoms.len() as u64) as usize],
+                        quants[next(quants.len() as u64) as usize]
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join(if next(4) == 0 { "|" } else { "" });
+            let text: String =
+                (0..next(40)).map(|_| ["a", "b", "c", "x", "A", " ", "\n", "B"][next(8) as usize]).collect();
+            let ignore_case = next(3) == 0;
+            if regex::RegexBuilder::new(&pattern).case_insensitive(ignore_case).build().is_err() {
+                continue;
+            }
+            if matches(&pattern, ignore_case, &text) {
+                assert!(may(&pattern, ignore_case, &text), "{pattern:?} (ignore case {ignore_case}) on {text:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_large_file_gets_a_bounded_filter() {
+        let text: String = (0..200_000u32).map(|i| char::from_u32(0x4E00 + i % 20_000).unwrap()).collect();
+        let sketch = Sketcher::default().sketch(text.as_bytes());
+        assert!(sketch.bytes() <= MAX_SKETCH_BITS / 8 + 64);
+    }
+}
