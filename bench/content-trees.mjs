@@ -20,7 +20,7 @@
 // fixture or MIRROR_VERSION changes.
 import fs from 'node:fs'
 import path from 'node:path'
-import { TREES_DIR, ensureFixture, ensureGeneratedTree } from './trees.mjs'
+import { TREES_DIR, ensureFixture, ensureGeneratedTree, mulberry32 } from './trees.mjs'
 
 const MIRROR_VERSION = 2
 /** Folder names some tool skips by default (agent-find's always-skipped list, fff's build folders). */
@@ -36,16 +36,6 @@ function visible(rel) {
 /** The rare literal of the benchmark: in 7 files (8 lines) of the fixture. */
 export const RARE = 'deadlock'
 
-function mulberry32(seed) {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 /** Every regular file and folder under `root` (relative, sorted), never `.git`; symlinks skipped. */
 export function walk(root) {

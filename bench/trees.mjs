@@ -32,7 +32,8 @@ export const GENERATED = [
 
 // ---------------------------------------------------------------- PRNG
 
-function mulberry32(seed) {
+/** A small seeded PRNG: deterministic trees from a seed. */
+export function mulberry32(seed) {
   let a = seed >>> 0
   return () => {
     a = (a + 0x6d2b79f5) >>> 0

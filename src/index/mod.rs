@@ -1334,6 +1334,30 @@ mod tests {
         crate::testing::TempTree::with(&format!("index-{name}"), &[("src/deep/a.ts", b"a"), (".gitignore", b"*.log\n")])
     }
 
+    /// An index whose keeper has ended (told to stop): only what a test
+    /// applies by hand changes its tree.
+    fn open_without_keeper(dir: &Path) -> Arc<Index> {
+        let index = Index::open(dir.to_path_buf()).unwrap();
+        lock(&index.keeper).as_ref().unwrap().stop.store(true, Ordering::SeqCst);
+        wait_for("the keeper to end", || lock(&index.keeper).as_ref().unwrap().thread.is_finished());
+        index
+    }
+
+    /// Every path the tree holds, read directly (no check that the index still answers).
+    fn held_paths(index: &Index) -> Vec<String> {
+        let tree = unpoisoned(index.tree.read());
+        let mut held: Vec<String> = Vec::new();
+        let mut stack = vec![ROOT];
+        while let Some(id) = stack.pop() {
+            for &c in &tree.node(id).children {
+                held.push(String::from_utf8_lossy(&tree.path(c)).into_owned());
+                stack.push(c);
+            }
+        }
+        held.sort();
+        held
+    }
+
     fn paths(index: &Index) -> Vec<String> {
         let tree = index.read().unwrap();
         let mut out = Vec::new();
@@ -1418,10 +1442,8 @@ mod tests {
     #[test]
     fn a_keeper_that_ended_is_never_waited_for_silently() {
         let dir = temp("died");
-        let index = Index::open(dir.to_path_buf()).unwrap();
         // As if the keeper had ended without a word: told to stop, not closed.
-        lock(&index.keeper).as_ref().unwrap().stop.store(true, Ordering::SeqCst);
-        wait_for("the keeper to end", || lock(&index.keeper).as_ref().unwrap().thread.is_finished());
+        let index = open_without_keeper(&dir);
         let e = index.settle(&Cancel::never()).unwrap_err();
         assert_eq!(e.code, ErrorCode::FsError);
         assert!(e.message.contains("the index's thread ended"), "{}", e.message);
@@ -1489,18 +1511,7 @@ mod tests {
         let created =
             notify::Event::new(notify::EventKind::Create(notify::event::CreateKind::Folder)).add_path(dir.join("src"));
         index.apply(vec![Ok(created)]);
-        let tree = unpoisoned(index.tree.read());
-        let mut held: Vec<String> = Vec::new();
-        let mut stack = vec![ROOT];
-        while let Some(id) = stack.pop() {
-            for &c in &tree.node(id).children {
-                held.push(String::from_utf8_lossy(&tree.path(c)).into_owned());
-                stack.push(c);
-            }
-        }
-        held.sort();
-        assert_eq!(held, [".gitignore", "old", "old/deep", "old/deep/a.ts", "src", "src/new.ts"]);
-        drop(tree);
+        assert_eq!(held_paths(&index), [".gitignore", "old", "old/deep", "old/deep/a.ts", "src", "src/new.ts"]);
         index.close();
     }
 
@@ -1514,9 +1525,7 @@ mod tests {
     fn a_folder_deleted_and_made_again_with_the_same_inode_is_listed_anew() {
         use std::os::unix::fs::MetadataExt;
         let dir = temp("remade");
-        let index = Index::open(dir.to_path_buf()).unwrap();
-        lock(&index.keeper).as_ref().unwrap().stop.store(true, Ordering::SeqCst);
-        wait_for("the keeper to end", || lock(&index.keeper).as_ref().unwrap().thread.is_finished());
+        let index = open_without_keeper(&dir);
         let inotify = lock(&index.inotify).clone().unwrap();
         let old_ino = fs::metadata(dir.join("src")).unwrap().ino();
         fs::remove_dir_all(dir.join("src")).unwrap();
@@ -1532,16 +1541,7 @@ mod tests {
             raw.into_iter().filter(|r| r.mask & libc::IN_IGNORED != 0 || Some(r.wd) == root_wd).collect();
         let batch = index.translate(kept);
         index.apply(batch);
-        let tree = unpoisoned(index.tree.read());
-        let mut held: Vec<String> = Vec::new();
-        let mut stack = vec![ROOT];
-        while let Some(id) = stack.pop() {
-            for &c in &tree.node(id).children {
-                held.push(String::from_utf8_lossy(&tree.path(c)).into_owned());
-                stack.push(c);
-            }
-        }
-        drop(tree);
+        let held = held_paths(&index);
         assert!(held.contains(&"src/new.ts".to_string()), "inode reused: {reused}; held {held:?}");
         assert!(!held.iter().any(|p| p.starts_with("src/deep")), "inode reused: {reused}; held {held:?}");
         index.close();
