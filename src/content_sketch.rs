@@ -305,8 +305,9 @@ fn known(hir: &Hir) -> Known {
         }
         HirKind::Alternation(subs) => {
             let subs: Vec<Known> = subs.iter().map(known).collect();
-            let total: usize = subs.iter().map(|k| k.exact.as_ref().map_or(usize::MAX / 2, Vec::len)).sum();
-            if total <= MAX_EXACT {
+            // Exact only when every branch is (a branch that is not would be lost).
+            let total: Option<usize> = subs.iter().map(|k| k.exact.as_ref().map(Vec::len)).sum();
+            if total.is_some_and(|total| total <= MAX_EXACT) {
                 Known::exactly(dedup(subs.into_iter().flat_map(|k| k.exact.unwrap_or_default()).collect()))
             } else {
                 Known { exact: None, need: Need::one_of(subs.into_iter().map(Known::into_need).collect()) }
@@ -418,6 +419,7 @@ mod tests {
             ("(dead){2,}", false),
             ("é|deadl", false),
             ("naïve", true),
+            ("(x\\w|y\\w|z\\w|dead\\w)lock", false),
         ];
         for (pattern, ignore_case) in cases {
             let truth = matches(pattern, ignore_case, text);
@@ -425,7 +427,8 @@ mod tests {
             assert!(maybe || !truth, "{pattern}: a file holding a match was filtered out");
         }
         // And it does filter: absent literals are told absent.
-        for pattern in ["never_written", "dead(line|zone)", "mu[xy]ex", "main.*zzzz", "naïve"] {
+        for pattern in ["never_written", "dead(line|zone)", "mu[xy]ex", "main.*zzzz", "naïve", "(x\\w|y\\w|z\\w)never"]
+        {
             assert!(!may(pattern, true, text), "{pattern} should be ruled out");
         }
         assert!(!may("DEADLOCK", false, "nothing here\n"));
