@@ -23,16 +23,15 @@ import { createRequire } from 'node:module'
 import os from 'node:os'
 import path from 'node:path'
 import { performance } from 'node:perf_hooks'
-import { fileURLToPath, pathToFileURL } from 'node:url'
+import { fileURLToPath } from 'node:url'
 import { RARE, ensureContentTree, walk } from './content-trees.mjs'
+import { loadFff, median } from './peers.mjs'
 import { TREES_DIR, ensureFixture } from './trees.mjs'
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const require = createRequire(import.meta.url)
 const QUICK = process.env.BENCH_QUICK === '1'
 const RUNS = Number(process.env.BENCH_RUNS || (QUICK ? 3 : 5))
-const FFF = '@ff-labs/fff-node@0.9.6'
-const PEERS = path.join(TREES_DIR, 'loop-peers') // shared with bench/loop-gap.mjs
 const MAX_RARE_FILES = 10
 
 /**
@@ -50,40 +49,10 @@ const QUERIES = [
 ]
 
 const log = (msg) => process.stderr.write(`[index-content] ${msg}\n`)
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b)
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2
-}
 const mb = (bytes) => (bytes / 1048576).toFixed(1)
 
 // ---------------------------------------------------------------- fff
 
-/** fff's FileFinder: from the project's node_modules, else installed under bench/.trees/loop-peers; null when neither works. */
-async function loadFff() {
-  try {
-    const mod = await import('@ff-labs/fff-node')
-    const version = JSON.parse(fs.readFileSync(require.resolve('@ff-labs/fff-node/package.json'), 'utf8')).version
-    return { FileFinder: mod.FileFinder, version }
-  } catch {}
-  const dir = path.join(PEERS, 'node_modules', '@ff-labs', 'fff-node')
-  if (!fs.existsSync(dir)) {
-    fs.mkdirSync(PEERS, { recursive: true })
-    if (!fs.existsSync(path.join(PEERS, 'package.json'))) fs.writeFileSync(path.join(PEERS, 'package.json'), '{ "name": "loop-peers", "private": true }\n')
-    const npm = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--save-exact', FFF], { cwd: PEERS, encoding: 'utf8', timeout: 300_000 })
-    if (npm.status !== 0) {
-      log(`fff left out: npm install ${FFF} failed: ${(npm.stderr || npm.error || '').toString().trim().split('\n').pop()}`)
-      return null
-    }
-  }
-  try {
-    const { FileFinder } = await import(pathToFileURL(path.join(dir, 'dist', 'src', 'index.js')).href)
-    const { version } = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8'))
-    return { FileFinder, version }
-  } catch (e) {
-    log(`fff left out: ${e.message}`)
-    return null
-  }
-}
 
 // ---------------------------------------------------------------- child: one tree
 
@@ -187,7 +156,8 @@ async function child(dir, checkRare) {
   // after, on the same loaded machine), and the RSS above is agent-find's
   // alone. The index stays open meanwhile.
   const fff = await loadFff()
-  if (fff) {
+  if (fff.why) log(`fff left out: ${fff.why}`)
+  else {
     const before = rss()
     const t = performance.now()
     const created = fff.FileFinder.create({ basePath: dir })

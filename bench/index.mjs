@@ -30,6 +30,7 @@ import path from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
 
+import { loadFff } from './peers.mjs'
 import { GENERATED, TREES_DIR, ensureGeneratedTree } from './trees.mjs'
 
 const require = createRequire(import.meta.url)
@@ -89,17 +90,6 @@ async function interleaved(calls) {
 
 function assert(ok, message) {
   if (!ok) throw new Error(message)
-}
-
-/** fff's `FileFinder`, or why it cannot be used here. */
-async function loadFff() {
-  try {
-    const { FileFinder } = await import('@ff-labs/fff-node')
-    if (typeof FileFinder.isAvailable === 'function' && !FileFinder.isAvailable()) return { why: 'its native library is not available on this platform' }
-    return { FileFinder }
-  } catch (e) {
-    return { why: `@ff-labs/fff-node does not load (${String(e.message).split('\n')[0]}): run \`npm ci\`` }
-  }
 }
 
 /** A finder on `dir`, scanned and with its watcher ready; the times of both. */

@@ -1,8 +1,7 @@
 // The event loop under load: 200 concurrent searches, each returning the
 // same 6,800 files, and the worst pause of the event loop meanwhile, for
 // agent-find and the peers that install from npm (fdir, fast-glob,
-// tinyglobby, and fff's Node binding: the devDependency, or installed under
-// bench/.trees when it is missing).
+// tinyglobby, and fff's Node binding, the devDependency `npm ci` installs).
 //
 //   npm run bench:loop                 # every tool, 5 rounds each, interleaved
 //   LOOP_ROUNDS=9 npm run bench:loop   # more rounds
@@ -29,16 +28,14 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
-import { fileURLToPath, pathToFileURL } from 'node:url'
+import { fileURLToPath } from 'node:url'
 import { createRequire } from 'node:module'
 
+import { loadFff, median } from './peers.mjs'
+
 const here = path.dirname(fileURLToPath(import.meta.url))
-const repo = path.dirname(here)
 const TREES = path.join(here, '.trees')
 const TREE = path.join(TREES, 'loop-6800')
-const PEERS = path.join(TREES, 'loop-peers') // fff's Node binding, installed here when the devDependency is missing
-const FFF_DEV = path.join(repo, 'node_modules', '@ff-labs', 'fff-node', 'package.json') // the devDependency
-const FFF = '@ff-labs/fff-node@0.9.6'
 const CALLS = 200
 const EXPECTED = 6800
 const GLOB = '**/*.ts'
@@ -46,13 +43,6 @@ const GLOB = '**/*.ts'
 // ---------------------------------------------------------------- tools
 
 const require = createRequire(import.meta.url)
-
-/** fff's `FileFinder`: the devDependency (`npm ci`), or else the copy `installFff` put under bench/.trees. */
-async function fffFinder() {
-  if (fs.existsSync(FFF_DEV)) return (await import('@ff-labs/fff-node')).FileFinder
-  const entry = path.join(PEERS, 'node_modules', '@ff-labs', 'fff-node', 'dist', 'src', 'index.js')
-  return (await import(pathToFileURL(entry).href)).FileFinder
-}
 
 /** Each tool: `load()` → `() => Promise<array>`: what the tool answers for the tree, as it answers it (6,800 items). */
 const TOOLS = {
@@ -93,7 +83,8 @@ const TOOLS = {
   'floor (plain objects)': () => plainObjects(false),
   'floor (plain objects paced)': () => plainObjects(true),
   fff: async () => {
-    const FileFinder = await fffFinder()
+    const { FileFinder, why } = await loadFff()
+    if (why) throw new Error(why)
     const created = FileFinder.create({ basePath: TREE })
     if (!created.ok) throw new Error(created.error)
     const finder = created.value
@@ -191,16 +182,6 @@ function buildTree() {
   fs.writeFileSync(stamp, `${EXPECTED} files\n`)
 }
 
-/** Installs fff's Node binding under bench/.trees (once) unless the devDependency is there; false when it cannot. */
-function installFff() {
-  if (fs.existsSync(FFF_DEV) || fs.existsSync(path.join(PEERS, 'node_modules', '@ff-labs', 'fff-node'))) return true
-  fs.mkdirSync(PEERS, { recursive: true })
-  fs.writeFileSync(path.join(PEERS, 'package.json'), '{ "name": "loop-peers", "private": true }\n')
-  const npm = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--save-exact', FFF], { cwd: PEERS, encoding: 'utf8', timeout: 300_000 })
-  if (npm.status !== 0) console.error(`fff left out: npm install ${FFF} failed: ${(npm.stderr || npm.error || '').toString().trim().split('\n').pop()}`)
-  return npm.status === 0
-}
-
 function runChild(name, round) {
   const args = ['--expose-gc']
   if (process.env.LOOP_PROF && name.startsWith('agent-find')) {
@@ -212,10 +193,6 @@ function runChild(name, round) {
   return JSON.parse(line)
 }
 
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b)
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2
-}
 const f1 = (x) => x.toFixed(1)
 
 async function parent() {
@@ -223,7 +200,13 @@ async function parent() {
   buildTree()
   const rounds = Number(process.env.LOOP_ROUNDS || 5)
   let names = process.env.LOOP_TOOLS ? process.env.LOOP_TOOLS.split(',') : Object.keys(TOOLS)
-  if (names.includes('fff') && !installFff()) names = names.filter((n) => n !== 'fff')
+  if (names.includes('fff')) {
+    const { why } = await loadFff()
+    if (why) {
+      console.error(`fff left out: ${why}`)
+      names = names.filter((n) => n !== 'fff')
+    }
+  }
   const results = Object.fromEntries(names.map((n) => [n, []]))
   const errors = {}
   for (let round = 0; round < rounds; round++) {

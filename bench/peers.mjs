@@ -269,6 +269,21 @@ export function digest(paths, q) {
 
 const sum = (xs) => xs.reduce((a, b) => a + b, 0)
 
+/**
+ * fff's `FileFinder` and version, from the devDependency (`npm ci` installs
+ * it), or why it cannot be used here.
+ */
+export async function loadFff() {
+  try {
+    const { FileFinder } = await import('@ff-labs/fff-node')
+    if (typeof FileFinder.isAvailable === 'function' && !FileFinder.isAvailable()) return { why: 'its native library is not available on this platform' }
+    const { version } = JSON.parse(fs.readFileSync(path.join(repo, 'node_modules', '@ff-labs', 'fff-node', 'package.json'), 'utf8'))
+    return { FileFinder, version }
+  } catch (e) {
+    return { why: `@ff-labs/fff-node does not load (${String(e.message).split('\n')[0]}): run \`npm ci\`` }
+  }
+}
+
 export function median(xs) {
   if (!xs.length) return NaN
   const s = [...xs].sort((a, b) => a - b)
@@ -375,7 +390,9 @@ async function child(spec) {
   process.stdout.write(`${JSON.stringify({ count, hash, ms, times, firstMs, rssGrowthMB: (rss1 - rss0) / 1024, worstGapMs: worst })}\n`)
 }
 
-if (process.argv[2] === '--child') {
+// Only as the child `runInChild` starts: a script that imports this module
+// and runs its own `--child` processes must not start this one's.
+if (process.argv[1] === fileURLToPath(import.meta.url) && process.argv[2] === '--child') {
   child(process.argv[3]).catch((err) => {
     process.stderr.write(`${err && err.stack ? err.stack : err}\n`)
     process.exit(1)

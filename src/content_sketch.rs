@@ -238,10 +238,6 @@ impl Known {
     }
 }
 
-fn lowered(bytes: &[u8]) -> Vec<u8> {
-    bytes.to_ascii_lowercase()
-}
-
 fn dedup(mut set: Vec<Vec<u8>>) -> Vec<Vec<u8>> {
     set.sort();
     set.dedup();
@@ -251,7 +247,7 @@ fn dedup(mut set: Vec<Vec<u8>>) -> Vec<Vec<u8>> {
 fn known(hir: &Hir) -> Known {
     match hir.kind() {
         HirKind::Empty | HirKind::Look(_) => Known::exactly(vec![Vec::new()]),
-        HirKind::Literal(lit) => Known::exactly(vec![lowered(&lit.0)]),
+        HirKind::Literal(lit) => Known::exactly(vec![lit.0.to_ascii_lowercase()]),
         HirKind::Class(class) => class_strings(class).map_or_else(Known::anything, Known::exactly),
         HirKind::Capture(capture) => known(&capture.sub),
         HirKind::Repetition(rep) => {
@@ -319,31 +315,18 @@ fn known(hir: &Hir) -> Known {
 /// The strings a small class matches (each character as UTF-8, ASCII
 /// lowercased), or `None` for a large one.
 fn class_strings(class: &Class) -> Option<Vec<Vec<u8>>> {
-    let mut set = Vec::new();
-    match class {
-        Class::Unicode(class) => {
-            let size: u32 = class.ranges().iter().map(|r| r.end() as u32 - r.start() as u32 + 1).sum();
-            if size > MAX_CLASS_CHARS {
-                return None;
-            }
-            for range in class.ranges() {
-                for c in range.start()..=range.end() {
-                    set.push(lowered(c.encode_utf8(&mut [0; 4]).as_bytes()));
-                }
-            }
-        }
-        Class::Bytes(class) => {
-            let size: u32 = class.ranges().iter().map(|r| r.end() as u32 - r.start() as u32 + 1).sum();
-            if size > MAX_CLASS_CHARS {
-                return None;
-            }
-            for range in class.ranges() {
-                for b in range.start()..=range.end() {
-                    set.push(vec![b.to_ascii_lowercase()]);
-                }
-            }
-        }
+    let ranges: Vec<(u32, u32)> = match class {
+        Class::Unicode(c) => c.ranges().iter().map(|r| (r.start() as u32, r.end() as u32)).collect(),
+        Class::Bytes(c) => c.ranges().iter().map(|r| (r.start() as u32, r.end() as u32)).collect(),
+    };
+    if ranges.iter().map(|(start, end)| end - start + 1).sum::<u32>() > MAX_CLASS_CHARS {
+        return None;
     }
+    let one = |v: u32| match class {
+        Class::Unicode(_) => char::from_u32(v).map(|c| c.encode_utf8(&mut [0; 4]).as_bytes().to_ascii_lowercase()),
+        Class::Bytes(_) => Some(vec![(v as u8).to_ascii_lowercase()]),
+    };
+    let set = ranges.into_iter().flat_map(|(start, end)| start..=end).map(one).collect::<Option<Vec<_>>>()?;
     Some(dedup(set))
 }
 

@@ -61,9 +61,9 @@ pub const MAX_CONTENT_REGEX_BYTES: usize = 10 << 20;
 
 /// The most bytes a live index's content layer keeps (the sketches of its
 /// files' contents, see `content_sketch`): about 0.5-1 byte per distinct
-/// trigram of a file, so roughly 1 KiB for a typical source file and 100 MB
-/// for 100k of them. Past it, files without a sketch are read by every
-/// content search, as without the layer.
+/// trigram of a file, 330-380 bytes a file measured on real JavaScript
+/// (37 MB for 100k files), so room for about 700k. Past it, files without a
+/// sketch are read by every content search, as without the layer.
 pub const INDEX_SKETCH_BYTES: usize = 256 << 20;
 
 /// The nice value of the threads that walk, search and compile (Linux; 0

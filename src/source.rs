@@ -350,11 +350,7 @@ impl Source {
             Source::Storage(storage) => return self.open_in(storage, scope, cancel),
             Source::Index(index) => return self.open_in_index(index, scope),
         }
-        let (dir, path) = match &scope.roots {
-            Some(roots) => open_confined(&scope.logical_path, roots)?,
-            None => open_search_dir(&scope.logical_path)?,
-        };
-        Ok(Root { backend: Backend::Disk(Arc::new(dir)), path })
+        open_on_disk(scope)
     }
 
     /// `open` in a storage. The walk never follows a symlink there, and the
@@ -425,7 +421,7 @@ impl Source {
             check_roots(&scope.logical_path, roots)?;
         }
         let shown = clip(&self.display(scope), 300).into_owned();
-        let tree = index.read()?;
+        let tree = index.read_for_call()?;
         // The tree holds what is there, symlinks as themselves: a folder
         // found as written needs no look at the disk; a search path through
         // a symlink is looked up where it leads, as on disk.
@@ -447,11 +443,7 @@ impl Source {
             // there, as find does; the error, if any, is find's.
             None => {
                 drop(tree);
-                let (dir, path) = match &scope.roots {
-                    Some(roots) => open_confined(&scope.logical_path, roots)?,
-                    None => open_search_dir(&scope.logical_path)?,
-                };
-                Ok(Root { backend: Backend::Disk(Arc::new(dir)), path })
+                open_on_disk(scope)
             }
             Some(EntryKind::Dir) => {
                 Ok(Root { backend: Backend::Index(index.clone(), rel), path: scope.logical_path.clone() })
@@ -469,6 +461,15 @@ impl Source {
             _ => scope.logical(),
         }
     }
+}
+
+/// The search directory on disk, confined to the roots if there are any.
+fn open_on_disk(scope: &Scope) -> Result<Root> {
+    let (dir, path) = match &scope.roots {
+        Some(roots) => open_confined(&scope.logical_path, roots)?,
+        None => open_search_dir(&scope.logical_path)?,
+    };
+    Ok(Root { backend: Backend::Disk(Arc::new(dir)), path })
 }
 
 /// A storage path (`/docs/a`) relative to the storage's root (`docs/a`).

@@ -265,7 +265,7 @@ impl Index {
             }
         }
         // A folder's listing names it: shallower listings first.
-        listings.sort_by_key(|l| l.rel.iter().filter(|&&b| b == b'/').count() + usize::from(!l.rel.is_empty()));
+        listings.sort_by_cached_key(|l| l.rel.iter().filter(|&&b| b == b'/').count() + usize::from(!l.rel.is_empty()));
         let root_meta = dir.stat(OsStr::new(".")).map(|s| s.meta).unwrap_or(UNKNOWN_META);
         let mut tree = Tree::new(root_meta);
         let mut folders: HashMap<Vec<u8>, Id> = HashMap::with_capacity(listings.len());
@@ -385,11 +385,17 @@ impl Index {
         unpoisoned(self.sketches.write()).keep(epoch, made);
     }
 
-    /// The tree, once the index is known to still stand for its folder and
-    /// its folders that are not watched have been listed again.
-    pub fn read(&self) -> Result<RwLockReadGuard<'_, Tree>> {
+    /// The tree at the start of a call: once its folders that are not
+    /// watched have been listed again (see `relist_unwatched`).
+    pub fn read_for_call(&self) -> Result<RwLockReadGuard<'_, Tree>> {
         self.check_open()?;
         self.relist_unwatched()?;
+        self.read()
+    }
+
+    /// The tree, once the index is known to still stand for its folder.
+    pub fn read(&self) -> Result<RwLockReadGuard<'_, Tree>> {
+        self.check_open()?;
         let tree = unpoisoned(self.tree.read());
         // Closed or failed meanwhile: the tree held is an empty one.
         self.usable()?;
@@ -1062,11 +1068,12 @@ impl Index {
                         if let Some(folder) = self.changed_folder(path) {
                             dirty.insert(folder);
                         }
-                        touched.extend(self.entry_at(path));
+                        let entry = self.entry_at(path);
                         dirty.extend(self.submodule_folders(path));
                         if metadata {
-                            access.extend(self.entry_at(path));
+                            access.extend(entry.clone());
                         }
+                        touched.extend(entry);
                     }
                 }
                 // A folder the OS would not watch (its limit): counted, as
@@ -1358,18 +1365,10 @@ mod tests {
         held
     }
 
+    /// Every path the tree holds, once the index is known to still answer.
     fn paths(index: &Index) -> Vec<String> {
-        let tree = index.read().unwrap();
-        let mut out = Vec::new();
-        let mut stack = vec![ROOT];
-        while let Some(id) = stack.pop() {
-            for &c in &tree.node(id).children {
-                out.push(String::from_utf8_lossy(&tree.path(c)).into_owned());
-                stack.push(c);
-            }
-        }
-        out.sort();
-        out
+        drop(index.read().unwrap());
+        held_paths(index)
     }
 
     #[test]

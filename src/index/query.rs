@@ -96,7 +96,8 @@ where
         let mut collector = new_collector();
         let folders = OpenedFolders::new(base);
         let sketches = index.sketches();
-        let known = Known { visible: &visible, epoch: sketches.epoch(), sketches: &sketches, made: RefCell::default() };
+        let known =
+            SliceContents { visible: &visible, epoch: sketches.epoch(), sketches: &sketches, made: RefCell::default() };
         for i in start..visible.len().min(start + chunk) {
             if i % CANCEL_EVERY as usize == 0 {
                 cancel.check()?;
@@ -125,19 +126,19 @@ where
 
 /// What the index knows of the contents of a slice of `Visible`'s files,
 /// and the sketches made while it is searched (kept once it is done).
-struct Known<'a> {
+struct SliceContents<'a> {
     visible: &'a Visible,
     sketches: &'a Sketches,
     epoch: u64,
     made: RefCell<Vec<(Handle, Meta, Sketch)>>,
 }
 
-impl KnownContents for Known<'_> {
+impl KnownContents for SliceContents<'_> {
     fn sketch(&self, at: usize) -> Option<&Sketch> {
         self.sketches.get(self.visible.handles[at], self.visible.metas[at])
     }
 
-    fn wants_sketch(&self, _: usize) -> bool {
+    fn wants_sketch(&self) -> bool {
         self.sketches.has_room()
     }
 

@@ -199,11 +199,12 @@ fn gather(
                         return None;
                     }
                     // A live index's sketch may tell that it holds no match.
-                    if entry.sketch().is_some_and(|sketch| !regex.may_match(sketch)) {
+                    let sketch = entry.sketch();
+                    if sketch.is_some_and(|sketch| !regex.may_match(sketch)) {
                         return None;
                     }
                     match entry.open() {
-                        Some(file) if sketching.wanted(entry) => {
+                        Some(file) if sketch.is_none() && sketching.wanted(entry) => {
                             sketching.scan(&mut searcher, regex, file, scan, relative, cancel, entry)?.count
                         }
                         Some(file) => scan_file(&mut searcher, regex, file, scan, relative, cancel)?.count,
@@ -263,12 +264,10 @@ struct Sketching {
 }
 
 impl Sketching {
-    /// Whether `entry` is a file of a live index that wants a sketch and is
-    /// small enough to get one.
+    /// Whether `entry` (a file with no sketch) is a live index's file that
+    /// wants one and is small enough to get one.
     fn wanted(&self, entry: &Entry) -> bool {
-        entry.known_size().is_some_and(|size| size <= MAX_SKETCHED_FILE_BYTES)
-            && entry.sketch().is_none()
-            && entry.wants_sketch()
+        entry.known_size().is_some_and(|size| size <= MAX_SKETCHED_FILE_BYTES) && entry.wants_sketch()
     }
 
     /// Reads `file` whole, hands its sketch to `entry`, and searches it

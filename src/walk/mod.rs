@@ -214,8 +214,8 @@ impl<'a> Entry<'a> {
 pub trait KnownContents {
     /// The sketch of entry `at`'s contents as they are now, if one is kept.
     fn sketch(&self, at: usize) -> Option<&Sketch>;
-    /// Whether a sketch made of entry `at` now would be kept.
-    fn wants_sketch(&self, at: usize) -> bool;
+    /// Whether a sketch made now would be kept (the layer has room).
+    fn wants_sketch(&self) -> bool;
     /// Keeps `sketch`, made of entry `at`'s contents as just read.
     fn remember(&self, at: usize, sketch: Sketch);
 }
@@ -284,7 +284,7 @@ impl Entry<'_> {
     /// Whether a sketch of this file, made from its contents, would be kept.
     pub fn wants_sketch(&self) -> bool {
         match &self.0 {
-            At::Indexed { at, contents, .. } => contents.wants_sketch(*at),
+            At::Indexed { contents, .. } => contents.wants_sketch(),
             At::InDir { .. } | At::Listed(_) => false,
         }
     }
