@@ -210,6 +210,14 @@ export interface IndexStats {
   contentBytes: number
   /** Files with a sketch of their contents. */
   contentFiles: number
+  /**
+   * Bytes of file contents held in memory, so the files a content search
+   * may match are searched without reading them again (at most
+   * `openIndex`'s `contentCacheBytes`).
+   */
+  contentCacheBytes: number
+  /** Files whose contents are held in memory. */
+  contentCacheFiles: number
   /** File-system events received. */
   events: number
   /** Folders listed again after events. */
@@ -240,7 +248,18 @@ export interface FileIndex {
 }
 
 /** Walks `path` once, then keeps an exact picture of it from file-system events. */
-export declare function openIndex(path: string, options?: { cwd?: string }): Promise<FileIndex>
+export interface OpenIndexOptions {
+  /** Resolves `path` (default `process.cwd()`). */
+  cwd?: string
+  /**
+   * The most bytes of file contents the index keeps in memory for content
+   * search (default 256 MiB; 0 keeps none). The smallest files are kept
+   * first; only files a content search has read are held.
+   */
+  contentCacheBytes?: number
+}
+
+export declare function openIndex(path: string, options?: OpenIndexOptions): Promise<FileIndex>
 
 export type FindFilesErrorCode =
   | 'invalid-argument'

@@ -81,7 +81,7 @@ describe('index.searchFiles with the content layer', () => {
     assert.equal((await index.searchFiles({ pattern: 'alpha', outputMode: 'count' })).matchCount, 0)
   })
 
-  test('random edits of contents, renames and new files: every round equals a fresh search', { timeout: 120_000 }, async (t) => {
+  for (const [cache, what] of [[undefined, 'the default cache'], [300, 'a 300-byte cache (files evicted and kept in turn)']]) test(`random edits of contents, renames and new files: every round equals a fresh search, with ${what}`, { timeout: 120_000 }, async (t) => {
     const rand = seededRandom(Number(process.env.AF_CONTENT_SEED || 11))
     const WORDS = ['alpha', 'beta', 'Gamma', 'delta', 'needle', 'haystack', 'función', 'KELVIN', 'x', 'import', 'require(']
     const pick = (list) => list[Math.floor(rand() * list.length)]
@@ -91,7 +91,7 @@ describe('index.searchFiles with the content layer', () => {
     for (let i = 0; i < 40; i++) spec[`d${i % 4}/f${i}.txt`] = text()
     const root = tmpTree(t, spec)
     setAllTimes(root)
-    const index = await openIndex(root)
+    const index = await openIndex(root, { contentCacheBytes: cache })
     t.after(() => index.close())
     const queries = [
       { pattern: 'needle', outputMode: 'count' },
@@ -134,6 +134,71 @@ describe('index.searchFiles with the content layer', () => {
       await within(index.settled(), 10_000)
       await sameAsFresh(index, root, queries, `round ${round} after ${did.slice(-4).join('; ')}`)
     }
-    t.diagnostic(`${edits} edits, 8 rounds, ${queries.length} queries a round; ${index.stats().contentFiles} files sketched`)
+    const stats = index.stats()
+    if (cache !== undefined) assert.ok(stats.contentCacheBytes <= cache, `contentCacheBytes ${stats.contentCacheBytes} over the cap ${cache}`)
+    assert.ok(stats.contentCacheFiles > 0, 'some contents are held')
+    t.diagnostic(`${edits} edits, 8 rounds, ${queries.length} queries a round; ${stats.contentFiles} files sketched, ${stats.contentCacheFiles} held (${stats.contentCacheBytes} B)`)
+  })
+})
+
+/** Read system calls this process made so far (Linux), or null. */
+function readCalls() {
+  try {
+    return Number(/^syscr: (\d+)$/m.exec(fs.readFileSync('/proc/self/io', 'utf8'))[1])
+  } catch {
+    return null
+  }
+}
+
+describe('the content cache (openIndex contentCacheBytes)', () => {
+  test('a repeated search is answered from memory: it reads no file; with a cap of 0 it reads them all', async (t) => {
+    if (readCalls() === null) return t.skip('needs /proc/self/io (Linux)')
+    const files = {}
+    for (let i = 0; i < 300; i++) files[`d${i % 10}/f${i}.txt`] = `line ${i}\n${i % 50 === 0 ? 'needle here\n' : 'hay\n'}`
+    const root = tmpTree(t, files)
+    for (const [cache, held] of [[undefined, 300], [0, 0]]) {
+      const index = await openIndex(root, { contentCacheBytes: cache })
+      const q = { pattern: 'line|needle', outputMode: 'count' }
+      const first = await index.searchFiles(q)
+      assert.equal(first.matchCount, 306)
+      assert.equal(index.stats().contentCacheFiles, held)
+      const before = readCalls()
+      const again = await index.searchFiles(q)
+      const reads = readCalls() - before
+      assert.deepEqual(again, first)
+      assert.deepEqual(again, await searchFiles({ ...q, cwd: root }))
+      if (cache === 0) assert.ok(reads >= 300, `with no cache every file is read again (${reads} reads)`)
+      else assert.ok(reads < 100, `a search from the cache made ${reads} read calls for 300 files`)
+      t.diagnostic(`cache ${cache ?? 'default'}: ${reads} read calls for the repeated search`)
+      await index.close()
+      assert.equal(index.stats().contentCacheBytes, 0, 'close() frees the cache')
+    }
+  })
+
+  test('under a small cap the smallest files are held, the largest make room, and answers do not change', async (t) => {
+    const files = {}
+    for (let i = 0; i < 10; i++) files[`small${i}.txt`] = `${String(i).padStart(99, 's')}\n`
+    for (let i = 0; i < 5; i++) files[`big${i}.txt`] = `${String(i).padStart(999, 'b')}\n`
+    const root = tmpTree(t, files)
+    const index = await openIndex(root, { contentCacheBytes: 1500 })
+    t.after(() => index.close())
+    for (const q of [{ pattern: '[0-9]$', outputMode: 'count' }, { pattern: 'b+3$' }, { pattern: 's+7$' }]) {
+      assert.deepEqual(await index.searchFiles(q), await searchFiles({ ...q, cwd: root }), JSON.stringify(q))
+      const { contentCacheBytes, contentCacheFiles } = index.stats()
+      assert.deepEqual({ contentCacheBytes, contentCacheFiles }, { contentCacheBytes: 1000, contentCacheFiles: 10 }, JSON.stringify(q))
+    }
+  })
+
+  test('contentCacheBytes must be a whole number of bytes', async (t) => {
+    const root = tmpTree(t, { 'a.txt': 'a\n' })
+    for (const bad of [-1, 1.5, '64M', Number.NaN, Infinity, null, {}]) {
+      await assert.rejects(openIndex(root, { contentCacheBytes: bad }), (err) => {
+        assert.equal(err.name, 'FindFilesError')
+        assert.equal(err.code, 'invalid-argument')
+        assert.match(err.message, /`contentCacheBytes` must be a whole number of bytes, 0 or more/)
+        return true
+      }, String(bad))
+    }
+    await assert.rejects(openIndex(root, { contentCache: 10 }), /unknown option `contentCache`; the options are `cwd` and `contentCacheBytes`/)
   })
 })

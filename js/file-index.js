@@ -4,7 +4,7 @@
 
 const binding = require('./native.js')
 const { FindFilesError, invalid } = require('./errors.js')
-const { isNonArrayObject } = require('./util.js')
+const { describe, isNonArrayObject } = require('./util.js')
 const { searches } = require('./search.js')
 
 /**
@@ -58,18 +58,29 @@ class FileIndex {
   }
 }
 
-/** `openIndex(path, { cwd }?)`: walks the folder once, then watches it. */
+/** The options `openIndex` takes. */
+const OPEN_OPTIONS = ['cwd', 'contentCacheBytes']
+
+/** `openIndex(path, { cwd, contentCacheBytes }?)`: walks the folder once, then watches it. */
 async function openIndex(path, options = {}) {
   if (typeof path !== 'string' || path === '') throw invalid('openIndex(path) takes the folder to index, as a non-empty string')
   if (!isNonArrayObject(options)) throw invalid('openIndex(path, options) takes an options object such as { cwd }')
   for (const key of Object.keys(options)) {
-    if (key !== 'cwd') throw invalid(`openIndex: unknown option \`${key}\`; the only option is \`cwd\``)
+    if (!OPEN_OPTIONS.includes(key)) {
+      throw invalid(`openIndex: unknown option \`${key}\`; the options are ${OPEN_OPTIONS.map((o) => `\`${o}\``).join(' and ')}`)
+    }
   }
   if (options.cwd !== undefined && (typeof options.cwd !== 'string' || options.cwd === '')) {
     throw invalid('openIndex: `cwd` must be a non-empty path')
   }
+  const cache = options.contentCacheBytes
+  if (cache !== undefined && !(typeof cache === 'number' && Number.isSafeInteger(cache) && cache >= 0)) {
+    throw invalid(
+      `openIndex: \`contentCacheBytes\` must be a whole number of bytes, 0 or more (0 keeps no file contents in memory), not ${describe(cache)}`,
+    )
+  }
   const native = new binding.FileIndex()
-  const failure = await native.open(path, options.cwd)
+  const failure = await native.open(path, options.cwd, cache)
   if (failure) throw new FindFilesError(failure.code, failure.message)
   return new FileIndex(native)
 }

@@ -62,7 +62,7 @@ pub use error::{clip, ErrorCode, FindError, Result};
 
 // Where a search runs: the disk, a host's storage, a live index.
 pub use dir::Stat;
-pub use index::{Index, IndexRef};
+pub use index::{ContentCaps, Index, IndexRef, LayerSize};
 pub use sandbox::resolve_logical;
 pub use shared::Shared;
 pub use source::Source;

@@ -65,6 +65,11 @@ pub const MAX_CONTENT_REGEX_BYTES: usize = 10 << 20;
 /// (37 MB for 100k files), so room for about 700k. Past it, files without a
 /// sketch are read by every content search, as without the layer.
 pub const INDEX_SKETCH_BYTES: usize = 256 << 20;
+/// The most bytes of file contents a live index keeps in memory by default
+/// (`openIndex`'s `contentCacheBytes`): enough for the searched text of most
+/// repositories (dependency and build folders are not searched unless
+/// asked), and a small share of a machine that runs an agent.
+pub const DEFAULT_INDEX_CONTENT_CACHE_BYTES: usize = 256 << 20;
 
 /// The nice value of the threads that walk, search and compile (Linux; 0
 /// leaves them at the loop's priority). At 10 the loop thread and V8's GC

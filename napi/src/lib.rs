@@ -8,9 +8,9 @@ mod slots;
 
 use agent_find_core::{
     clip, default_notice, lock, parse_find_options, parse_search_options, render_find, render_search, resolve_logical,
-    run_find, run_search, Cancel, CancelFlag, EntryKind, ErrorCode, FindConfig, FindError, FindOutcome, Found, Index,
-    IndexRef, LineMatch, Meta, OmittedDir, Purpose, SearchConfig, SearchItems, SearchOutcome, Shared, Source,
-    Truncation, Value,
+    run_find, run_search, Cancel, CancelFlag, ContentCaps, EntryKind, ErrorCode, FindConfig, FindError, FindOutcome,
+    Found, Index, IndexRef, LineMatch, Meta, OmittedDir, Purpose, SearchConfig, SearchItems, SearchOutcome, Shared,
+    Source, Truncation, Value,
 };
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
@@ -684,6 +684,10 @@ pub struct IndexStats {
     pub content_bytes: f64,
     /// Files with a sketch of their contents.
     pub content_files: f64,
+    /// Bytes of file contents held in memory (the content layer's cache).
+    pub content_cache_bytes: f64,
+    /// Files whose contents are held in memory.
+    pub content_cache_files: f64,
     /// File-system events received.
     pub events: f64,
     /// Folders listed again after events.
@@ -720,12 +724,18 @@ impl FileIndex {
         env: &'env Env,
         path: String,
         cwd: Option<String>,
+        content_cache_bytes: Option<f64>,
     ) -> Result<PromiseRaw<'env, Option<Failure>>> {
         let slot = Arc::clone(&self.index);
+        let mut caps = ContentCaps::default();
+        if let Some(bytes) = content_cache_bytes {
+            // Checked in JS: a whole number of bytes, not negative.
+            caps.contents = bytes.min(usize::MAX as f64) as usize;
+        }
         env.spawn_future(async move {
             let opened = off_the_loop(move || {
                 let logical = resolve_logical(cwd.as_deref(), Some(&path))?;
-                Index::open(logical)
+                Index::open(logical, caps)
             });
             Ok(match opened.await.and_then(|done| done) {
                 Ok(index) => {
@@ -759,8 +769,10 @@ impl FileIndex {
             bytes: s.bytes as f64,
             bytes_per_entry: if s.entries == 0 { 0.0 } else { (s.bytes as f64 / s.entries as f64).round() },
             cached_bytes: s.cached_bytes as f64,
-            content_bytes: s.content_bytes as f64,
-            content_files: s.content_files as f64,
+            content_bytes: s.content.sketch_bytes as f64,
+            content_files: s.content.sketched_files as f64,
+            content_cache_bytes: s.content.cached_bytes as f64,
+            content_cache_files: s.content.cached_files as f64,
             events: s.events as f64,
             folders_reconciled: s.folders_reconciled as f64,
             rescans: s.rescans as f64,

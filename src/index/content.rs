@@ -1,94 +1,192 @@
 //! The live index's content layer: a `Sketch` of each file's contents (see
 //! `content_sketch`), made by the content searches that read the file and
-//! used by later ones to pass over files that cannot hold a match.
+//! used by later ones to pass over files that cannot hold a match, and a
+//! bounded cache of the contents themselves, so the files that may match are
+//! searched from memory rather than opened and read again.
 //!
-//! A sketch stands for the file as it was when read: it is kept with the
-//! entry's size and mtime and used only while the tree still shows those,
-//! and an event naming the file drops it (`forget`), so a file rewritten
-//! with the same size and time is read again too. Sketches made while an
-//! event was being applied are not kept (`epoch`): they may describe the
-//! contents before it. The layer holds at most `cap` bytes; past it, files
-//! without a sketch are read by every search, as without the layer.
+//! What the layer holds for a file stands for the file as it was when read:
+//! it is kept with the entry's size and mtime and used only while the tree
+//! still shows those, and an event naming the file drops it (`forget`), so a
+//! file rewritten with the same size and time is read again too. What was
+//! made while an event was being applied is not kept (`epoch`): it may
+//! describe the contents before it.
+//!
+//! Sketches take at most `sketch_cap` bytes; past it, files without one are
+//! read by every search, as without the layer. Contents take at most
+//! `cache_cap` bytes, and when a file does not fit, the largest files held
+//! make room for it (never a file as large as it or larger). Keeping the
+//! smallest files is what saves the most per byte: a file's cost to search
+//! from disk is an open, a read and a close whatever its size, plus a copy
+//! that grows with it, while searching it costs the same from memory or from
+//! the page cache. It is also steady under the searches an agent runs, each
+//! of which reads every candidate file in the same order: a policy by
+//! recency (LRU, CLOCK) would evict every file before its next use there
+//! whenever the candidates outgrow the cap.
 
 use super::tree::{Handle, Id, Tree};
 use crate::content_sketch::Sketch;
 use crate::entry::Meta;
+use crate::walk::KnownFile;
+use std::collections::BTreeSet;
 
 struct Slot {
     handle: Handle,
     meta: Meta,
     sketch: Sketch,
+    /// The file's contents, while the cache holds them.
+    contents: Option<Box<[u8]>>,
 }
 
-/// The sketches, by the entry's slot in the tree.
-pub struct Sketches {
+/// What a query learnt of a file it read whole: its sketch and, when the
+/// cache wanted them, its contents.
+pub struct Learnt {
+    pub handle: Handle,
+    pub meta: Meta,
+    pub sketch: Sketch,
+    pub contents: Option<Box<[u8]>>,
+}
+
+/// The caps of the content layer, in bytes.
+#[derive(Debug, Clone, Copy)]
+pub struct Caps {
+    pub sketches: usize,
+    pub contents: usize,
+}
+
+impl Default for Caps {
+    fn default() -> Caps {
+        Caps { sketches: crate::limits::INDEX_SKETCH_BYTES, contents: crate::limits::DEFAULT_INDEX_CONTENT_CACHE_BYTES }
+    }
+}
+
+/// The sketches and cached contents, by the entry's slot in the tree.
+pub struct ContentLayer {
     slots: Vec<Option<Slot>>,
-    bytes: usize,
-    files: usize,
-    cap: usize,
-    /// Bumped each time a sketch is dropped for a change.
+    sketch_bytes: usize,
+    sketched_files: usize,
+    cached_bytes: usize,
+    /// The files whose contents are held, by size, for evicting the largest.
+    cached: BTreeSet<(usize, Id)>,
+    caps: Caps,
+    /// Bumped each time something is dropped for a change.
     epoch: u64,
 }
 
-impl Sketches {
-    pub fn new(cap: usize) -> Sketches {
-        Sketches { slots: Vec::new(), bytes: 0, files: 0, cap, epoch: 0 }
+/// The sizes `stats()` reports.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct LayerSize {
+    /// Heap bytes held by sketches (and the slot table).
+    pub sketch_bytes: usize,
+    pub sketched_files: usize,
+    /// Bytes of file contents held.
+    pub cached_bytes: usize,
+    pub cached_files: usize,
+}
+
+impl ContentLayer {
+    pub fn new(caps: Caps) -> ContentLayer {
+        ContentLayer {
+            slots: Vec::new(),
+            sketch_bytes: 0,
+            sketched_files: 0,
+            cached_bytes: 0,
+            cached: BTreeSet::new(),
+            caps,
+            epoch: 0,
+        }
     }
 
-    /// The sketch of the entry `handle`, if it was made for the contents
-    /// the entry has at `meta`.
-    pub fn get(&self, handle: Handle, meta: Meta) -> Option<&Sketch> {
+    /// What is known of the entry `handle`, if it was learnt from the
+    /// contents the entry has at `meta`.
+    pub fn get(&self, handle: Handle, meta: Meta) -> Option<KnownFile<'_>> {
         match self.slots.get(handle.id() as usize) {
-            Some(Some(slot)) if slot.handle == handle && slot.meta == meta => Some(&slot.sketch),
+            Some(Some(slot)) if slot.handle == handle && slot.meta == meta => {
+                Some(KnownFile { sketch: &slot.sketch, contents: slot.contents.as_deref() })
+            }
             _ => None,
         }
     }
 
     /// Whether another sketch would be kept.
-    pub fn has_room(&self) -> bool {
-        self.bytes < self.cap
+    pub fn wants_sketch(&self) -> bool {
+        self.sketch_bytes < self.caps.sketches
     }
 
-    /// The epoch to pass to `keep` for sketches made from now on.
+    /// Whether the contents of a file of `size` bytes would be kept: there
+    /// is room, or larger files to make room.
+    pub fn wants_contents(&self, size: u64) -> bool {
+        let Ok(size) = usize::try_from(size) else { return false };
+        size <= self.caps.contents
+            && (self.cached_bytes + size <= self.caps.contents
+                || self.cached.last().is_some_and(|&(largest, _)| largest > size))
+    }
+
+    /// The epoch to pass to `keep` for what is learnt from now on.
     pub fn epoch(&self) -> u64 {
         self.epoch
     }
 
-    /// Keeps sketches made since `epoch` (none if a change came meanwhile,
-    /// or once the cap is reached).
-    pub fn keep(&mut self, epoch: u64, made: Vec<(Handle, Meta, Sketch)>) {
+    /// Keeps what was learnt since `epoch` (nothing if a change came
+    /// meanwhile; no new sketch once their cap is reached).
+    pub fn keep(&mut self, epoch: u64, learnt: Vec<Learnt>) {
         if epoch != self.epoch {
             return;
         }
-        for (handle, meta, sketch) in made {
-            if !self.has_room() {
-                return;
-            }
+        for Learnt { handle, meta, sketch, contents } in learnt {
             let id = handle.id() as usize;
+            let same_file = matches!(self.slots.get(id), Some(Some(s)) if s.handle == handle && s.meta == meta);
+            if !same_file && !self.wants_sketch() {
+                continue;
+            }
             if self.slots.len() <= id {
                 self.slots.resize_with(id + 1, || None);
             }
             self.drop_slot(id);
-            self.bytes += sketch.bytes();
-            self.files += 1;
-            self.slots[id] = Some(Slot { handle, meta, sketch });
+            let contents = contents.filter(|c| self.make_room(c.len()));
+            if let Some(c) = &contents {
+                self.cached_bytes += c.len();
+                self.cached.insert((c.len(), handle.id()));
+            }
+            self.sketch_bytes += sketch.bytes();
+            self.sketched_files += 1;
+            self.slots[id] = Some(Slot { handle, meta, sketch, contents });
+        }
+    }
+
+    /// Evicts the largest files held, each larger than `size`, until `size`
+    /// more bytes fit; whether they do.
+    fn make_room(&mut self, size: usize) -> bool {
+        while self.cached_bytes + size > self.caps.contents {
+            match self.cached.last().copied() {
+                Some((largest, id)) if largest > size => self.drop_contents(id as usize),
+                _ => return false,
+            }
+        }
+        true
+    }
+
+    fn drop_contents(&mut self, id: usize) {
+        if let Some(contents) = self.slots.get_mut(id).and_then(Option::as_mut).and_then(|s| s.contents.take()) {
+            self.cached_bytes -= contents.len();
+            self.cached.remove(&(contents.len(), id as Id));
         }
     }
 
     fn drop_slot(&mut self, id: usize) {
+        self.drop_contents(id);
         if let Some(old) = self.slots.get_mut(id).and_then(Option::take) {
-            self.bytes -= old.sketch.bytes();
-            self.files -= 1;
+            self.sketch_bytes -= old.sketch.bytes();
+            self.sketched_files -= 1;
         }
     }
 
-    /// Drops the sketch in slot `id` (its file changed, or was removed).
+    /// Drops what is known of slot `id` (its file changed, or was removed).
     pub fn forget(&mut self, id: Id) {
         self.epoch += 1;
         self.drop_slot(id as usize);
     }
 
-    /// Drops every sketch whose entry is no longer in `tree`.
+    /// Drops what is known of every entry no longer in `tree`.
     pub fn sweep(&mut self, tree: &Tree) {
         for id in 0..self.slots.len() {
             if self.slots[id].as_ref().is_some_and(|slot| tree.resolve(slot.handle).is_none()) {
@@ -97,15 +195,84 @@ impl Sketches {
         }
     }
 
-    /// Drops them all (the tree was made anew).
+    /// Drops it all (the tree was made anew, or the index closed).
     pub fn clear(&mut self) {
         self.epoch += 1;
         self.slots = Vec::new();
-        (self.bytes, self.files) = (0, 0);
+        self.cached = BTreeSet::new();
+        (self.sketch_bytes, self.sketched_files, self.cached_bytes) = (0, 0, 0);
     }
 
-    /// Heap bytes held, and how many files have a sketch.
-    pub fn size(&self) -> (usize, usize) {
-        (self.bytes + self.slots.capacity() * std::mem::size_of::<Option<Slot>>(), self.files)
+    pub fn size(&self) -> LayerSize {
+        LayerSize {
+            sketch_bytes: self.sketch_bytes + self.slots.capacity() * std::mem::size_of::<Option<Slot>>(),
+            sketched_files: self.sketched_files,
+            cached_bytes: self.cached_bytes,
+            cached_files: self.cached.len(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::content_sketch::Sketcher;
+
+    fn learnt(id: Id, size: usize) -> Learnt {
+        let contents = vec![b'a' + (id % 26) as u8; size];
+        let meta = Meta { size: size as u64, mtime_ms: 1.0 };
+        let sketch = Sketcher::default().sketch(&contents);
+        Learnt { handle: Handle::for_test(id), meta, sketch, contents: Some(contents.into()) }
+    }
+
+    fn cached(layer: &ContentLayer, id: Id, size: usize) -> bool {
+        let meta = Meta { size: size as u64, mtime_ms: 1.0 };
+        layer.get(Handle::for_test(id), meta).is_some_and(|known| known.contents.is_some())
+    }
+
+    #[test]
+    fn the_largest_files_make_room_and_never_for_a_larger_one() {
+        let mut layer = ContentLayer::new(Caps { sketches: 1 << 20, contents: 1_500 });
+        layer.keep(0, vec![learnt(0, 1_000), learnt(1, 400)]);
+        assert_eq!(layer.size().cached_bytes, 1_400);
+        // 200 more do not fit: the 1,000-byte file makes room.
+        assert!(layer.wants_contents(200));
+        layer.keep(0, vec![learnt(2, 200)]);
+        assert!(!cached(&layer, 0, 1_000) && cached(&layer, 1, 400) && cached(&layer, 2, 200));
+        assert!(layer.get(Handle::for_test(0), Meta { size: 1_000, mtime_ms: 1.0 }).is_some(), "its sketch stays");
+        // A file no smaller than every file held is not kept when it does not fit.
+        layer.keep(0, vec![learnt(3, 900), learnt(4, 1_000)]);
+        assert!(cached(&layer, 3, 900) && !cached(&layer, 4, 1_000));
+        assert!(!layer.wants_contents(1_000) && !layer.wants_contents(1_501));
+        let size = layer.size();
+        assert_eq!((size.cached_bytes, size.cached_files, size.sketched_files), (1_500, 3, 5));
+        assert!(size.cached_bytes <= 1_500);
+    }
+
+    #[test]
+    fn a_change_drops_what_was_learnt_and_stale_learning_is_not_kept() {
+        let mut layer = ContentLayer::new(Caps { sketches: 1 << 20, contents: 10_000 });
+        let epoch = layer.epoch();
+        layer.keep(epoch, vec![learnt(0, 100), learnt(1, 200)]);
+        layer.forget(0);
+        assert!(!cached(&layer, 0, 100) && cached(&layer, 1, 200));
+        assert_eq!((layer.size().cached_bytes, layer.size().sketched_files), (200, 1));
+        // Learnt before the change: dropped whole.
+        layer.keep(epoch, vec![learnt(2, 300)]);
+        assert!(!cached(&layer, 2, 300));
+        // Other metadata than when learnt: not known.
+        assert!(layer.get(Handle::for_test(1), Meta { size: 200, mtime_ms: 2.0 }).is_none());
+        layer.clear();
+        let size = layer.size();
+        assert_eq!((size.cached_bytes, size.cached_files, size.sketched_files), (0, 0, 0));
+    }
+
+    #[test]
+    fn a_zero_cap_keeps_sketches_only() {
+        let mut layer = ContentLayer::new(Caps { sketches: 1 << 20, contents: 0 });
+        assert!(!layer.wants_contents(1));
+        layer.keep(0, vec![learnt(0, 10)]);
+        assert!(!cached(&layer, 0, 10));
+        assert_eq!((layer.size().cached_bytes, layer.size().sketched_files), (0, 1));
     }
 }

@@ -27,7 +27,7 @@
 //! its path is gone or is another one, calls fail (`not-found`, `fs-error`).
 //! `close` frees the tree and the folder's descriptor at once.
 
-mod content;
+pub mod content;
 #[cfg(target_os = "linux")]
 mod inotify;
 pub mod query;
@@ -41,7 +41,8 @@ use crate::gitignore::{folders_above_on_disk, FolderRules, GitEnv, IgnoreFiles, 
 use crate::shared::Shared;
 use crate::sync::{lock, unpoisoned};
 use crate::walk::{walk_dir, Entry, Excludes, WalkRules};
-use content::Sketches;
+use content::ContentLayer;
+pub use content::{Caps as ContentCaps, LayerSize};
 #[cfg(not(target_os = "linux"))]
 use notify::{RecursiveMode, Watcher};
 use query::{Visible, VisibleKey};
@@ -100,7 +101,7 @@ pub struct Index {
     /// What recent queries' rules let through, for the generation it was made in.
     visible: Mutex<Vec<(VisibleKey, u64, Arc<Visible>)>>,
     /// What content searches learnt of the files' contents (see `content`).
-    sketches: RwLock<Sketches>,
+    content: RwLock<ContentLayer>,
 }
 
 /// How many sets of rules keep their `Visible` list.
@@ -138,9 +139,8 @@ pub struct Stats {
     pub bytes: usize,
     /// Held by the lists kept for recent queries' rules (`Visible`).
     pub cached_bytes: usize,
-    /// Held by the content layer's sketches, and how many files have one.
-    pub content_bytes: usize,
-    pub content_files: usize,
+    /// What the content layer holds (see `content`).
+    pub content: LayerSize,
     pub events: u64,
     pub folders_reconciled: u64,
     pub rescans: u64,
@@ -163,8 +163,9 @@ pub fn os(bytes: &[u8]) -> &OsStr {
 }
 
 impl Index {
-    /// Opens `root` (as `open_search_dir` would), walks it and starts watching.
-    pub fn open(logical_path: PathBuf) -> Result<Arc<Index>> {
+    /// Opens `root` (as `open_search_dir` would), walks it and starts
+    /// watching; its content layer holds at most `caps`.
+    pub fn open(logical_path: PathBuf, caps: ContentCaps) -> Result<Arc<Index>> {
         let (dir, real_path) = crate::sandbox::open_search_dir(&logical_path)?;
         let identity = identity_of(&dir);
         let dir = Arc::new(dir);
@@ -183,7 +184,7 @@ impl Index {
             broken: Mutex::new(None),
             generation: AtomicU64::new(0),
             visible: Mutex::new(Vec::new()),
-            sketches: RwLock::new(Sketches::new(crate::limits::INDEX_SKETCH_BYTES)),
+            content: RwLock::new(ContentLayer::new(caps)),
             #[cfg(target_os = "linux")]
             inotify: Mutex::new(match &source {
                 Source::Inotify(inotify) => Some(Arc::clone(inotify)),
@@ -376,13 +377,13 @@ impl Index {
     }
 
     /// The content layer, for a query to read (see `query`).
-    pub fn sketches(&self) -> RwLockReadGuard<'_, Sketches> {
-        unpoisoned(self.sketches.read())
+    pub fn content(&self) -> RwLockReadGuard<'_, ContentLayer> {
+        unpoisoned(self.content.read())
     }
 
-    /// Keeps sketches a query made (see `Sketches::keep`).
-    pub fn keep_sketches(&self, epoch: u64, made: Vec<(Handle, Meta, crate::content_sketch::Sketch)>) {
-        unpoisoned(self.sketches.write()).keep(epoch, made);
+    /// Keeps what a query learnt of files' contents (see `ContentLayer::keep`).
+    pub fn keep_learnt(&self, epoch: u64, learnt: Vec<content::Learnt>) {
+        unpoisoned(self.content.write()).keep(epoch, learnt);
     }
 
     /// The tree at the start of a call: once its folders that are not
@@ -481,7 +482,7 @@ impl Index {
             *lock(&self.inotify) = None;
         }
         *unpoisoned(self.tree.write()) = Tree::new(UNKNOWN_META);
-        unpoisoned(self.sketches.write()).clear();
+        unpoisoned(self.content.write()).clear();
         lock(&self.visible).clear();
         self.generation.fetch_add(1, Ordering::SeqCst);
     }
@@ -517,14 +518,13 @@ impl Index {
         let unwatched = lock(&self.inotify).as_ref().map(|i| i.unwatched()).unwrap_or_default();
         #[cfg(not(target_os = "linux"))]
         let unwatched: (usize, Option<String>) = (0, None);
-        let (content_bytes, content_files) = unpoisoned(self.sketches.read()).size();
+        let content = unpoisoned(self.content.read()).size();
         let s = &self.status;
         Stats {
             entries: tree.entries(),
             bytes: tree.bytes(),
             cached_bytes: lock(&self.visible).iter().map(|(.., v)| v.bytes()).sum(),
-            content_bytes,
-            content_files,
+            content,
             events: s.events.load(Ordering::Relaxed),
             folders_reconciled: s.folders_reconciled.load(Ordering::Relaxed),
             rescans: s.rescans.load(Ordering::Relaxed),
@@ -1085,10 +1085,10 @@ impl Index {
             }
         }
         let mut tree = unpoisoned(self.tree.write());
-        let mut sketches = unpoisoned(self.sketches.write());
+        let mut content = unpoisoned(self.content.write());
         for rel in &touched {
             if let Some(id) = tree.find(rel) {
-                sketches.forget(id);
+                content.forget(id);
             }
         }
         let mut new_folders = Vec::new();
@@ -1099,7 +1099,7 @@ impl Index {
             match self.build(&root, None) {
                 Ok(fresh) => {
                     let old = std::mem::replace(&mut *tree, fresh);
-                    sketches.clear();
+                    content.clear();
                     self.rewatch(&root, &old, &tree);
                 }
                 Err(e) => *lock(&self.status.last_error) = Some(e.message),
@@ -1127,7 +1127,7 @@ impl Index {
             }
         }
         self.sweep(&tree);
-        sketches.sweep(&tree);
+        content.sweep(&tree);
         self.generation.fetch_add(1, Ordering::SeqCst);
         new_roots
     }
@@ -1145,7 +1145,7 @@ impl Index {
         let failed = match catch_unwind(AssertUnwindSafe(|| self.build(&root, None))) {
             Ok(Ok(fresh)) => {
                 let mut tree = unpoisoned(self.tree.write());
-                unpoisoned(self.sketches.write()).clear();
+                unpoisoned(self.content.write()).clear();
                 let old = std::mem::replace(&mut *tree, fresh);
                 // The old tree may be half changed: its watches are remade from scratch if need be.
                 if catch_unwind(AssertUnwindSafe(|| self.rewatch(&root, &old, &tree))).is_err() {
@@ -1344,7 +1344,7 @@ mod tests {
     /// An index whose keeper has ended (told to stop): only what a test
     /// applies by hand changes its tree.
     fn open_without_keeper(dir: &Path) -> Arc<Index> {
-        let index = Index::open(dir.to_path_buf()).unwrap();
+        let index = Index::open(dir.to_path_buf(), ContentCaps::default()).unwrap();
         lock(&index.keeper).as_ref().unwrap().stop.store(true, Ordering::SeqCst);
         wait_for("the keeper to end", || lock(&index.keeper).as_ref().unwrap().thread.is_finished());
         index
@@ -1374,7 +1374,7 @@ mod tests {
     #[test]
     fn a_dropped_event_queue_is_answered_by_comparing_the_whole_tree() {
         let dir = temp("overflow");
-        let index = Index::open(dir.to_path_buf()).unwrap();
+        let index = Index::open(dir.to_path_buf(), ContentCaps::default()).unwrap();
         assert_eq!(paths(&index), [".gitignore", "src", "src/deep", "src/deep/a.ts"]);
         // Changes whose events are taken to be lost: only the rescan can see them.
         fs::remove_dir_all(dir.join("src/deep")).unwrap();
@@ -1402,7 +1402,7 @@ mod tests {
     #[test]
     fn a_panic_in_the_keeper_is_caught_and_the_tree_walked_again() {
         let dir = temp("panic");
-        let index = Index::open(dir.to_path_buf()).unwrap();
+        let index = Index::open(dir.to_path_buf(), ContentCaps::default()).unwrap();
         index.status.panic_next.store(true, Ordering::SeqCst);
         fs::write(dir.join("src/new.ts"), "n").unwrap();
         wait_for("the rebuild", || index.stats().rescans == 1);
@@ -1422,7 +1422,7 @@ mod tests {
     fn a_panic_that_cannot_be_recovered_from_fails_every_later_call() {
         let dir = temp("panic-gone");
         let root = dir.join("src");
-        let index = Index::open(root.clone()).unwrap();
+        let index = Index::open(root.clone(), ContentCaps::default()).unwrap();
         // The panic, then the rebuild finds no root: the index fails for good.
         // (Which the keeper sees first, the panic or the root's absence,
         // depends on how the removal's events are batched: either way every
@@ -1454,7 +1454,7 @@ mod tests {
     fn a_deleted_or_replaced_root_fails_every_call_and_frees_the_tree() {
         let dir = temp("root");
         let root = dir.join("src");
-        let index = Index::open(root.clone()).unwrap();
+        let index = Index::open(root.clone(), ContentCaps::default()).unwrap();
         assert_eq!(index.stats().entries, 2);
         fs::remove_dir_all(&root).unwrap();
         let e = index.read().unwrap_err();
@@ -1467,7 +1467,7 @@ mod tests {
         assert!(lock(&index.dir).is_none(), "the folder's handle is closed");
         index.close();
 
-        let index = Index::open(root.clone()).unwrap();
+        let index = Index::open(root.clone(), ContentCaps::default()).unwrap();
         fs::rename(&root, dir.join("moved")).unwrap();
         fs::create_dir(&root).unwrap();
         let e = index.read().unwrap_err();
@@ -1482,7 +1482,7 @@ mod tests {
     #[test]
     fn close_frees_the_tree_and_the_folder_handle_and_a_drop_never_joins() {
         let dir = temp("close");
-        let index = Index::open(dir.to_path_buf()).unwrap();
+        let index = Index::open(dir.to_path_buf(), ContentCaps::default()).unwrap();
         assert!(index.stats().entries > 0);
         index.close();
         assert_eq!(index.stats().entries, 0);
@@ -1490,7 +1490,7 @@ mod tests {
         assert_eq!(index.read().unwrap_err().code, ErrorCode::InvalidArgument);
         index.close();
         // Dropped unclosed: the keeper is told to stop and ends by itself.
-        let index = Index::open(dir.to_path_buf()).unwrap();
+        let index = Index::open(dir.to_path_buf(), ContentCaps::default()).unwrap();
         let stop = Arc::clone(&lock(&index.keeper).as_ref().unwrap().stop);
         drop(index);
         assert!(stop.load(Ordering::SeqCst));
@@ -1499,7 +1499,7 @@ mod tests {
     #[test]
     fn a_folder_renamed_away_and_recreated_under_its_name_is_listed_anew() {
         let dir = temp("recreate");
-        let index = Index::open(dir.to_path_buf()).unwrap();
+        let index = Index::open(dir.to_path_buf(), ContentCaps::default()).unwrap();
         // Only the events given below are applied.
         lock(&index.keeper).as_ref().unwrap().stop.store(true, Ordering::SeqCst);
         wait_for("the keeper to end", || lock(&index.keeper).as_ref().unwrap().thread.is_finished());
@@ -1549,7 +1549,7 @@ mod tests {
     #[test]
     fn an_event_names_the_folder_to_list_again() {
         let dir = temp("folder");
-        let index = Index::open(dir.to_path_buf()).unwrap();
+        let index = Index::open(dir.to_path_buf(), ContentCaps::default()).unwrap();
         let folder = |p: &str| index.changed_folder(&dir.join(p)).map(|f| String::from_utf8(f).unwrap());
         assert_eq!(folder("src/deep/a.ts").as_deref(), Some("src/deep"));
         assert_eq!(folder("top.txt").as_deref(), Some(""));

@@ -7,7 +7,7 @@
 //! kept per set of rules (`Visible`) until the tree changes, so a repeated
 //! search only tests its pattern against a flat list, on every core.
 
-use super::content::Sketches;
+use super::content::{ContentLayer, Learnt};
 use super::tree::{Handle, Id, Tree};
 use super::{os, Index};
 use crate::content_sketch::Sketch;
@@ -15,10 +15,11 @@ use crate::entry::{EntryKind, Meta};
 use crate::error::{clip, ErrorCode, FindError, Result};
 use crate::sandbox::{search_path_error, Asked};
 use crate::walk::{
-    thread_count, Collector, Entry, Gate, KnownContents, OpenedFolders, Pending, WalkRules, CANCEL_EVERY,
+    thread_count, Collector, Entry, Gate, KnownContents, KnownFile, OpenedFolders, Pending, WalkRules, CANCEL_EVERY,
 };
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// What one set of rules lets through from one folder of the index: the
 /// relative paths (back to back), kinds and metadata, in walk order.
@@ -68,7 +69,7 @@ pub struct VisibleKey {
 }
 
 /// Walks the index from the folder at `rel` (relative to the index's root),
-/// with a collector per slice of the entries the rules let through.
+/// with a collector per walker thread over the entries the rules let through.
 pub fn walk<C, M>(index: &Index, rel: &[u8], root: &Path, gate: &Gate, new_collector: M) -> Result<Vec<C::Out>>
 where
     C: Collector,
@@ -79,7 +80,6 @@ where
     let visible = index.visible(&key, |tree| list_visible(index, tree, rel, root, gate))?;
     gate.add_skipped(visible.skipped.iter().cloned());
     gate.add_ignored(visible.ignored.iter().cloned());
-    let chunk = visible.len().div_ceil(thread_count()).max(4096);
     // Files are opened from the search folder, by handle (content search).
     // A search folder the OS refuses to open (mode 000 or --x, or below an
     // r-- folder) is refused as a walk on disk refuses it, never answered
@@ -92,58 +92,92 @@ where
             .map_err(|e| search_path_error(&clip(&root.to_string_lossy(), 300), &e, Asked::Os))?,
     };
     let base = start_dir.as_ref().unwrap_or(&root_dir);
-    let collect_range = |start: usize| {
+    // Threads take runs of `RUN` entries in turn, so one with slow files
+    // (large, or not in memory) does not leave the others idle at the end.
+    let next = AtomicUsize::new(0);
+    let collect = || -> Result<C::Out> {
         let mut collector = new_collector();
         let folders = OpenedFolders::new(base);
-        let sketches = index.sketches();
-        let known =
-            SliceContents { visible: &visible, epoch: sketches.epoch(), sketches: &sketches, made: RefCell::default() };
-        for i in start..visible.len().min(start + chunk) {
-            if i % CANCEL_EVERY as usize == 0 {
-                cancel.check()?;
+        loop {
+            let start = next.fetch_add(RUN, Ordering::Relaxed);
+            if start >= visible.len() {
+                return Ok(collector.finish());
             }
-            let path = Path::new(os(visible.path(i)));
-            let entry = Entry::indexed(visible.kinds[i], visible.metas[i], path, &folders, i, &known);
-            collector.offer(path, visible.kinds[i], &entry);
+            let end = visible.len().min(start + RUN);
+            let mut i = start;
+            while i < end {
+                // The content layer is read under its lock for a run at
+                // most, and what the run learnt kept at its end (sooner
+                // once `LEARNT_BYTES` of contents wait), so events are
+                // applied meanwhile and memory stays bounded.
+                let layer = index.content();
+                let known = SliceContents::new(&visible, &layer);
+                while i < end && known.pending.get() < LEARNT_BYTES {
+                    if i.is_multiple_of(CANCEL_EVERY as usize) {
+                        cancel.check()?;
+                    }
+                    let path = Path::new(os(visible.path(i)));
+                    let entry = Entry::indexed(visible.kinds[i], visible.metas[i], path, &folders, i, &known);
+                    collector.offer(path, visible.kinds[i], &entry);
+                    i += 1;
+                }
+                let (epoch, learnt) = (known.epoch, known.learnt.into_inner());
+                drop(layer);
+                if !learnt.is_empty() {
+                    index.keep_learnt(epoch, learnt);
+                }
+            }
         }
-        let (epoch, made) = (known.epoch, known.made.into_inner());
-        drop(sketches);
-        if !made.is_empty() {
-            index.keep_sketches(epoch, made);
-        }
-        Ok(collector.finish())
     };
+    let threads = thread_count().min(visible.len().div_ceil(RUN)).max(1);
     let parts: Vec<Result<C::Out>> = std::thread::scope(|scope| {
-        let starts: Vec<usize> = (0..visible.len()).step_by(chunk).collect();
-        let (first, rest) = starts.split_first().map_or((None, &[][..]), |(f, r)| (Some(*f), r));
-        let handles: Vec<_> = rest.iter().map(|&start| scope.spawn(move || collect_range(start))).collect();
-        let mut parts = vec![first.map_or_else(|| Ok(new_collector().finish()), collect_range)];
+        let handles: Vec<_> = (1..threads).map(|_| scope.spawn(collect)).collect();
+        let mut parts = vec![collect()];
         parts.extend(handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err(panicked()))));
         parts
     });
     parts.into_iter().collect()
 }
 
-/// What the index knows of the contents of a slice of `Visible`'s files,
-/// and the sketches made while it is searched (kept once it is done).
+/// Entries a walker thread takes at a time.
+const RUN: usize = 1024;
+/// File contents a run may read for the cache before it hands them over.
+const LEARNT_BYTES: usize = 16 << 20;
+
+/// What the index knows of the contents of `Visible`'s files, and what a
+/// run of the walk learnt of them (kept once it is done).
 struct SliceContents<'a> {
     visible: &'a Visible,
-    sketches: &'a Sketches,
+    layer: &'a ContentLayer,
     epoch: u64,
-    made: RefCell<Vec<(Handle, Meta, Sketch)>>,
+    learnt: RefCell<Vec<Learnt>>,
+    /// Bytes of contents in `learnt`.
+    pending: Cell<usize>,
+}
+
+impl<'a> SliceContents<'a> {
+    fn new(visible: &'a Visible, layer: &'a ContentLayer) -> SliceContents<'a> {
+        SliceContents { visible, layer, epoch: layer.epoch(), learnt: RefCell::default(), pending: Cell::new(0) }
+    }
 }
 
 impl KnownContents for SliceContents<'_> {
-    fn sketch(&self, at: usize) -> Option<&Sketch> {
-        self.sketches.get(self.visible.handles[at], self.visible.metas[at])
+    fn known(&self, at: usize) -> Option<KnownFile<'_>> {
+        self.layer.get(self.visible.handles[at], self.visible.metas[at])
     }
 
     fn wants_sketch(&self) -> bool {
-        self.sketches.has_room()
+        self.layer.wants_sketch()
     }
 
-    fn remember(&self, at: usize, sketch: Sketch) {
-        self.made.borrow_mut().push((self.visible.handles[at], self.visible.metas[at], sketch));
+    fn wants_contents(&self, size: u64) -> bool {
+        self.layer.wants_contents(size)
+    }
+
+    fn remember(&self, at: usize, sketch: Sketch, contents: Option<Box<[u8]>>) {
+        let (handle, meta) = (self.visible.handles[at], self.visible.metas[at]);
+        self.pending.set(self.pending.get() + contents.as_ref().map_or(0, |c| c.len()));
+        self.learnt.borrow_mut().push(Learnt { handle, meta, sketch, contents });
     }
 }
 

@@ -31,6 +31,12 @@ impl Handle {
     pub fn id(&self) -> Id {
         self.id
     }
+
+    /// A handle to slot `id`, for tests of what is kept by handle.
+    #[cfg(test)]
+    pub fn for_test(id: Id) -> Handle {
+        Handle { id, serial: 0 }
+    }
 }
 
 #[derive(Debug)]

@@ -198,17 +198,22 @@ fn gather(
                     if entry.known_size() == Some(0) {
                         return None;
                     }
-                    // A live index's sketch may tell that it holds no match.
-                    let sketch = entry.sketch();
-                    if sketch.is_some_and(|sketch| !regex.may_match(sketch)) {
+                    // A live index's sketch may tell that it holds no match,
+                    // and its cache may hold the contents.
+                    let known = entry.known();
+                    if known.as_ref().is_some_and(|known| !regex.may_match(known.sketch)) {
                         return None;
                     }
-                    match entry.open() {
-                        Some(file) if sketch.is_none() && sketching.wanted(entry) => {
-                            sketching.scan(&mut searcher, regex, file, scan, relative, cancel, entry)?.count
+                    if let Some(contents) = known.as_ref().and_then(|known| known.contents) {
+                        scan_read(&mut searcher, regex, contents, scan, relative, cancel)?.count
+                    } else {
+                        match entry.open() {
+                            Some(file) if sketching.wanted(entry, known.is_some()) => {
+                                sketching.scan(&mut searcher, regex, file, scan, relative, cancel, entry)?.count
+                            }
+                            Some(file) => scan_file(&mut searcher, regex, file, scan, relative, cancel)?.count,
+                            None => UNREAD,
                         }
-                        Some(file) => scan_file(&mut searcher, regex, file, scan, relative, cancel)?.count,
-                        None => UNREAD,
                     }
                 }
             };
@@ -254,9 +259,10 @@ fn gather(
     Ok(walked)
 }
 
-/// A walker thread's means to sketch the files of a live index it reads
-/// (see `content_sketch`): each such file is read whole, sketched, and
-/// searched from memory.
+/// A walker thread's means to teach a live index the contents of the files
+/// it reads (see `content_sketch` and the index's content layer): each such
+/// file is read whole, sketched, kept in the index's cache when it has room,
+/// and searched from memory.
 #[derive(Default)]
 struct Sketching {
     contents: Vec<u8>,
@@ -264,16 +270,19 @@ struct Sketching {
 }
 
 impl Sketching {
-    /// Whether `entry` (a file with no sketch) is a live index's file that
-    /// wants one and is small enough to get one.
-    fn wanted(&self, entry: &Entry) -> bool {
-        entry.known_size().is_some_and(|size| size <= MAX_SKETCHED_FILE_BYTES) && entry.wants_sketch()
+    /// Whether `entry` (a file whose contents are not in memory; `sketched`
+    /// when it has a sketch) is a live index's file small enough to read
+    /// whole whose sketch or contents the index would keep.
+    fn wanted(&self, entry: &Entry, sketched: bool) -> bool {
+        entry.known_size().is_some_and(|size| size <= MAX_SKETCHED_FILE_BYTES)
+            && ((!sketched && entry.wants_sketch()) || entry.wants_contents())
     }
 
-    /// Reads `file` whole, hands its sketch to `entry`, and searches it
-    /// (not at all when the sketch rules a match out). A file that cannot be
-    /// read whole, or turns out larger than a sketch covers, is searched as
-    /// usual, which reports any failure.
+    /// Reads `file` whole, hands its sketch (and its contents, when the
+    /// index wants them) to `entry`, and searches it (not at all when the
+    /// sketch rules a match out). A file that cannot be read whole, or turns
+    /// out larger than a sketch covers, is searched as usual, which reports
+    /// any failure.
     #[allow(clippy::too_many_arguments)]
     fn scan(
         &mut self,
@@ -294,7 +303,10 @@ impl Sketching {
         }
         let sketch = self.sketcher.get_or_insert_with(Box::default).sketch(&self.contents);
         let may_match = regex.may_match(&sketch);
-        entry.remember_sketch(sketch);
+        // Kept only when read as long as the index says the file is: one
+        // written to meanwhile is read again once its event comes.
+        let keep = entry.wants_contents() && entry.known_size() == Some(self.contents.len() as u64);
+        entry.remember(sketch, keep.then(|| self.contents.as_slice().into()));
         if !may_match {
             return None;
         }

@@ -212,12 +212,23 @@ impl<'a> Entry<'a> {
 /// What a live index knows of its files' contents without reading them
 /// (see `content_sketch`), for the entries of one walk by number.
 pub trait KnownContents {
-    /// The sketch of entry `at`'s contents as they are now, if one is kept.
-    fn sketch(&self, at: usize) -> Option<&Sketch>;
+    /// What is known of entry `at`'s contents as they are now.
+    fn known(&self, at: usize) -> Option<KnownFile<'_>>;
     /// Whether a sketch made now would be kept (the layer has room).
     fn wants_sketch(&self) -> bool;
-    /// Keeps `sketch`, made of entry `at`'s contents as just read.
-    fn remember(&self, at: usize, sketch: Sketch);
+    /// Whether the contents of a file of `size` bytes, read now, would be
+    /// kept in memory.
+    fn wants_contents(&self, size: u64) -> bool;
+    /// Keeps `sketch`, made of entry `at`'s contents as just read, and the
+    /// contents when they were wanted.
+    fn remember(&self, at: usize, sketch: Sketch, contents: Option<Box<[u8]>>);
+}
+
+/// What a live index knows of one file's contents as they are now: their
+/// sketch, and the contents themselves while its cache holds them.
+pub struct KnownFile<'a> {
+    pub sketch: &'a Sketch,
+    pub contents: Option<&'a [u8]>,
 }
 
 enum At<'a> {
@@ -272,11 +283,11 @@ impl Entry<'_> {
         }
     }
 
-    /// A live index's sketch of this file's contents as they are now (see
-    /// `content_sketch`); `None` elsewhere or when none is kept.
-    pub fn sketch(&self) -> Option<&Sketch> {
+    /// What a live index knows of this file's contents as they are now
+    /// (see `content_sketch`); `None` elsewhere or when it knows nothing.
+    pub fn known(&self) -> Option<KnownFile<'_>> {
         match &self.0 {
-            At::Indexed { at, contents, .. } => contents.sketch(*at),
+            At::Indexed { at, contents, .. } => contents.known(*at),
             At::InDir { .. } | At::Listed(_) => None,
         }
     }
@@ -289,10 +300,19 @@ impl Entry<'_> {
         }
     }
 
-    /// Hands over a sketch made from this file's contents as just read.
-    pub fn remember_sketch(&self, sketch: Sketch) {
+    /// Whether this file's contents, read now, would be kept in memory.
+    pub fn wants_contents(&self) -> bool {
+        match &self.0 {
+            At::Indexed { contents, meta, .. } => contents.wants_contents(meta.size),
+            At::InDir { .. } | At::Listed(_) => false,
+        }
+    }
+
+    /// Hands over a sketch made from this file's contents as just read, and
+    /// the contents if `wants_contents` said so.
+    pub fn remember(&self, sketch: Sketch, read: Option<Box<[u8]>>) {
         if let At::Indexed { at, contents, .. } = &self.0 {
-            contents.remember(*at, sketch);
+            contents.remember(*at, sketch, read);
         }
     }
 
