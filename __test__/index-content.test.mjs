@@ -9,7 +9,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { describe, test } from 'node:test'
 
-import { openIndex, searchFiles } from '../index.mjs'
+import { memoryReader, openIndex, searchFiles } from '../index.mjs'
 import { seededRandom, tmpTree } from './helpers.mjs'
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -44,6 +44,10 @@ describe('index.searchFiles with the content layer', () => {
     for (let i = 0; i < 60; i++) files[`src/m${i % 6}/f${i}.js`] = `export function f${i}() {\n  return ${i % 7 === 0 ? '"needle"' : 'null'}\n}\n`
     files['empty.txt'] = ''
     files['bin.dat'] = 'needle\0binary'
+    // A NUL past the first chunk a reader takes: dropped whole, from memory as from disk.
+    files['late-nul.txt'] = `needle\n${'x'.repeat(300_000)}\n\0`
+    // Lines longer than the line buffer (4 MiB): searched in pieces from memory too.
+    files['long-line.txt'] = `${'y'.repeat(5 << 20)} needle ${'z'.repeat(100)}\nneedle again\n`
     const root = tmpTree(t, files)
     const index = await openIndex(root)
     t.after(() => index.close())
@@ -58,7 +62,7 @@ describe('index.searchFiles with the content layer', () => {
     ]
     await sameAsFresh(index, root, queries, 'first searches')
     const stats = index.stats()
-    assert.equal(stats.contentFiles, 61, 'every non-empty file read got a sketch (the empty one is never opened)')
+    assert.equal(stats.contentFiles, 63, 'every non-empty file read got a sketch (the empty one is never opened)')
     assert.ok(stats.contentBytes > 61 * 8 && stats.contentBytes < 1_000_000, `contentBytes ${stats.contentBytes}`)
     await sameAsFresh(index, root, queries, 'searches from the sketches')
     await index.close()
@@ -151,6 +155,28 @@ function readCalls() {
 }
 
 describe('the content cache (openIndex contentCacheBytes)', () => {
+  test('files held whole answer as files on disk: a NUL past the first chunk, a line over the line buffer', async (t) => {
+    const files = {
+      'late-nul.txt': `needle\n${'x'.repeat(300_000)}\n\0needle\n`,
+      'long-line.txt': `${'y'.repeat(5 << 20)} needle\nneedle again\n`,
+      'plain.txt': 'a needle\n',
+    }
+    const root = tmpTree(t, files)
+    const index = await openIndex(root)
+    t.after(() => index.close())
+    for (const outputMode of ['content', 'count', 'files']) {
+      const q = { pattern: 'needle', outputMode }
+      const fresh = await searchFiles({ ...q, cwd: root })
+      assert.deepEqual(await index.searchFiles(q), fresh, `index, first search: ${outputMode}`)
+      assert.deepEqual(await index.searchFiles(q), fresh, `index, from memory: ${outputMode}`)
+      // (A reader's files all have the same mtime: files mode, newest first, lists them by path.)
+      const viaReader = await searchFiles({ ...q, reader: memoryReader(files), cwd: '/' })
+      if (outputMode === 'files') fresh.files.sort()
+      assert.deepEqual({ ...viaReader, path: fresh.path }, fresh, `a reader's files held whole: ${outputMode}`)
+    }
+    assert.ok(index.stats().contentCacheFiles >= 2)
+  })
+
   test('a repeated search is answered from memory: it reads no file; with a cap of 0 it reads them all', async (t) => {
     if (readCalls() === null) return t.skip('needs /proc/self/io (Linux)')
     const files = {}

@@ -8,6 +8,7 @@
 //! is a variant of `Source` and `Backend` and its engine, nothing else.
 
 use crate::cancel::Cancel;
+use crate::content_sketch::Prefilter;
 use crate::dir::Dir;
 use crate::entry::EntryKind;
 use crate::error::{clip, ErrorCode, FindError, Result};
@@ -505,7 +506,24 @@ where
     M: Fn() -> S + Sync,
     S: FnMut(&Path, EntryKind, &Entry) -> Option<T> + Send,
 {
-    let walked = collect(root, rules, cancel, || Keep::new(new_selector()))?;
+    walk_screened(root, rules, cancel, None, new_selector)
+}
+
+/// `walk`, where a live index need not offer the files whose sketch
+/// `screen` rules out (see `Collector::screen`).
+pub fn walk_screened<T, M, S>(
+    root: &Root,
+    rules: &WalkRules,
+    cancel: &Cancel,
+    screen: Option<&Prefilter>,
+    new_selector: M,
+) -> Result<Walked<T>>
+where
+    T: Send,
+    M: Fn() -> S + Sync,
+    S: FnMut(&Path, EntryKind, &Entry) -> Option<T> + Send,
+{
+    let walked = collect(root, rules, cancel, || Keep::new(new_selector(), screen))?;
     Ok(walked.map_found(|parts| parts.into_iter().flatten().collect()))
 }
 

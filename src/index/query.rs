@@ -10,7 +10,7 @@
 use super::content::{ContentLayer, Learnt};
 use super::tree::{Handle, Id, Tree};
 use super::{os, Index};
-use crate::content_sketch::Sketch;
+use crate::content_sketch::{Prefilter, Sketch};
 use crate::entry::{EntryKind, Meta};
 use crate::error::{clip, ErrorCode, FindError, Result};
 use crate::sandbox::{search_path_error, Asked};
@@ -112,9 +112,15 @@ where
                 // applied meanwhile and memory stays bounded.
                 let layer = index.content();
                 let known = SliceContents::new(&visible, &layer);
+                let from = i;
+                let ruled_out = collector.screen().map(|screen| known.ruled_out(from..end, screen));
                 while i < end && known.pending.get() < LEARNT_BYTES {
                     if i.is_multiple_of(CANCEL_EVERY as usize) {
                         cancel.check()?;
+                    }
+                    if ruled_out.as_ref().is_some_and(|out| out[i - from]) {
+                        i += 1;
+                        continue;
                     }
                     let path = Path::new(os(visible.path(i)));
                     let entry = Entry::indexed(visible.kinds[i], visible.metas[i], path, &folders, i, &known);
@@ -158,6 +164,22 @@ struct SliceContents<'a> {
 impl<'a> SliceContents<'a> {
     fn new(visible: &'a Visible, layer: &'a ContentLayer) -> SliceContents<'a> {
         SliceContents { visible, layer, epoch: layer.epoch(), learnt: RefCell::default(), pending: Cell::new(0) }
+    }
+
+    /// For each entry of `range`, whether it is a file whose sketch rules
+    /// out a match of `screen`. One pass with nothing else in the loop, so
+    /// the processor overlaps the memory reads of many files' sketches
+    /// (each is a likely cache miss) instead of waiting on one at a time.
+    fn ruled_out(&self, range: std::ops::Range<usize>, screen: &Prefilter) -> Vec<bool> {
+        range
+            .map(|i| {
+                self.visible.kinds[i] == EntryKind::File
+                    && self
+                        .layer
+                        .get(self.visible.handles[i], self.visible.metas[i])
+                        .is_some_and(|known| !screen.may_match(known.sketch))
+            })
+            .collect()
     }
 }
 

@@ -21,7 +21,7 @@ use crate::dir::is_skippable;
 use crate::source::{Contents, Rewind};
 use grep_matcher::Matcher;
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkError, SinkFinish, SinkMatch};
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::fs::File;
 use std::io::{self, Read};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -104,7 +104,7 @@ pub fn scan_file(
     }
 }
 
-/// `scan_file` or `scan_bytes`, as the source gave the contents.
+/// `scan_file` or `scan_read`, as the source gave the contents.
 pub fn scan_contents(
     searcher: &mut Searcher,
     matcher: &ContentMatcher,
@@ -115,14 +115,20 @@ pub fn scan_contents(
 ) -> Option<FileScan> {
     match contents {
         Contents::Opened(file) => scan_file(searcher, matcher, file, scan, name, cancel),
-        Contents::Bytes(bytes) => scan_bytes(searcher, matcher, &bytes, scan, name),
+        Contents::Bytes(bytes) => scan_read(searcher, matcher, &bytes, scan, name, cancel),
         Contents::Chunks(chunks) => scan_input(searcher, matcher, Input::Chunks(chunks), scan, name, cancel),
     }
 }
 
-/// `scan_file` for a file on disk already read whole into `bytes` (a live
-/// index's search reads a file whole to sketch it): searched as the file
-/// would be, chunk by chunk, so binary files and long lines come out alike.
+/// `scan_file` for a file already read whole into `bytes` (a host's storage
+/// gave it so, or a live index's search read it whole to sketch it, or holds
+/// it in memory):
+/// the answer is the file's. Up to `SLICE_BYTES` and without a NUL it is
+/// searched in place, as one slice: no line can outgrow the line buffer
+/// there, and no binary check can stop it. Otherwise it is read chunk by
+/// chunk as the file would be, so over-long lines are cut alike and a NUL
+/// stops the search where it would stop in the file (a files-mode search that
+/// matched before it still lists the file, as ripgrep does).
 pub fn scan_read(
     searcher: &mut Searcher,
     matcher: &ContentMatcher,
@@ -131,19 +137,18 @@ pub fn scan_read(
     name: &std::path::Path,
     cancel: &Cancel,
 ) -> Option<FileScan> {
-    scan_input(searcher, matcher, Input::Read(bytes), scan, name, cancel)
+    let in_place = bytes.len() <= SLICE_BYTES && memchr::memchr(0, bytes).is_none();
+    let input = if in_place { Input::Bytes(bytes) } else { Input::Read(bytes) };
+    scan_input(searcher, matcher, input, scan, name, cancel)
 }
 
-/// `scan_file` for contents already read (from a host's storage).
-pub fn scan_bytes(
-    searcher: &mut Searcher,
-    matcher: &ContentMatcher,
-    bytes: &[u8],
-    scan: Scan,
-    name: &std::path::Path,
-) -> Option<FileScan> {
-    scan_input(searcher, matcher, Input::Bytes(bytes), scan, name, &Cancel::never())
-}
+/// The line buffer grep-searcher starts with (its default capacity): a file
+/// read no further cannot have grown it.
+const INITIAL_BUFFER_BYTES: u64 = 64 << 10;
+
+/// The largest contents `scan_read` searches as one slice: half the line
+/// buffer's cap, so a read chunk by chunk could never have met a line too long.
+const SLICE_BYTES: usize = MAX_LINE_BUFFER_BYTES / 2;
 
 fn scan_input(
     searcher: &mut Searcher,
@@ -200,7 +205,17 @@ fn search_file<'m>(
     cancel: &Cancel,
 ) -> Result<Collect<'m>, Stop> {
     let mut sink = Collect::new(scan, None);
-    match search(searcher, &matcher.engine, From::Reader(Checked { file, cancel, cutter: None }), &mut sink) {
+    let read = Cell::new(0);
+    let done =
+        search(searcher, &matcher.engine, From::Reader(Checked { file, cancel, cutter: None, read: &read }), &mut sink);
+    // A line longer than the buffer grows it, and a larger buffer reads
+    // larger chunks, which would change where a later file's NUL stops its
+    // search (and whether a match before it counts): every file starts from
+    // the same buffer, so answers do not depend on what a thread read before.
+    if read.get() > INITIAL_BUFFER_BYTES {
+        *searcher = builder().line_number(searcher.line_number()).build();
+    }
+    match done {
         Err(Stop::TooLong) => {}
         done => return done.map(|()| sink),
     }
@@ -209,7 +224,8 @@ fn search_file<'m>(
     let mut sink = Collect::new(scan, Some(Pieces { breaks: Rc::clone(&breaks), engine: &matcher.engine, last: None }));
     let cutter = Some(Cutter::new(breaks));
     let mut in_pieces = builder().line_number(true).build();
-    search(&mut in_pieces, &matcher.engine, From::Reader(Checked { file, cancel, cutter }), &mut sink)?;
+    let read = Cell::new(0);
+    search(&mut in_pieces, &matcher.engine, From::Reader(Checked { file, cancel, cutter, read: &read }), &mut sink)?;
     Ok(sink)
 }
 
@@ -239,6 +255,8 @@ struct Checked<'a> {
     file: &'a mut dyn Read,
     cancel: &'a Cancel,
     cutter: Option<Cutter>,
+    /// Bytes given so far.
+    read: &'a Cell<u64>,
 }
 
 /// The error a read gives once the search is cancelled.
@@ -258,10 +276,12 @@ impl Read for Checked<'_> {
         if self.cancel.check().is_err() {
             return Err(io::Error::other(Cancelled));
         }
-        match &mut self.cutter {
-            None => self.file.read(out),
-            Some(cutter) => cutter.read(&mut *self.file, out),
-        }
+        let n = match &mut self.cutter {
+            None => self.file.read(out)?,
+            Some(cutter) => cutter.read(&mut *self.file, out)?,
+        };
+        self.read.set(self.read.get() + n as u64);
+        Ok(n)
     }
 }
 

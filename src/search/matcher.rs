@@ -100,6 +100,11 @@ impl ContentMatcher {
         self.prefilter.as_ref().is_none_or(|p| p.may_match(sketch))
     }
 
+    /// What `may_match` asks of a sketch, when it asks anything.
+    pub fn prefilter(&self) -> Option<&Prefilter> {
+        self.prefilter.as_deref()
+    }
+
     /// Whether the fallback engine runs this pattern.
     pub fn is_fallback(&self) -> bool {
         matches!(self.engine, Engine::Pcre2(_))

@@ -14,7 +14,7 @@ use crate::entry::EntryKind;
 use crate::error::Result;
 use crate::pattern::NameMatcher;
 use crate::sandbox::Scope;
-use crate::source::{walk, Contents, Root, Source};
+use crate::source::{walk_screened, Contents, Root, Source};
 use crate::walk::{posix_string, Entry, WalkRules, Walked};
 use content::{new_searcher, scan_contents, scan_file, scan_read, FileScan, LineHit, Scan};
 use grep_searcher::Searcher;
@@ -181,7 +181,11 @@ fn gather(
         Target::Content { mode: OutputMode::Files, .. } => Scan::Any,
         _ => Scan::Count,
     };
-    let mut walked = walk(root, rules, cancel, || {
+    let screen = match &config.target {
+        Target::Content { regex, .. } => regex.prefilter(),
+        Target::Files { .. } => None,
+    };
+    let mut walked = walk_screened(root, rules, cancel, screen, || {
         let mut searcher = new_searcher(scan);
         let mut sketching = Sketching::default();
         move |relative: &Path, kind, entry: &Entry| {
