@@ -89,46 +89,81 @@ impl Sketch {
 }
 
 /// Makes sketches, reusing its scratch space (one per thread).
+///
+/// A file's trigrams go straight into a filter as large as the file could
+/// need (at most 8 KiB, so it stays in the processor's nearest cache), which
+/// is then folded down to the size its number of distinct trigrams calls
+/// for, estimated from how full it is. Folding a filter whose bits are
+/// picked by a probe's top bits gives exactly the filter those trigrams
+/// would have made at the smaller size: bit `i` of the half-size filter is
+/// bits `2i` and `2i + 1` of the larger one.
+#[derive(Default)]
 pub struct Sketcher {
-    /// One bit per possible trigram, set while a file is sketched.
-    seen: Vec<u64>,
-    found: Vec<u32>,
-}
-
-impl Default for Sketcher {
-    fn default() -> Self {
-        Sketcher { seen: vec![0; (1 << 24) / 64], found: Vec::new() }
-    }
+    words: Vec<u64>,
 }
 
 impl Sketcher {
     /// The sketch of `contents`. Trigrams across a line break are left out:
     /// a match never holds one (searches go line by line).
     pub fn sketch(&mut self, contents: &[u8]) -> Sketch {
-        self.found.clear();
-        for w in contents.windows(3) {
-            if w.contains(&b'\n') {
+        // At most one distinct trigram per byte.
+        let mut bits = (contents.len() * BITS_PER_TRIGRAM).next_power_of_two().clamp(MIN_SKETCH_BITS, MAX_SKETCH_BITS);
+        self.words.clear();
+        self.words.resize(bits / 64, 0);
+        let shift = 64 - bits.trailing_zeros();
+        let words = &mut self.words[..];
+        // `bits` is a power of two: the mask keeps every index in bounds
+        // without a check the loop would pay at each byte.
+        let last = words.len() - 1;
+        let (mut t, mut run, mut previous) = (0u32, 0u32, u32::MAX);
+        for &b in contents {
+            if b == b'\n' {
+                run = 0;
                 continue;
             }
-            let t = trigram(w[0], w[1], w[2]) as usize;
-            let (word, bit) = (t / 64, 1u64 << (t % 64));
-            if self.seen[word] & bit == 0 {
-                self.seen[word] |= bit;
-                self.found.push(t as u32);
+            t = (t << 8 | b.to_ascii_lowercase() as u32) & 0xFF_FFFF;
+            run += 1;
+            // A trigram again at once (a run of spaces) sets nothing new.
+            if run >= 3 && t != previous {
+                previous = t;
+                let (p1, p2) = probes(t);
+                let (i1, i2) = ((p1 >> shift) as usize, (p2 >> shift) as usize);
+                words[(i1 / 64) & last] |= 1 << (i1 % 64);
+                words[(i2 / 64) & last] |= 1 << (i2 % 64);
             }
         }
-        let bits = (self.found.len() * BITS_PER_TRIGRAM).next_power_of_two().clamp(MIN_SKETCH_BITS, MAX_SKETCH_BITS);
-        let mut sketch = Sketch { words: vec![0; bits / 64].into_boxed_slice(), shift: 64 - bits.trailing_zeros() };
-        for &t in &self.found {
-            self.seen[t as usize / 64] = 0;
-            let (p1, p2) = probes(t);
-            for p in [p1, p2] {
-                let i = (p >> sketch.shift) as usize;
-                sketch.words[i / 64] |= 1 << (i % 64);
-            }
+        // Distinct trigrams, from the share of bits set (the usual estimate
+        // for a Bloom filter of m bits and two probes: -m/2 ln(1 - set/m)).
+        let set: u32 = self.words.iter().map(|w| w.count_ones()).sum();
+        let m = bits as f64;
+        let distinct = if set as usize >= bits { f64::INFINITY } else { -m / 2.0 * (1.0 - set as f64 / m).ln() };
+        let wanted = ((distinct.ceil().min(MAX_SKETCH_BITS as f64) as usize) * BITS_PER_TRIGRAM)
+            .next_power_of_two()
+            .clamp(MIN_SKETCH_BITS, MAX_SKETCH_BITS);
+        while bits > wanted {
+            fold_in_half(&mut self.words);
+            bits /= 2;
         }
-        sketch
+        Sketch { words: self.words.as_slice().into(), shift: 64 - bits.trailing_zeros() }
     }
+}
+
+/// Halves a filter: bit `i` of the result is bit `2i` or `2i + 1` of `words`.
+fn fold_in_half(words: &mut Vec<u64>) {
+    /// Bit `k` of the result (k < 32): bit `2k` or `2k + 1` of `x`.
+    fn pairs(x: u64) -> u64 {
+        let mut x = (x | x >> 1) & 0x5555_5555_5555_5555;
+        x = (x | x >> 1) & 0x3333_3333_3333_3333;
+        x = (x | x >> 2) & 0x0F0F_0F0F_0F0F_0F0F;
+        x = (x | x >> 4) & 0x00FF_00FF_00FF_00FF;
+        x = (x | x >> 8) & 0x0000_FFFF_0000_FFFF;
+        (x | x >> 16) & 0x0000_0000_FFFF_FFFF
+    }
+    let half = words.len() / 2;
+    for w in 0..half {
+        words[w] = pairs(words[2 * w]) | pairs(words[2 * w + 1]) << 32;
+    }
+    words.truncate(half);
 }
 
 /// What every match of a regex contains, in trigrams.
@@ -368,6 +403,49 @@ mod tests {
     fn matches(pattern: &str, ignore_case: bool, contents: &str) -> bool {
         let re = regex::RegexBuilder::new(pattern).case_insensitive(ignore_case).build().unwrap();
         contents.lines().any(|line| re.is_match(line))
+    }
+
+    /// The filter of these distinct trigrams made directly at `bits` bits.
+    fn direct(trigrams: &std::collections::BTreeSet<u32>, bits: usize) -> Vec<u64> {
+        let mut words = vec![0u64; bits / 64];
+        let shift = 64 - bits.trailing_zeros();
+        for &t in trigrams {
+            let (p1, p2) = probes(t);
+            for p in [p1, p2] {
+                let i = (p >> shift) as usize;
+                words[i / 64] |= 1 << (i % 64);
+            }
+        }
+        words
+    }
+
+    #[test]
+    fn a_folded_filter_is_the_filter_made_at_its_size() {
+        let mut rng = 0x2545_F491_4F6C_DD1Du64;
+        let mut sketcher = Sketcher::default();
+        for len in [0usize, 2, 3, 10, 100, 1_000, 5_000, 40_000, 300_000] {
+            let text: Vec<u8> = (0..len)
+                .map(|_| {
+                    rng ^= rng << 13;
+                    rng ^= rng >> 7;
+                    rng ^= rng << 17;
+                    b"abcdefghij KLMNOP\n(){}_0123456789xyzw"[(rng % 37) as usize]
+                })
+                .collect();
+            let trigrams: std::collections::BTreeSet<u32> =
+                text.windows(3).filter(|w| !w.contains(&b'\n')).map(|w| trigram(w[0], w[1], w[2])).collect();
+            let sketch = sketcher.sketch(&text);
+            let bits = sketch.words.len() * 64;
+            assert_eq!(sketch.shift, 64 - bits.trailing_zeros(), "{len}");
+            assert_eq!(&*sketch.words, direct(&trigrams, bits).as_slice(), "{len} bytes, {} trigrams", trigrams.len());
+            // Sized for the trigrams it holds (within the estimate's error: one power of two).
+            let exact = (trigrams.len() * BITS_PER_TRIGRAM).next_power_of_two().clamp(MIN_SKETCH_BITS, MAX_SKETCH_BITS);
+            assert!(
+                bits == exact || bits == exact * 2 || bits * 2 == exact,
+                "{len}: {bits} bits for {} trigrams",
+                trigrams.len()
+            );
+        }
     }
 
     #[test]
