@@ -259,6 +259,7 @@ function report(results) {
       `\`stats().bytes\` ${mb(out.statsOpen.bytes)} MB open, ${mb(st.bytes)} MB after the first runs (${out.statsEnd.bytesPerEntry?.toFixed?.(0) ?? 'n/a'} B per entry); ` +
       `\`contentBytes\` ${contentBytes === undefined ? 'n/a' : `${mb(contentBytes)} MB`}, ` +
       `per indexed file ${perFile(contentBytes, contentFiles ?? tree.files)}${contentFiles === undefined ? '' : ` (${contentFiles.toLocaleString('en')} files in the content layer)`}` +
+      (out.statsEnd.contentCacheBytes === undefined ? '' : `; \`contentCacheBytes\` ${mb(out.statsEnd.contentCacheBytes)} MB (${out.statsEnd.contentCacheFiles.toLocaleString('en')} files held)`) +
       (out.fff ? `; fff's scan and warm-up grew RSS by ${mb(out.fff.rssGrowth)} MB.` : '.'))
     if (out.mismatches.length) lines.push('', `**Answers differed** (${out.mismatches.length}): ${out.mismatches.slice(0, 3).join('; ')}`)
   }
@@ -284,6 +285,10 @@ function summary(results) {
     const g = Math.max(...QUERIES.map((x) => Math.max(q(out, x.id).firstGap, ...q(out, x.id).indexGap)))
     return `${f1(g)} ms (${g < 10 ? 'met' : '**not met**'}; idle loop ${f1(out.idleGap)} ms)`
   }
+  const cache = (out, tree) => {
+    const { contentCacheBytes: b, contentCacheFiles: n } = out.statsEnd
+    return b === undefined ? 'n/a (no content cache in this build)' : `${mb(b)} MB, ${n.toLocaleString('en')} of ${tree.files.toLocaleString('en')} files`
+  }
   const content = (out, tree) => {
     const b = out.statsEnd.contentBytes
     return b === undefined ? 'n/a (no `contentBytes` in this build)' : `${(b / (out.statsEnd.contentFiles ?? tree.files)).toFixed(0)} B (${mb(b)} MB)`
@@ -297,7 +302,8 @@ function summary(results) {
     `| no match: index faster than fff's first page | ${cell(vsFff('none'))} |`,
     `| common word, exact matchCount: index/fresh ≤ 1/5 | ${cell(vsFresh('common', 1 / 5))} |`,
     `| event loop: worst gap during indexed searches < 10 ms | ${cell(gap)} |`,
-    `| content layer: bytes per indexed file (reported) | ${cell(content)} |`,
+    `| content layer: sketch bytes per indexed file (reported) | ${cell(content)} |`,
+    `| content cache: file contents held in memory (default cap 256 MiB, smallest files first) | ${cell(cache)} |`,
     `| RSS with the index open, after its first content search (reported) | ${cell((out) => `${mb(out.rssFirstSearch)} MB (${mb(out.rssFirstSearch - out.rssStart)} MB over the process before the index)`)} |`,
     `| indexed answers equal to fresh ones | ${cell((out) => (out.mismatches.length ? `**${out.mismatches.length} differed**` : 'all'))} |`,
   ]
