@@ -67,6 +67,12 @@ pub fn new_searcher(scan: Scan) -> Searcher {
     builder().line_number(matches!(scan, Scan::Lines(_))).build()
 }
 
+/// A searcher that stops at nothing: binary files are searched as text
+/// (only to tell that matches exist in files a search skipped as binary).
+pub fn binary_searcher() -> Searcher {
+    builder().binary_detection(BinaryDetection::none()).build()
+}
+
 fn builder() -> SearcherBuilder {
     let mut builder = SearcherBuilder::new();
     builder.binary_detection(BinaryDetection::quit(b'\x00')).heap_limit(Some(MAX_LINE_BUFFER_BYTES));
@@ -213,7 +219,8 @@ fn search_file<'m>(
     // search (and whether a match before it counts): every file starts from
     // the same buffer, so answers do not depend on what a thread read before.
     if read.get() > INITIAL_BUFFER_BYTES {
-        *searcher = builder().line_number(searcher.line_number()).build();
+        *searcher =
+            builder().line_number(searcher.line_number()).binary_detection(searcher.binary_detection().clone()).build();
     }
     match done {
         Err(Stop::TooLong) => {}
@@ -223,7 +230,7 @@ fn search_file<'m>(
     let breaks = Rc::new(RefCell::new(Vec::new()));
     let mut sink = Collect::new(scan, Some(Pieces { breaks: Rc::clone(&breaks), engine: &matcher.engine, last: None }));
     let cutter = Some(Cutter::new(breaks));
-    let mut in_pieces = builder().line_number(true).build();
+    let mut in_pieces = builder().line_number(true).binary_detection(searcher.binary_detection().clone()).build();
     let read = Cell::new(0);
     search(&mut in_pieces, &matcher.engine, From::Reader(Checked { file, cancel, cutter, read: &read }), &mut sink)?;
     Ok(sink)

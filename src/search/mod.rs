@@ -5,6 +5,7 @@
 pub mod content;
 mod elsewhere;
 pub mod matcher;
+mod near_miss;
 pub mod options;
 pub mod render;
 
@@ -16,7 +17,7 @@ use crate::pattern::NameMatcher;
 use crate::sandbox::Scope;
 use crate::source::{walk_screened, Contents, Root, Source};
 use crate::walk::{posix_string, Entry, WalkRules, Walked};
-use content::{new_searcher, scan_contents, scan_file, scan_read, FileScan, LineHit, Scan};
+use content::{binary_searcher, new_searcher, scan_contents, scan_file, scan_read, FileScan, LineHit, Scan};
 use grep_searcher::Searcher;
 use matcher::ContentMatcher;
 use std::io::Read;
@@ -81,6 +82,9 @@ pub struct SearchConfig {
     /// What is walked: the disk, a storage or an index.
     pub source: Source,
     pub timeout_ms: Option<u64>,
+    /// Binary files are searched as text instead of skipped: only the
+    /// search for what a search that found nothing missed sets it.
+    pub search_binary: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -106,7 +110,9 @@ pub struct SearchOutcome {
     /// mode, and name search), before `maxResults`.
     pub match_count: u64,
     pub truncated: bool,
-    /// Set when nothing matched and always-skipped folders were passed over.
+    /// Set when nothing matched and something near was found (the
+    /// pattern's literal text, other case, binary files; see `near_miss`)
+    /// or places were passed over (see `elsewhere`).
     pub notice: Option<String>,
 }
 
@@ -159,7 +165,14 @@ pub fn run(config: &SearchConfig, cancel: &Cancel) -> Result<SearchOutcome> {
         return Err(err);
     }
     let notice = match match_count {
-        0 => elsewhere::notice(config, &root, &walked.skipped, walked.ignored, cancel)?,
+        0 => {
+            let near = near_miss::notice(config, &root, cancel)?;
+            let places = elsewhere::notice(config, &root, &walked.skipped, walked.ignored, cancel)?;
+            match (near, places) {
+                (Some(near), Some(places)) => Some(format!("{near} {places}")),
+                (near, places) => near.or(places),
+            }
+        }
         _ => None,
     };
     Ok(SearchOutcome { path: config.source.display(&config.scope), items, match_count, truncated, notice })
@@ -185,8 +198,9 @@ fn gather(
         Target::Content { regex, .. } => regex.prefilter(),
         Target::Files { .. } => None,
     };
+    let searcher_for = |scan| if config.search_binary { binary_searcher() } else { new_searcher(scan) };
     let mut walked = walk_screened(root, rules, cancel, screen, || {
-        let mut searcher = new_searcher(scan);
+        let mut searcher = searcher_for(scan);
         let mut sketching = Sketching::default();
         move |relative: &Path, kind, entry: &Entry| {
             if kind != EntryKind::File || !wanted(relative) {
@@ -241,7 +255,7 @@ fn gather(
     })?;
     if let (Target::Content { regex, .. }, false) = (&config.target, root.opens_in_walk()) {
         // The walk only listed these: their contents come now.
-        let mut searcher = new_searcher(scan);
+        let mut searcher = searcher_for(scan);
         let mut kept = Vec::new();
         root.read_each(
             std::mem::take(&mut walked.found),

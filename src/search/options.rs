@@ -113,7 +113,7 @@ pub fn parse(fields: &[(String, Value)], source: Source) -> Result<SearchConfig>
         // A search that finds nothing looks in what was ignored (see `elsewhere`).
         record_ignored: !no_ignore,
     };
-    Ok(SearchConfig { target, rules, max_results, scope, source, timeout_ms })
+    Ok(SearchConfig { target, rules, max_results, scope, source, timeout_ms, search_binary: false })
 }
 
 #[cfg(test)]
