@@ -102,13 +102,13 @@ pub struct FuzzyQuery {
 
 #[derive(Debug, Clone)]
 struct Masks {
-    ascii: [u64; 128],
+    ascii: Box<[u64; 128]>,
     other: Vec<(char, u64)>,
 }
 
 impl Masks {
     fn new(chars: &[char]) -> Masks {
-        let mut masks = Masks { ascii: [0; 128], other: Vec::new() };
+        let mut masks = Masks { ascii: Box::new([0; 128]), other: Vec::new() };
         for (i, &c) in chars.iter().enumerate().take(MAX_TYPO_QUERY_CHARS) {
             let bit = 1u64 << i;
             if c.is_ascii() {
