@@ -164,6 +164,17 @@ describe('fuzzy file-name search', () => {
   })
 })
 
+test('nothing ranks: the notice names the skipped folders that hold a match', async (t) => {
+  const dir = makeTmp()
+  t.after(() => removeTmp(dir))
+  writeTree(dir, { 'src/a.ts': 'x', 'node_modules/pkg/webpack.config.js': 'x' })
+  const r = await searchFiles(fuzzy('webpak.config.js', { cwd: dir }))
+  assert.equal(r.matchCount, 0)
+  assert.match(r.notice ?? '', /there are matches in places that were skipped: node_modules\//)
+  const all = await searchFiles(fuzzy('webpak.config.js', { cwd: dir, noIgnore: true }))
+  assert.deepEqual(all.files, ['node_modules/pkg/webpack.config.js'])
+})
+
 test('fuzzy on a path that is not there is not-found', async () => {
   const dir = makeTmp()
   try {

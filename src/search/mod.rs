@@ -21,7 +21,7 @@ use content::{new_searcher, scan_contents, scan_file, scan_read, FileScan, LineH
 use grep_searcher::Searcher;
 use matcher::ContentMatcher;
 use std::io::Read;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Folders never searched unless `noIgnore`.
 pub const SKIPPED_DIRS: &[&str] = &[
@@ -216,8 +216,10 @@ fn gather(
                         Some(text) if std::path::MAIN_SEPARATOR == '/' => scorer.as_mut()?.rank(text)?,
                         _ => scorer.as_mut()?.rank(&posix_string(relative))?,
                     };
-                    let (path, relative) = (posix_string(relative), relative.to_path_buf());
-                    return Some(Hit { path, relative, count: 1, mtime_ms: 0.0, rank: Some(rank) });
+                    on_match(relative);
+                    // `relative` is only kept to read a file's contents later: not here.
+                    let path = posix_string(relative);
+                    return Some(Hit { path, relative: PathBuf::new(), count: 1, mtime_ms: 0.0, rank: Some(rank) });
                 }
                 Target::Content { regex, file_glob, .. } => {
                     if file_glob.as_ref().is_some_and(|g| !g.is_match(relative)) {
