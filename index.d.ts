@@ -298,6 +298,13 @@ export interface SearchOptions extends CallOptions {
   pattern: string
   /** Default 'content'. */
   target?: 'content' | 'files'
+  /**
+   * With target 'files' only (else `invalid-argument`): `pattern` is a file name or a path's tail, not a glob, and
+   * typos are allowed (`indx.js`, `pakage.json`); every file is ranked against it and `files` come best first
+   * (exact name, name prefix, word or folder match, near spelling, then its letters in order), ties by path.
+   * Case is ignored. `notice` says when no path holds the query as written (the order is then a guess).
+   */
+  fuzzy?: boolean
   /** Content search only: which files, e.g. '*.py', '*.{ts,tsx}' (no '/': the file name; with '/': the relative path); '.py' and '.{ts,tsx}' mean '*.py' and '*.{ts,tsx}'. */
   fileGlob?: string
   /** Default 'content'. */
@@ -325,7 +332,10 @@ interface SearchResultBase {
   /** Matching lines (content, count) or matching files (files), before `maxResults`. */
   matchCount: number
   truncated: boolean
-  /** When nothing matched and always-skipped folders were passed over: names them. */
+  /**
+   * When nothing matched and always-skipped folders were passed over: names them. With `fuzzy`, when no path holds
+   * the query as written: says the order is approximate (typo and subsequence matches).
+   */
   notice?: string
 }
 
@@ -334,7 +344,7 @@ export interface ContentSearchResult extends SearchResultBase {
 }
 
 export interface FilesSearchResult extends SearchResultBase {
-  /** Newest-modified first. */
+  /** Newest-modified first; with `fuzzy`, best-ranked first. */
   files: string[]
 }
 

@@ -4,6 +4,7 @@
 
 pub mod content;
 mod elsewhere;
+pub mod fuzzy;
 pub mod matcher;
 mod near_miss;
 pub mod options;
@@ -21,7 +22,7 @@ use content::{binary_searcher, new_searcher, scan_contents, scan_file, scan_read
 use grep_searcher::Searcher;
 use matcher::ContentMatcher;
 use std::io::Read;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Folders never searched unless `noIgnore`.
 pub const SKIPPED_DIRS: &[&str] = &[
@@ -61,6 +62,8 @@ pub enum Target {
     Content { regex: ContentMatcher, file_glob: Option<NameMatcher>, mode: OutputMode },
     /// A glob over file names (a bare word is a contains-match).
     Files { name: NameMatcher },
+    /// A file name, perhaps misspelled: every file ranked against it (see `fuzzy`).
+    Fuzzy { query: fuzzy::FuzzyQuery },
 }
 
 impl Target {
@@ -68,6 +71,7 @@ impl Target {
     fn newest_first(&self) -> bool {
         match self {
             Target::Files { .. } => true,
+            Target::Fuzzy { .. } => false,
             Target::Content { mode, .. } => *mode == OutputMode::Files,
         }
     }
@@ -125,6 +129,8 @@ struct Hit {
     /// in a storage, read after the walk (see `scan_stored`).
     count: u64,
     mtime_ms: f64,
+    /// Its place in a fuzzy search's order.
+    rank: Option<fuzzy::Rank>,
 }
 
 const UNREAD: u64 = u64::MAX;
@@ -135,14 +141,17 @@ pub fn run(config: &SearchConfig, cancel: &Cancel) -> Result<SearchOutcome> {
     let newest_first = config.target.newest_first();
     let walked = gather(config, &root, &config.rules, cancel, &|_| true, &|_| {})?;
     let mut hits = walked.found;
-    if newest_first {
+    if let Target::Fuzzy { .. } = config.target {
+        hits.sort_unstable_by(|a, b| a.rank.cmp(&b.rank).then_with(|| a.path.cmp(&b.path)));
+    } else if newest_first {
         hits.sort_unstable_by(|a, b| b.mtime_ms.total_cmp(&a.mtime_ms).then_with(|| a.path.cmp(&b.path)));
     } else {
         hits.sort_unstable_by(|a, b| a.path.cmp(&b.path));
     }
+    let first_rank = hits.first().and_then(|h| h.rank);
     let max = config.max_results;
     let (items, match_count, truncated) = match &config.target {
-        Target::Files { .. } | Target::Content { mode: OutputMode::Files, .. } => {
+        Target::Files { .. } | Target::Fuzzy { .. } | Target::Content { mode: OutputMode::Files, .. } => {
             let total = hits.len() as u64;
             let files = hits.into_iter().take(max).map(|h| h.path).collect();
             (SearchItems::Files(files), total, total > max as u64)
@@ -160,18 +169,21 @@ pub fn run(config: &SearchConfig, cancel: &Cancel) -> Result<SearchOutcome> {
     };
     if let Some(err) = match &config.target {
         Target::Content { regex, .. } => regex.failure(),
-        Target::Files { .. } => None,
+        Target::Files { .. } | Target::Fuzzy { .. } => None,
     } {
         return Err(err);
     }
-    let notice = match match_count {
-        0 => {
+    let notice = match (match_count, &config.target) {
+        (0, _) => {
             let near = near_miss::notice(config, &root, cancel)?;
             let places = elsewhere::notice(config, &root, &walked.skipped, walked.ignored, cancel)?;
             match (near, places) {
                 (Some(near), Some(places)) => Some(format!("{near} {places}")),
                 (near, places) => near.or(places),
             }
+        }
+        (_, Target::Fuzzy { query }) => {
+            first_rank.filter(|r| !r.is_literal()).map(|_| fuzzy::approximate_notice(query))
         }
         _ => None,
     };
@@ -196,18 +208,33 @@ fn gather(
     };
     let screen = match &config.target {
         Target::Content { regex, .. } => regex.prefilter(),
-        Target::Files { .. } => None,
+        Target::Files { .. } | Target::Fuzzy { .. } => None,
     };
     let searcher_for = |scan| if config.search_binary { binary_searcher() } else { new_searcher(scan) };
     let mut walked = walk_screened(root, rules, cancel, screen, || {
         let mut searcher = searcher_for(scan);
         let mut sketching = Sketching::default();
+        let mut scorer = match &config.target {
+            Target::Fuzzy { query } => Some(query.scorer()),
+            _ => None,
+        };
         move |relative: &Path, kind, entry: &Entry| {
             if kind != EntryKind::File || !wanted(relative) {
                 return None;
             }
             let count = match &config.target {
                 Target::Files { name } => u64::from(name.is_match(relative)),
+                Target::Fuzzy { .. } => {
+                    // Ranked by name alone: no time to read, no contents.
+                    let rank = match relative.to_str() {
+                        Some(text) if std::path::MAIN_SEPARATOR == '/' => scorer.as_mut()?.rank(text)?,
+                        _ => scorer.as_mut()?.rank(&posix_string(relative))?,
+                    };
+                    on_match(relative);
+                    // `relative` is only kept to read a file's contents later: not here.
+                    let path = posix_string(relative);
+                    return Some(Hit { path, relative: PathBuf::new(), count: 1, mtime_ms: 0.0, rank: Some(rank) });
+                }
                 Target::Content { regex, file_glob, .. } => {
                     if file_glob.as_ref().is_some_and(|g| !g.is_match(relative)) {
                         return None;
@@ -250,7 +277,7 @@ fn gather(
                 Some(Err(e)) if e.kind() == std::io::ErrorKind::NotFound => return None,
                 _ => 0.0,
             };
-            Some(Hit { path: posix_string(relative), relative: relative.to_path_buf(), count, mtime_ms })
+            Some(Hit { path: posix_string(relative), relative: relative.to_path_buf(), count, mtime_ms, rank: None })
         }
     })?;
     if let (Target::Content { regex, .. }, false) = (&config.target, root.opens_in_walk()) {
