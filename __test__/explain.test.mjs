@@ -6,7 +6,7 @@
 // .gitignore files, negations and info/exclude). Then each reason's answer,
 // and the errors.
 import assert from 'node:assert/strict'
-import { execFileSync } from 'node:child_process'
+import { execFileSync, spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { describe, test } from 'node:test'
@@ -232,5 +232,57 @@ describe('each reason', () => {
     const aborted = new AbortController()
     aborted.abort()
     await rejectsWith(explain('src/a.js', { cwd: root, signal: aborted.signal }), 'aborted')
+  })
+})
+
+describe('the explain_path tool', () => {
+  test('createTools: the model text, plain JSON, the workspace sandbox', async (t) => {
+    const { createTools, toolDefinitions } = await import('../index.mjs')
+    const root = tmpTree(t, { '.gitignore': 'dist/\n', 'dist/app.js': '', 'src/a.ts': '' })
+    gitInit(root)
+    const tools = createTools({ cwd: root })
+    const { text, isError } = await tools.call('explain_path', { path: 'dist/app.js' })
+    assert.equal(isError, false)
+    assert.equal(text, "`dist/app.js` is not in the results: its folder `dist/` is ignored by `.gitignore:1: dist/`: set `gitignore: false` to include ignored entries.")
+    assert.equal((await tools.call('explain_path', '{"path":"dist/app.js","gitignore":false}')).text, '`dist/app.js` is in the results (`limit` may still leave it off the page).')
+    const plain = await tools.explain({ path: 'src/a.ts', pattern: '**/*.js' })
+    assert.equal(plain.reason, 'pattern')
+    assert.deepEqual(JSON.parse(JSON.stringify(plain)), plain)
+    assert.equal((await tools.explain('src/a.ts')).found, true)
+    // Outside the workspace: refused by the sandbox as any call is, or outside the search directory.
+    const outside = await tools.call('explain_path', { path: '/etc/passwd' })
+    assert.equal(outside.isError, false)
+    assert.match(outside.text, /is not below the search directory/)
+    const refused = await tools.call('explain_path', { path: 'x', roots: ['/'] })
+    assert.equal(refused.isError, true)
+    assert.match(refused.text, /^Error \(invalid-argument\): .*`roots` is set by the host/)
+    assert.match((await tools.call('explain_path', {})).text, /^Error \(invalid-argument\): explain_path: `path` is missing/)
+    assert.ok(toolDefinitions.explain_path.description.includes('git check-ignore -v'))
+  })
+})
+
+describe('agent-find explain', () => {
+  const BIN = path.join(path.dirname(new URL(import.meta.url).pathname), '..', 'bin', 'agent-find.js')
+  const cli = (cwd, ...args) => {
+    const r = spawnSync(process.execPath, [BIN, 'explain', ...args], { cwd, encoding: 'utf8' })
+    return { status: r.status, stdout: r.stdout, stderr: r.stderr }
+  }
+
+  test('prints the text, or the Explanation with --json; find flags apply; bad usage exits 2', async (t) => {
+    const root = tmpTree(t, { '.gitignore': 'dist/\n', 'dist/app.js': '', 'src/a.ts': '', '.env': '' })
+    gitInit(root)
+    const ignored = cli(root, 'dist/app.js')
+    assert.equal(ignored.status, 0, ignored.stderr)
+    assert.equal(ignored.stdout, `${(await explain('dist/app.js', { cwd: root })).text}\n`)
+    assert.match(cli(root, 'dist/app.js', '--no-gitignore').stdout, /is in the results/)
+    assert.match(cli(root, '.env', '--no-hidden').stdout, /is hidden/)
+    assert.match(cli(root, 'src/a.ts', '**/*.js').stdout, /the pattern `\*\*\/\*\.js` does not match it/)
+    const json = JSON.parse(cli(root, 'src/a.ts', '--json').stdout)
+    assert.deepEqual(json, await explain('src/a.ts', { cwd: root }))
+    const missing = cli(root)
+    assert.equal(missing.status, 2)
+    assert.match(missing.stderr, /^agent-find: invalid-argument: missing <path>/)
+    assert.equal(cli(root, 'a', 'b', 'c').status, 2)
+    assert.match(cli(root, '--help').stdout, /^Usage: agent-find explain <path> \[pattern\]/)
   })
 })
