@@ -37,7 +37,22 @@ export interface CallOptions {
   approve?: (req: AccessRequest) => boolean | Promise<boolean>
   /** Sandbox: `path` must resolve (through `..` and symlinks) inside one of these. */
   roots?: string[]
+  /**
+   * Only files git has as changed in the repository holding the search folder (read in-process, no `git`
+   * binary): 'modified' (work tree against the index), 'staged' (index against HEAD), 'untracked' (not
+   * ignored), 'changed' (any). Folders are entered only on the way to a changed file. Rejects with
+   * `not-a-repository` outside a git work tree; with a `reader`, `invalid-argument`.
+   */
+  git?: GitScope
+  /**
+   * Only files changed since the merge base of HEAD and this ref ('origin/main', 'main', 'HEAD~3'): committed,
+   * staged, modified or untracked. An unknown ref rejects with `invalid-argument`.
+   */
+  changedSince?: string
 }
+
+/** Which changed files `git` keeps. */
+export type GitScope = 'modified' | 'staged' | 'untracked' | 'changed'
 
 export interface FindOptions extends CallOptions {
   /** A glob by default; with `regex: true`, a JavaScript regex tested against each basename. */
@@ -271,6 +286,7 @@ export type FindFilesErrorCode =
   | 'outside-root'
   | 'aborted'
   | 'fs-error'
+  | 'not-a-repository'
 
 export declare class FindFilesError extends Error {
   constructor(code: FindFilesErrorCode, message: string, options?: { cause?: unknown })
@@ -304,7 +320,7 @@ export interface IgnoreRule {
 
 export type ExplainReason =
   | 'found' | 'missing' | 'outside' | 'search-directory' | 'hidden' | 'ignored' | 'git-dir' | 'always-skipped'
-  | 'excluded' | 'symlink' | 'depth' | 'special' | 'type' | 'pattern' | 'metadata'
+  | 'excluded' | 'symlink' | 'depth' | 'special' | 'type' | 'pattern' | 'metadata' | 'unchanged'
 
 /** Why a path is or is not in the results of a `find`. */
 export interface Explanation {

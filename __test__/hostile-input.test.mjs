@@ -12,7 +12,7 @@ import { FindFilesError, find, findFiles, formatFindResult, formatSearchResult, 
 import { REPO, paths, rejectsWith, tmpTree } from './helpers.mjs'
 
 const MB = 1 << 20
-const CODES = ['invalid-argument', 'invalid-pattern', 'not-found', 'not-a-dir', 'permission-denied', 'approval-required', 'outside-root', 'aborted', 'fs-error']
+const CODES = ['invalid-argument', 'invalid-pattern', 'not-found', 'not-a-dir', 'permission-denied', 'approval-required', 'outside-root', 'aborted', 'fs-error', 'not-a-repository']
 
 /** Every kind of JS value, by a readable name. */
 function hostileValues() {
@@ -33,12 +33,12 @@ const FIND_KINDS = {
   regex: 'boolean', matchBase: 'boolean', caseSensitive: 'boolean', reverse: 'boolean', hidden: 'boolean', gitignore: 'boolean',
   limit: 'count', maxLimit: 'count', maxDepth: 'count', maxBytes: 'count', timeoutMs: 'count',
   modifiedSince: 'date', minSize: 'size', maxSize: 'size', exclude: 'strings', roots: 'strings',
-  policy: 'function', approve: 'function', signal: 'signal',
+  policy: 'function', approve: 'function', signal: 'signal', git: 'enum', changedSince: 'string',
 }
 const SEARCH_KINDS = {
   pattern: 'string', path: 'string', cwd: 'string', fileGlob: 'string', target: 'enum', outputMode: 'enum',
   ignoreCase: 'boolean', noIgnore: 'boolean', maxResults: 'count', timeoutMs: 'count', roots: 'strings',
-  policy: 'function', approve: 'function', signal: 'signal',
+  policy: 'function', approve: 'function', signal: 'signal', git: 'enum', changedSince: 'string',
 }
 
 /** True when `value` has a JS type the option takes (its value may still be refused). */

@@ -27,12 +27,12 @@ import { rejectsWith, setMtime, tmpTree } from './helpers.mjs'
 // As docs/API.md lists them: every option of FindOptions / SearchOptions.
 const FIND_OPTIONS = [
   'pattern', 'path', 'cwd', 'regex', 'matchBase', 'caseSensitive', 'type', 'limit', 'maxLimit', 'maxDepth', 'sortBy',
-  'reverse', 'modifiedSince', 'minSize', 'maxSize', 'hidden', 'gitignore', 'exclude', 'maxBytes', 'signal', 'timeoutMs',
-  'policy', 'approve', 'roots',
+  'reverse', 'modifiedSince', 'minSize', 'maxSize', 'hidden', 'gitignore', 'exclude', 'git', 'changedSince', 'maxBytes',
+  'signal', 'timeoutMs', 'policy', 'approve', 'roots',
 ]
 const SEARCH_OPTIONS = [
-  'pattern', 'target', 'fuzzy', 'path', 'cwd', 'fileGlob', 'outputMode', 'ignoreCase', 'noIgnore', 'maxResults', 'signal',
-  'timeoutMs', 'policy', 'approve', 'roots',
+  'pattern', 'target', 'fuzzy', 'path', 'cwd', 'fileGlob', 'outputMode', 'ignoreCase', 'noIgnore', 'git', 'changedSince',
+  'maxResults', 'signal', 'timeoutMs', 'policy', 'approve', 'roots',
 ]
 // What the host fixes (JS-only, the workspace, and the host's budgets): not for the model.
 const HOST_ONLY = ['cwd', 'roots', 'signal', 'policy', 'approve', 'timeoutMs', 'maxLimit', 'maxBytes']
@@ -42,9 +42,10 @@ const FIND_DEFAULTS = {
   hidden: true, gitignore: true, exclude: [],
 }
 const SEARCH_DEFAULTS = { target: 'content', fuzzy: false, outputMode: 'content', ignoreCase: false, noIgnore: false, maxResults: 50 }
+const GIT_SCOPES = ['modified', 'staged', 'untracked', 'changed']
 const ENUMS = {
-  find: { type: ['file', 'dir', 'any'], sortBy: ['recent', 'name', 'mtime', 'size', 'none'] },
-  search_files: { target: ['content', 'files'], outputMode: ['content', 'files', 'count'] },
+  find: { type: ['file', 'dir', 'any'], sortBy: ['recent', 'name', 'mtime', 'size', 'none'], git: GIT_SCOPES },
+  search_files: { target: ['content', 'files'], outputMode: ['content', 'files', 'count'], git: GIT_SCOPES },
 }
 
 const ajv = new Ajv({ strict: true, allErrors: true })

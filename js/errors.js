@@ -6,7 +6,7 @@
 
 const CODES = [
   'invalid-argument', 'invalid-pattern', 'not-found', 'not-a-dir', 'permission-denied',
-  'approval-required', 'outside-root', 'aborted', 'fs-error',
+  'approval-required', 'outside-root', 'aborted', 'fs-error', 'not-a-repository',
 ]
 
 class FindFilesError extends Error {

@@ -16,6 +16,8 @@ pub enum ErrorCode {
     OutsideRoot,
     Aborted,
     FsError,
+    /// Git scoping asked for in a folder that is in no git work tree.
+    NotARepository,
 }
 
 impl ErrorCode {
@@ -30,6 +32,7 @@ impl ErrorCode {
             ErrorCode::OutsideRoot => "outside-root",
             ErrorCode::Aborted => "aborted",
             ErrorCode::FsError => "fs-error",
+            ErrorCode::NotARepository => "not-a-repository",
         }
     }
 }

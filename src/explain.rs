@@ -50,6 +50,8 @@ pub enum Reason {
     Pattern,
     /// Outside the size bounds or older than `modifiedSince`.
     Metadata,
+    /// Not changed in git (or a folder holding no changed file), under `git` or `changedSince`.
+    Unchanged,
 }
 
 impl Reason {
@@ -71,6 +73,7 @@ impl Reason {
             Reason::Type => "type",
             Reason::Pattern => "pattern",
             Reason::Metadata => "metadata",
+            Reason::Unchanged => "unchanged",
         }
     }
 }
@@ -130,6 +133,14 @@ pub fn run(config: &FindConfig, target: &Path, cancel: &Cancel) -> Result<Explan
     let root = config.source.open(&config.scope, cancel)?;
     let Backend::Disk(dir) = &root.backend else {
         return Err(FindError::invalid_argument("`explain` reads the local disk; it does not run on an index"));
+    };
+    let scoped;
+    let config = match crate::git_scope::rules(config.git.as_ref(), &root, &config.rules, cancel)? {
+        Some(rules) => {
+            scoped = FindConfig { rules, ..config.clone() };
+            &scoped
+        }
+        None => config,
     };
     let git = GitEnv::from_process();
     let mut rules = match config.rules.gitignore {
@@ -322,6 +333,13 @@ fn left_out(
             e.exclude = Some(glob);
             return with_rule(e, lines, judged);
         }
+        Judgement::Unchanged => (
+            Reason::Unchanged,
+            match last {
+                true => format!("`{path}` is not in the results: git has no change of it, and `git`/`changedSince` keeps changed files only."),
+                false => format!("`{path}` is not in the results: its folder `{at}/` holds no file that git has as changed, and `git`/`changedSince` keeps changed files only."),
+            },
+        ),
         Judgement::Seen => (Reason::Found, String::new()),
     };
     with_rule(answer(path, reason, Some(at), text), lines, judged)

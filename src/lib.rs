@@ -23,6 +23,8 @@ mod explain;
 mod filter;
 mod find;
 mod folder_counts;
+mod git_scope;
+mod git_status;
 mod gitconfig;
 mod gitdir;
 mod gitignore;

@@ -115,6 +115,7 @@ pub fn parse(fields: &[(String, Value)], purpose: Purpose, source: Source) -> Re
         }
     }
     let timeout_ms = r.timeout_ms()?;
+    let git = crate::git_scope::parse(&r, &source)?;
     let rules = WalkRules {
         hidden: r.flag("hidden", true)?,
         gitignore: r.flag("gitignore", true)?,
@@ -124,6 +125,7 @@ pub fn parse(fields: &[(String, Value)], purpose: Purpose, source: Source) -> Re
         max_depth,
         skip_dirs: &[".git"],
         record_ignored: false,
+        changed: None,
     };
 
     Ok(FindConfig {
@@ -139,6 +141,7 @@ pub fn parse(fields: &[(String, Value)], purpose: Purpose, source: Source) -> Re
         scope,
         timeout_ms,
         want_meta: purpose == Purpose::Find,
+        git,
     })
 }
 

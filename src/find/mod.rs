@@ -9,6 +9,8 @@ use crate::dir::Dir;
 use crate::entry::{raw_bytes, EntryKind, Found, Meta};
 use crate::error::{ErrorCode, Result};
 use crate::filter::Filters;
+use crate::git_scope;
+use crate::git_status::GitScope;
 use crate::page::{paginate, Caps};
 use crate::pattern::NameMatcher;
 use crate::result::FindOutcome;
@@ -40,6 +42,8 @@ pub struct FindConfig {
     pub timeout_ms: Option<u64>,
     /// Fill `size`/`mtimeMs` of returned entries (false for `findFiles`).
     pub want_meta: bool,
+    /// Only files changed in git (`git`, `changedSince`; see `git_scope`).
+    pub git: Option<GitScope>,
 }
 
 /// Whether the pattern and filters accept an entry: `Some` with its
@@ -84,6 +88,14 @@ pub fn select<'a>(
 pub fn run(config: &FindConfig, cancel: &Cancel) -> Result<FindOutcome> {
     cancel.check()?;
     let root = config.source.open(&config.scope, cancel)?;
+    let scoped;
+    let config = match git_scope::rules(config.git.as_ref(), &root, &config.rules, cancel)? {
+        Some(rules) => {
+            scoped = FindConfig { rules, ..config.clone() };
+            &scoped
+        }
+        None => config,
+    };
     // A storage's listing carries the metadata: taking it costs nothing.
     let stat = config.filters.needs_meta()
         || config.sort.needs_meta()

@@ -249,6 +249,7 @@ impl Index {
             max_depth: None,
             skip_dirs: &[".git"],
             record_ignored: false,
+            changed: None,
         };
         let walked = walk_dir(dir, &self.real_path, &everything, &Cancel::never(), || Building {
             watch,

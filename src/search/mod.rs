@@ -14,6 +14,8 @@ use crate::cancel::Cancel;
 use crate::content_sketch::{Sketcher, MAX_SKETCHED_FILE_BYTES};
 use crate::entry::EntryKind;
 use crate::error::Result;
+use crate::git_scope;
+use crate::git_status::GitScope;
 use crate::pattern::NameMatcher;
 use crate::sandbox::Scope;
 use crate::source::{walk_screened, Contents, Root, Source};
@@ -89,6 +91,8 @@ pub struct SearchConfig {
     /// Binary files are searched as text instead of skipped: only the
     /// search for what a search that found nothing missed sets it.
     pub search_binary: bool,
+    /// Only files changed in git (`git`, `changedSince`; see `git_scope`).
+    pub git: Option<GitScope>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -138,6 +142,14 @@ const UNREAD: u64 = u64::MAX;
 pub fn run(config: &SearchConfig, cancel: &Cancel) -> Result<SearchOutcome> {
     cancel.check()?;
     let root = config.source.open(&config.scope, cancel)?;
+    let scoped;
+    let config = match git_scope::rules(config.git.as_ref(), &root, &config.rules, cancel)? {
+        Some(rules) => {
+            scoped = SearchConfig { rules, ..config.clone() };
+            &scoped
+        }
+        None => config,
+    };
     let newest_first = config.target.newest_first();
     let walked = gather(config, &root, &config.rules, cancel, &|_| true, &|_| {})?;
     let mut hits = walked.found;

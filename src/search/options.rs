@@ -118,6 +118,7 @@ pub fn parse(fields: &[(String, Value)], source: Source) -> Result<SearchConfig>
     let scope = Scope::from_options(&r, &source.cwd_base())?;
     let timeout_ms = r.timeout_ms()?;
     let no_ignore = r.flag("noIgnore", false)?;
+    let git = crate::git_scope::parse(&r, &source)?;
     let rules = WalkRules {
         hidden: true,
         gitignore: !no_ignore,
@@ -128,8 +129,9 @@ pub fn parse(fields: &[(String, Value)], source: Source) -> Result<SearchConfig>
         skip_dirs: if no_ignore { &[".git"] } else { SKIPPED_DIRS },
         // A search that finds nothing looks in what was ignored (see `elsewhere`).
         record_ignored: !no_ignore,
+        changed: None,
     };
-    Ok(SearchConfig { target, rules, max_results, scope, source, timeout_ms, search_binary: false })
+    Ok(SearchConfig { target, rules, max_results, scope, source, timeout_ms, search_binary: false, git })
 }
 
 #[cfg(test)]

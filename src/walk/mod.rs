@@ -18,6 +18,7 @@ use crate::content_sketch::{Prefilter, Sketch};
 use crate::dir::{Dir, Stat};
 use crate::entry::EntryKind;
 use crate::error::{clip, ErrorCode, FindError, Result};
+use crate::git_status::ChangedPaths;
 use crate::gitignore::Rules;
 use crate::pattern::{normalize_glob, NameMatcher, PatternMode};
 use crate::storage::{Listed, StorageRef};
@@ -44,6 +45,10 @@ pub struct WalkRules {
     /// Keep the entries that ignore files hid (`Walked::ignored`), so a
     /// search that found nothing can look there.
     pub record_ignored: bool,
+    /// With `git` or `changedSince`: only the changed files, and the
+    /// folders on the way to them (see `git_status`). Set once the search
+    /// folder is open, as the set is relative to it.
+    pub changed: Option<ChangedPaths>,
 }
 
 /// What a walk hands each entry that passes the rules: one collector per
@@ -135,6 +140,9 @@ pub enum Judgement {
     AlwaysSkipped,
     /// An `exclude` glob (see `Excludes::first_match` for which).
     Excluded,
+    /// Not changed in git (a file), or holding no changed file (a folder),
+    /// under `git` or `changedSince`.
+    Unchanged,
 }
 
 impl WalkRules {
@@ -146,7 +154,10 @@ impl WalkRules {
         if !self.hidden && name.as_encoded_bytes().starts_with(b".") {
             return Judgement::Hidden;
         }
-        if ignore.is_some_and(|rules| rules.is_ignored(rel, is_dir)) {
+        // Ignore rules speak of untracked files only, as in git: under git
+        // scoping a tracked file that a rule matches is still changed.
+        let kept = self.changed.as_ref().map(|changed| changed.keeps(rel, is_dir));
+        if kept != Some(true) && ignore.is_some_and(|rules| rules.is_ignored(rel, is_dir)) {
             return Judgement::Ignored;
         }
         if self.skip_dirs.iter().any(|skip| name == *skip) && (is_dir || name == ".git") {
@@ -154,6 +165,9 @@ impl WalkRules {
         }
         if !self.exclude.is_empty() && self.exclude.is_excluded(rel, is_dir) {
             return Judgement::Excluded;
+        }
+        if kept == Some(false) {
+            return Judgement::Unchanged;
         }
         Judgement::Seen
     }
@@ -410,7 +424,7 @@ impl Gate<'_> {
     pub fn passes(&self, name: &OsStr, rel: &Path, is_dir: bool, ignore: Option<&Rules>) -> bool {
         match self.rules.judge(name, rel, is_dir, ignore) {
             Judgement::Seen => true,
-            Judgement::Hidden | Judgement::Excluded => false,
+            Judgement::Hidden | Judgement::Excluded | Judgement::Unchanged => false,
             Judgement::Ignored => {
                 if self.rules.record_ignored {
                     lock(&self.ignored).push((posix_string(rel), is_dir));
@@ -569,6 +583,7 @@ mod tests {
             max_depth: None,
             skip_dirs: &[".git"],
             record_ignored: false,
+            changed: None,
         }
     }
 
