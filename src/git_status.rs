@@ -150,7 +150,10 @@ fn not_a_repository(folder: &Path, why: &str) -> FindError {
 }
 
 fn git_failed(what: &str, err: impl std::fmt::Display) -> FindError {
-    FindError::new(ErrorCode::FsError, format!("cannot read the git repository's {what}: {}", clip(&err.to_string(), 300)))
+    FindError::new(
+        ErrorCode::FsError,
+        format!("cannot read the git repository's {what}: {}", clip(&err.to_string(), 300)),
+    )
 }
 
 /// A repository path (`/`-separated bytes) as a path on this system.
@@ -202,9 +205,10 @@ pub fn compute(folder: &Path, scope: &GitScope, interrupt: Arc<std::sync::atomic
     let mut found: Vec<(Vec<u8>, Letters)> = Vec::new();
     let items = match which {
         GitWhich::Modified | GitWhich::Untracked => {
-            status.into_index_worktree_iter(Vec::new()).map_err(|e| git_failed("status", e))?.map(|item| {
-                item.map(gix::status::Item::IndexWorktree).map_err(|e| git_failed("status", e))
-            })
+            status
+                .into_index_worktree_iter(Vec::new())
+                .map_err(|e| git_failed("status", e))?
+                .map(|item| item.map(gix::status::Item::IndexWorktree).map_err(|e| git_failed("status", e)))
         }
         .collect::<Vec<_>>(),
         GitWhich::Staged | GitWhich::Changed => status
@@ -286,7 +290,9 @@ fn merge_base_tree(repo: &gix::Repository, name: &str) -> Result<gix::ObjectId> 
             clip(name, 200)
         ))
     };
-    let id = repo.rev_parse_single(name).map_err(|e| unknown(format!("is not a ref or commit here ({})", first_line(&e.to_string()))))?;
+    let id = repo
+        .rev_parse_single(name)
+        .map_err(|e| unknown(format!("is not a ref or commit here ({})", first_line(&e.to_string()))))?;
     let commit = id
         .object()
         .map_err(|e| git_failed("objects", e))?
@@ -300,7 +306,11 @@ fn merge_base_tree(repo: &gix::Repository, name: &str) -> Result<gix::ObjectId> 
         .merge_base(head.id, commit.id)
         .map_err(|e| git_failed("history", e))?
         .ok_or_else(|| unknown("shares no history with HEAD".to_string()))?;
-    let tree = repo.find_commit(base).map_err(|e| git_failed("objects", e))?.tree_id().map_err(|e| git_failed("objects", e))?;
+    let tree = repo
+        .find_commit(base)
+        .map_err(|e| git_failed("objects", e))?
+        .tree_id()
+        .map_err(|e| git_failed("objects", e))?;
     Ok(tree.detach())
 }
 
