@@ -25,6 +25,7 @@ import {
   type FindEntry,
   type FindFilesErrorCode,
   type FindOptions,
+  type GitScope,
   type FindResult,
   type OmittedDir,
   createTools,
@@ -92,6 +93,9 @@ const otherForms: FindOptions[] = [
   { pattern: '^test_.*\\.py$', regex: true, caseSensitive: true, type: 'dir', sortBy: 'name' },
   { pattern: '*.rs', matchBase: true, type: 'any', sortBy: 'mtime', reverse: true },
   { pattern: '*', sortBy: 'size', modifiedSince: Date.now(), minSize: 0, maxSize: '1.5MB' },
+  { pattern: '**/*.ts', git: 'changed' },
+  { pattern: '**/*', git: 'staged' as GitScope },
+  { pattern: '**/*', changedSince: 'origin/main' },
   { pattern: '*', sortBy: 'none', modifiedSince: new Date('2024-05-01'), signal: AbortSignal.timeout(100) },
   { pattern: '*', policy: asyncPolicy, approve: asyncApprove },
 ]
@@ -129,6 +133,7 @@ function explainCode(code: FindFilesErrorCode): string {
       return 'fix the call'
     case 'not-found':
     case 'not-a-dir':
+    case 'not-a-repository':
       return 'fix the path'
     case 'permission-denied':
     case 'approval-required':
