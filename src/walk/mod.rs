@@ -671,6 +671,26 @@ mod tests {
     }
 
     #[test]
+    fn a_changed_set_keeps_its_files_and_the_folders_on_their_way() {
+        use crate::git_status::{ChangedPaths, Letters};
+        let root = tree("changed");
+        fs::create_dir_all(root.join(".git")).unwrap();
+        fs::write(root.join(".gitignore"), "out/\n").unwrap();
+        for file in ["a.txt", "b.txt", "src/keep.rs", "src/skip.rs", "other/x.rs", "out/tracked.js", "out/gen.js"] {
+            fs::create_dir_all(root.join(file).parent().unwrap()).unwrap();
+            fs::write(root.join(file), "").unwrap();
+        }
+        let changed = ChangedPaths::from_paths(
+            ["a.txt", "src/keep.rs", "out/tracked.js"].map(|p| (PathBuf::from(p), Letters::default())),
+        );
+        let scoped = WalkRules { changed: Some(changed), ..rules() };
+        // `out/` is ignored, but a changed (so tracked) file in it is kept, as git has it.
+        assert_eq!(paths(&root, &scoped), vec!["a.txt", "out", "out/tracked.js", "src", "src/keep.rs"]);
+        assert_eq!(scoped.judge(OsStr::new("other"), Path::new("other"), true, None), Judgement::Unchanged);
+        assert_eq!(scoped.judge(OsStr::new("b.txt"), Path::new("b.txt"), false, None), Judgement::Unchanged);
+    }
+
+    #[test]
     fn bad_exclude_globs_are_reported() {
         let err = Excludes::new(vec!["[".into()], false).unwrap_err();
         assert_eq!(err.code, ErrorCode::InvalidPattern);
