@@ -259,7 +259,7 @@ pub const OPTIONS: &[OptionSpec] = &[
         .flag("max-results", Some("N"), "at most N results (default {maxResults}, max {maxResultsCap})"),
     opt(BOTH, "git", Kind::Choice(crate::git_status::GitWhich::NAMES), Default::None)
         .model("Only files git has as changed in the repository holding `path`: 'modified' (edited, not staged), 'staged', 'untracked' (new and not ignored), 'changed' (any of those). For \"what did I change\".")
-        .flag("git", Some("modified|staged|untracked|changed"), "only files git has as changed"),
+        .flag("git", Some("WHICH"), "only files git has as changed: modified, staged, untracked or changed (any)"),
     opt(BOTH, "changedSince", Kind::Text, Default::None)
         .model("Only files changed since the branch left this git ref ('origin/main', 'main', 'HEAD~3'): committed since the merge base, staged, modified or untracked. For reviewing a branch.")
         .flag("changed-since", Some("REF"), "only files changed since the merge base with REF (and untracked ones)"),
