@@ -257,6 +257,9 @@ pub const OPTIONS: &[OptionSpec] = &[
     opt(SEARCH, "maxResults", Kind::Integer { minimum: 1 }, Default::Count(limits::DEFAULT_MAX_RESULTS))
         .model("At most this many lines, files or counts (values above {maxResultsCap} are lowered to {maxResultsCap}).")
         .flag("max-results", Some("N"), "at most N results (default {maxResults}, max {maxResultsCap})"),
+    opt(BOTH, "skipped", Kind::Bool, Default::Bool(false))
+        .model("Also report what was left out and why, counted during the walk at no extra walk: entries by reason (ignored, naming the .gitignore line; hidden; excluded; always-skipped folders; past maxDepth; symlinks, never followed; permission denied; binary files) and the first folders of each.")
+        .flag("skipped", None, "report what was left out, by reason"),
     opt(BOTH, "timeoutMs", Kind::Number, Default::None).flag("timeout", Some("MS"), "give up after MS milliseconds"),
     opt(BOTH, "roots", Kind::Texts, Default::None)
         .flag("root", Some("DIR"), "only search inside DIR (repeatable)")

@@ -124,6 +124,7 @@ pub fn parse(fields: &[(String, Value)], purpose: Purpose, source: Source) -> Re
         max_depth,
         skip_dirs: &[".git"],
         record_ignored: false,
+        tally: r.flag("skipped", false)?,
     };
 
     Ok(FindConfig {

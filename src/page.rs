@@ -29,12 +29,21 @@ pub struct Page {
 pub use crate::limits::OMITTED_DIRS;
 
 /// `kept` is the sorted first `limit` matches; `left_out` counts the rest by folder.
-pub fn paginate(
+#[cfg(test)]
+pub fn paginate(search_path: &str, kept: Vec<Found>, left_out: FolderCounts, matched: usize, caps: Caps) -> Page {
+    paginate_leaving(search_path, kept, left_out, matched, caps, 0)
+}
+
+/// `paginate`, leaving `reserve` bytes of the byte cap for a line the text
+/// may end with (the `skipped` line): kept whenever that line exists, so
+/// the text fits with it whether or not it is shown.
+pub fn paginate_leaving(
     search_path: &str,
     mut kept: Vec<Found>,
     mut left_out: FolderCounts,
     matched: usize,
     caps: Caps,
+    reserve: usize,
 ) -> Page {
     let mut truncated_by = match (matched <= kept.len(), caps.max_limit) {
         (true, _) => None,
@@ -55,7 +64,9 @@ pub fn paginate(
             prefix.push(prefix.last().copied().unwrap_or(0) + 1 + render::entry_len(found));
         }
         let trailer_len = |notice: &Option<String>, omitted: &[OmittedDir]| {
-            notice.as_ref().map_or(0, |n| n.len() + 1) + render::omitted_line(omitted).map_or(0, |l| l.len() + 1)
+            reserve
+                + notice.as_ref().map_or(0, |n| n.len() + 1)
+                + render::omitted_line(omitted).map_or(0, |l| l.len() + 1)
         };
         if prefix[kept.len()] + trailer_len(&notice, &omitted) > max_bytes {
             let bytes_notice = Some(render::bytes_notice(max_bytes));
@@ -179,6 +190,7 @@ mod tests {
                 notice: p.notice,
                 hint: None,
                 omitted: p.omitted,
+                skipped: None,
             };
             let text = render::render(&outcome);
             assert!(text.len() <= max, "{} > {max}", text.len());
@@ -186,5 +198,63 @@ mod tests {
             assert!(text.len() + 40 > max, "cap {max} wasted: {}", text.len());
             assert!(text.contains(&render::bytes_notice(max)));
         }
+    }
+
+    #[test]
+    fn byte_cap_holds_with_the_skipped_line() {
+        use crate::walk::{SkipReason, SkippedFolder, SkippedGroup};
+        let names: Vec<String> = (0..500).map(|i| format!("dir{}/file-{i:04}.txt", i % 7)).collect();
+        let all = files(&names.iter().map(String::as_str).collect::<Vec<_>>());
+        let folder = |path: &str| SkippedFolder { path: path.into(), rule: Some(format!(".gitignore:1: {path}/")) };
+        let skipped = vec![
+            SkippedGroup {
+                reason: SkipReason::Ignored,
+                count: 40,
+                folders: vec![folder("node_modules"), folder("dist")],
+            },
+            SkippedGroup { reason: SkipReason::Binary, count: 3, folders: vec![] },
+        ];
+        let line = render::skipped_line(&skipped).unwrap();
+        assert_eq!(
+            line,
+            "Not searched: node_modules/ (.gitignore:1: node_modules/), dist/ (.gitignore:1: dist/), 38 more ignored entries, 3 binary files."
+        );
+        for max in [300, 1000, 4000] {
+            let p = paginate_leaving(
+                "/workspace",
+                all.clone(),
+                FolderCounts::default(),
+                500,
+                caps(1000, Some(max)),
+                line.len() + 1,
+            );
+            let outcome = crate::result::FindOutcome {
+                path: "/workspace".into(),
+                entries: p.entries,
+                matched: 500,
+                truncated_by: p.truncated_by,
+                notice: p.notice,
+                hint: None,
+                omitted: p.omitted,
+                skipped: Some(skipped.clone()),
+            };
+            let text = render::render(&outcome);
+            assert!(text.len() <= max, "{} > {max}", text.len());
+            assert!(text.ends_with(&line), "{text}");
+        }
+        // An answer neither empty nor cut does not show it.
+        let p =
+            paginate_leaving("/w", files(&["a"]), FolderCounts::default(), 1, caps(10, Some(10_000)), line.len() + 1);
+        let whole = crate::result::FindOutcome {
+            path: "/w".into(),
+            entries: p.entries,
+            matched: 1,
+            truncated_by: p.truncated_by,
+            notice: p.notice,
+            hint: None,
+            omitted: p.omitted,
+            skipped: Some(skipped),
+        };
+        assert_eq!(render::render(&whole), "Search directory: /w\na");
     }
 }
