@@ -38,6 +38,7 @@ mod result;
 mod sandbox;
 mod search;
 mod shared;
+mod skipped;
 mod sort;
 mod source;
 mod storage;

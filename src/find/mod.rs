@@ -95,7 +95,7 @@ pub fn run(config: &FindConfig, cancel: &Cancel) -> Result<FindOutcome> {
     if let Some(err) = config.matcher.failure() {
         return Err(err);
     }
-    let skipped = config.rules.tally.then(|| crate::explain::skipped_groups(&walked.tally, &root, &config.rules));
+    let skipped = config.rules.tally.then(|| crate::skipped::groups(&walked.tally, &root, &config.rules));
     let Gathered { best: mut found, matched, per_dir: mut left_out } = Gathered::merge(walked.found);
     // What falls past the limit here is already counted, by folder, in `left_out`.
     sort_and_split(&mut found, order, config.caps.limit);

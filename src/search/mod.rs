@@ -144,7 +144,7 @@ pub fn run(config: &SearchConfig, cancel: &Cancel) -> Result<SearchOutcome> {
     let root = config.source.open(&config.scope, cancel)?;
     let newest_first = config.target.newest_first();
     let walked = gather(config, &root, &config.rules, cancel, &|_| true, &|_| {})?;
-    let skipped = config.rules.tally.then(|| crate::explain::skipped_groups(&walked.tally, &root, &config.rules));
+    let skipped = config.rules.tally.then(|| crate::skipped::groups(&walked.tally, &root, &config.rules));
     let mut hits = walked.found;
     if let Target::Fuzzy { .. } = config.target {
         hits.sort_unstable_by(|a, b| a.rank.cmp(&b.rank).then_with(|| a.path.cmp(&b.path)));
