@@ -90,6 +90,11 @@ export interface FindOptions extends CallOptions {
   exclude?: string[]
   /** Default 51200 (at least 256): cap on the rendered model text. */
   maxBytes?: number
+  /**
+   * A token budget for the model text, counted as 4 bytes a token (at least 64): the text is cut to
+   * `maxTokens * 4` bytes when that is below `maxBytes`, and the cut says how many of how many it shows.
+   */
+  maxTokens?: number
 }
 
 export interface FindEntry {

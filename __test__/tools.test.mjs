@@ -28,7 +28,7 @@ import { rejectsWith, setMtime, tmpTree } from './helpers.mjs'
 const FIND_OPTIONS = [
   'pattern', 'path', 'cwd', 'regex', 'matchBase', 'caseSensitive', 'type', 'limit', 'maxLimit', 'maxDepth', 'sortBy',
   'reverse', 'modifiedSince', 'minSize', 'maxSize', 'hidden', 'gitignore', 'exclude', 'maxBytes', 'signal', 'timeoutMs',
-  'policy', 'approve', 'roots', 'skipped',
+  'policy', 'approve', 'roots', 'skipped', 'maxTokens',
 ]
 const SEARCH_OPTIONS = [
   'pattern', 'target', 'fuzzy', 'path', 'cwd', 'fileGlob', 'outputMode', 'ignoreCase', 'noIgnore', 'maxResults', 'signal',

@@ -16,7 +16,10 @@ pub struct Caps {
     /// `None` is `Infinity`.
     pub max_limit: Option<usize>,
     /// `None`: no text will be rendered (programmatic calls such as `findFiles`).
+    /// The byte cap in force: `maxBytes`, or less when `maxTokens` asks for less.
     pub max_bytes: Option<usize>,
+    /// `maxTokens`, when it is what sets `max_bytes`: a cut then says so.
+    pub max_tokens: Option<usize>,
 }
 
 pub struct Page {
@@ -69,7 +72,12 @@ pub fn paginate_leaving(
                 + render::omitted_line(omitted).map_or(0, |l| l.len() + 1)
         };
         if prefix[kept.len()] + trailer_len(&notice, &omitted) > max_bytes {
-            let bytes_notice = Some(render::bytes_notice(max_bytes));
+            // Sized with `matched` for the count shown: no shorter than the final one.
+            let cut_notice = |shown: usize| match caps.max_tokens {
+                Some(tokens) => render::tokens_notice(tokens, shown, matched),
+                None => render::bytes_notice(max_bytes),
+            };
+            let bytes_notice = Some(cut_notice(matched));
             let mut reserve = trailer_len(&bytes_notice, &[]);
             let mut cut_omitted = Vec::new();
             let mut keep = 0;
@@ -105,7 +113,7 @@ pub fn paginate_leaving(
             }
             kept.truncate(keep);
             truncated_by = Some(Truncation::Bytes);
-            notice = bytes_notice;
+            notice = Some(cut_notice(keep));
             omitted = cut_omitted;
         }
     }
@@ -134,7 +142,7 @@ mod tests {
     }
 
     fn caps(limit: usize, max_bytes: Option<usize>) -> Caps {
-        Caps { limit, max_limit: Some(1000), max_bytes }
+        Caps { limit, max_limit: Some(1000), max_bytes, max_tokens: None }
     }
 
     #[test]
@@ -167,8 +175,13 @@ mod tests {
         let p = paginate("/w", files(&["a"]), dirs_of(&["b", "c"]), 3, caps(1, None));
         assert_eq!(p.truncated_by, Some(Truncation::Limit));
         assert_eq!(p.notice.unwrap(), render::limit_notice(3, 1, Some(1000)));
-        let p =
-            paginate("/w", files(&["a"]), dirs_of(&["b"]), 2, Caps { limit: 1, max_limit: Some(1), max_bytes: None });
+        let p = paginate(
+            "/w",
+            files(&["a"]),
+            dirs_of(&["b"]),
+            2,
+            Caps { limit: 1, max_limit: Some(1), max_bytes: None, max_tokens: None },
+        );
         assert_eq!(p.truncated_by, Some(Truncation::Maximum));
         let p = paginate("/w", files(&["a"]), FolderCounts::default(), 1, caps(1, Some(10_000)));
         assert_eq!(p.truncated_by, None);

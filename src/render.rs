@@ -46,6 +46,14 @@ pub fn bytes_notice(max_bytes: usize) -> String {
     format!("Output truncated at {max_bytes} bytes; refine the pattern or narrow `path`.")
 }
 
+/// The cut notice when `maxTokens` set the byte cap: what was shown of what.
+pub fn tokens_notice(max_tokens: usize, shown: usize, matched: usize) -> String {
+    format!(
+        "Output cut to maxTokens ({max_tokens} tokens, counted as {} bytes each): showing {shown} of {matched} matches; refine the pattern, narrow `path` or raise `maxTokens`.",
+        crate::limits::BYTES_PER_TOKEN
+    )
+}
+
 /// The notice for a result that says it was cut but carries no notice
 /// (one built by hand): the text docs/API.md gives, with the default caps.
 pub fn default_notice(by: crate::result::Truncation, matched: usize, shown: usize) -> Option<String> {
