@@ -211,7 +211,7 @@ describe('npm pack, then npm install the tarball in a fresh project', { skip: NO
     assert.equal(r.hits, `Search directory: ${path.join(project, 'data')}\na.txt:1: hello`)
     assert.equal(r.code, 'not-found')
     assert.equal(r.tool, r.text)
-    assert.deepEqual(r.toolNames, ['find', 'search_files'])
+    assert.deepEqual(r.toolNames, ['find', 'search_files', 'explain_path'])
     assert.deepEqual(r.exports, [
       'FindFilesError', 'anthropicTool', 'createTools', 'default', 'find', 'findFiles', 'formatFindResult',
       'formatSearchResult', 'memoryReader', 'mountReader', 'openIndex', 'openaiTool', 'searchFiles', 'toolDefinitions', 'vercelTool',
@@ -253,7 +253,7 @@ describe('npm pack, then npm install the tarball in a fresh project', { skip: NO
       const out = node([script], project)
       assert.equal(out.status, 0, out.stderr)
       const r = JSON.parse(out.stdout)
-      assert.deepEqual(r.names, ['find', 'search_files'])
+      assert.deepEqual(r.names, ['find', 'search_files', 'explain_path'])
       assert.equal(r.found, `Search directory: ${path.join(project, 'data')}\na.txt\ndeep/b.txt`)
       assert.equal(r.denied[0], true)
       assert.match(r.denied[1], /^Error \(outside-root\): /)
