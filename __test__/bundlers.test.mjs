@@ -1,8 +1,9 @@
-// Bundling an app that uses agent-find, with esbuild (a devDependency): the
-// two setups docs/PACKAGING.md gives work (agent-find external, or the .node
-// copied beside the bundle), the default build fails at build time naming
-// the .node file, and a bundle whose .node went missing fails at load time
-// with the loader's bundle message (not "install the platform package").
+// Bundling an app that uses agent-find, with esbuild and webpack
+// (devDependencies): the setups docs/PACKAGING.md gives work (agent-find
+// external, or with esbuild the .node copied beside the bundle), a default
+// build fails at build time on the .node file, and a bundle whose .node went
+// missing fails at load time with the loader's bundle message (not "install
+// the platform package").
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
@@ -72,5 +73,46 @@ describe('esbuild', { skip: !fs.existsSync(ESBUILD) ? 'esbuild is not installed 
     assert.match(out.stderr, /--external:agent-find/)
     assert.match(out.stderr, /--loader:\.node=copy/)
     assert.doesNotMatch(out.stderr, /npm install agent-find-/)
+  })
+})
+
+const WEBPACK = path.join(REPO, 'node_modules', 'webpack')
+
+/** Runs webpack's Node API on the app with `config` added; resolves to { errors, warnings } as text. */
+async function webpackBuild(dir, config) {
+  const { default: webpack } = await import(path.join(WEBPACK, 'lib', 'index.js'))
+  return new Promise((resolve, reject) => {
+    webpack({
+      mode: 'production',
+      target: 'node',
+      context: dir,
+      entry: './app.js',
+      output: { path: path.join(dir, 'wout'), filename: 'app.js' },
+      optimization: { minimize: false },
+      ...config,
+    }, (err, stats) => {
+      if (err) return reject(err)
+      const info = stats.toJson({ all: false, errors: true })
+      resolve({ errors: info.errors.map((e) => e.message).join('\n') })
+    })
+  })
+}
+
+describe('webpack', { skip: !fs.existsSync(WEBPACK) ? 'webpack is not installed (npm ci installs it)' : NODE_FILES.length !== 1 ? 'needs one built .node' : false }, () => {
+  test('agent-find in externals: the bundle runs', async (t) => {
+    const dir = app(t)
+    const { errors } = await webpackBuild(dir, { externals: { 'agent-find': 'commonjs agent-find' } })
+    assert.equal(errors, '')
+    const out = run(dir, 'wout/app.js')
+    assert.equal(out.status, 0, out.stderr)
+    assert.deepEqual(JSON.parse(out.stdout), ['a.txt', 'b.txt'])
+  })
+
+  test('the default build fails at build time on the .node file', async (t) => {
+    const dir = app(t)
+    const { errors } = await webpackBuild(dir, {})
+    // webpack parses the binary as JavaScript: its ELF/Mach-O/PE magic is the unexpected character.
+    assert.match(errors, /Module parse failed: Unexpected character/)
+    assert.match(errors, /no loaders are configured/)
   })
 })
