@@ -47,8 +47,8 @@ function loadErrorMessage(cause) {
     return (
       `agent-find: its native binary (agent-find.${target}.node) did not load from a bundle: the bundler changed ` +
       'how the .node file is found. Mark `agent-find` as external (esbuild `--external:agent-find`, webpack `externals`, ' +
-      'Vite/rollup `external`), or let the bundler copy the .node beside the bundle (esbuild `--loader:.node=copy`, ' +
-      `webpack \`node-loader\`); see docs/PACKAGING.md, "Bundlers", in the agent-find package. ${why}`
+      'Vite/rollup `external`), or with esbuild copy the .node beside the bundle (`--loader:.node=copy`); ' +
+      `see docs/PACKAGING.md, "Bundlers", in the agent-find package. ${why}`
     )
   }
   // `npm run build` only works in a checkout of the repository (it needs the Rust sources).
