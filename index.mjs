@@ -16,5 +16,6 @@ export const {
   anthropicTool,
   vercelTool,
   createTools,
+  fileTypes,
 } = cjs
 export default cjs

@@ -384,6 +384,26 @@ impl Prefilter {
         }
     }
 
+    /// The prefilter of any of `patterns` (each a regex, or with `literal`
+    /// a fixed string): a file may match when it may match one of them, so
+    /// the need is the alternation of theirs, built as ripgrep joins
+    /// `-e A -e B` (each pattern in a group of its own, so its flags stay
+    /// inside). A multiline pattern needs no change: a trigram across a
+    /// line break is never required (see `Need::of_string`).
+    pub fn any_of<P: AsRef<str>>(patterns: &[P], ignore_case: bool, literal: bool) -> Option<Prefilter> {
+        let joined: Vec<String> = patterns
+            .iter()
+            .map(|p| match literal {
+                true => format!("(?:{})", regex_syntax::escape(p.as_ref())),
+                false => format!("(?:{})", p.as_ref()),
+            })
+            .collect();
+        match joined.len() {
+            0 => None,
+            _ => Prefilter::new(&joined.join("|"), ignore_case),
+        }
+    }
+
     /// Whether a file with this sketch may hold a match (false: it holds none).
     pub fn may_match(&self, sketch: &Sketch) -> bool {
         self.need.met_by(sketch)

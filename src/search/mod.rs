@@ -75,6 +75,8 @@ impl Target {
 #[derive(Debug, Clone)]
 pub struct SearchConfig {
     pub target: Target,
+    /// `type`: only files of these ripgrep file types (either target).
+    pub types: Option<options::FileTypes>,
     pub rules: WalkRules,
     pub max_results: usize,
     pub scope: Scope,
@@ -87,7 +89,10 @@ pub struct SearchConfig {
 pub struct LineMatch {
     pub file: String,
     pub line: u64,
+    /// The line; for a multiline match, its lines joined by `\n`.
     pub text: String,
+    /// With `patterns`: the indexes of those that match the line(s).
+    pub patterns: Option<Vec<u32>>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -190,6 +195,9 @@ fn gather(
         let mut sketching = Sketching::default();
         move |relative: &Path, kind, entry: &Entry| {
             if kind != EntryKind::File || !wanted(relative) {
+                return None;
+            }
+            if config.types.as_ref().is_some_and(|t| !t.is_match(relative)) {
                 return None;
             }
             let count = match &config.target {
@@ -342,7 +350,11 @@ fn first_lines(
             failure.check()?;
         }
         let FileScan { lines, .. } = found.unwrap_or_default();
-        out.extend(lines.into_iter().map(|LineHit { line, text }| LineMatch { file: hit.path.clone(), line, text }));
+        out.extend(
+            lines
+                .into_iter()
+                .map(|LineHit { line, text, patterns }| LineMatch { file: hit.path.clone(), line, text, patterns }),
+        );
     }
     Ok(out)
 }
