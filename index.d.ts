@@ -290,6 +290,47 @@ export declare function findFiles(pattern: string, options?: CallOptions): Promi
 /** The text a model reads for a FindResult. */
 export declare function formatFindResult(result: FindResult): string
 
+/** An ignore-file line that matches the path `explain` was asked about. */
+export interface IgnoreRule {
+  /** Relative to the search directory (`.gitignore`, `src/.ignore`, `../.gitignore`, `.git/info/exclude`), or `core.excludesFile`. */
+  file: string
+  /** From 1. */
+  line: number
+  /** The line as written. */
+  pattern: string
+  /** False for a `!` line, which re-includes the path. */
+  ignores: boolean
+}
+
+export type ExplainReason =
+  | 'found' | 'missing' | 'outside' | 'search-directory' | 'hidden' | 'ignored' | 'git-dir' | 'always-skipped'
+  | 'excluded' | 'symlink' | 'depth' | 'special' | 'type' | 'pattern' | 'metadata'
+
+/** Why a path is or is not in the results of a `find`. */
+export interface Explanation {
+  /** Relative to the search directory; absolute when outside it. */
+  path: string
+  found: boolean
+  reason: ExplainReason
+  /** The entry the reason is about: the path itself or a folder on its way (relative). */
+  at?: string
+  /** The ignore line that decides: it ignores (`reason: 'ignored'`) or re-includes. */
+  rule?: IgnoreRule
+  /** When `rule` re-includes: the line it overrides. */
+  overrides?: IgnoreRule
+  /** The `exclude` glob, for `reason: 'excluded'`. */
+  exclude?: string
+  /** One or two sentences for a model. */
+  text: string
+}
+
+/**
+ * Why `path` (relative to `cwd`, or absolute) is or is not in the results of
+ * `find(options)`; without `pattern`, only the walk's rules and the filters decide.
+ * On the local disk only.
+ */
+export declare function explain(path: string, options?: Partial<FindOptions>): Promise<Explanation>
+
 export interface SearchOptions extends CallOptions {
   /**
    * For target 'content', a regex in ripgrep's syntax (the Rust `regex` crate); one that needs lookaround or a
@@ -328,6 +369,13 @@ export interface SearchOptions extends CallOptions {
   exclude?: string[]
   /** Default 'content'. */
   target?: 'content' | 'files'
+  /**
+   * With target 'files' only (else `invalid-argument`): `pattern` is a file name or a path's tail, not a glob, and
+   * typos are allowed (`indx.js`, `pakage.json`); every file is ranked against it and `files` come best first
+   * (exact name, name prefix, word or folder match, near spelling, then its letters in order), ties by path.
+   * Case is ignored. `notice` says when no path holds the query as written (the order is then a guess).
+   */
+  fuzzy?: boolean
   /** Content search only: which files, e.g. '*.py', '*.{ts,tsx}' (no '/': the file name; with '/': the relative path); '.py' and '.{ts,tsx}' mean '*.py' and '*.{ts,tsx}'. */
   fileGlob?: string
   /** Default 'content'. */
@@ -357,7 +405,10 @@ interface SearchResultBase {
   /** Matching lines (content, count) or matching files (files), before `maxResults`. */
   matchCount: number
   truncated: boolean
-  /** When nothing matched and always-skipped folders were passed over: names them. */
+  /**
+   * When nothing matched and always-skipped folders were passed over: names them. With `fuzzy`, when no path holds
+   * the query as written: says the order is approximate (typo and subsequence matches).
+   */
   notice?: string
 }
 
@@ -366,7 +417,7 @@ export interface ContentSearchResult extends SearchResultBase {
 }
 
 export interface FilesSearchResult extends SearchResultBase {
-  /** Newest-modified first. */
+  /** Newest-modified first; with `fuzzy`, best-ranked first. */
   files: string[]
 }
 

@@ -19,6 +19,7 @@ mod content_sketch;
 mod dir;
 mod entry;
 mod error;
+mod explain;
 mod filter;
 mod find;
 mod folder_counts;
@@ -46,7 +47,9 @@ mod testing;
 mod walk;
 
 // The calls, and the text a model reads of their answers.
+pub use explain::{run as explain, Explanation, Reason as ExplainReason};
 pub use find::{run as run_find, FindConfig};
+pub use gitignore::IgnoreLine;
 pub use options::{parse as parse_find_options, Purpose};
 pub use render::{default_notice, render as render_find};
 pub use result::{FindOutcome, OmittedDir, Truncation};

@@ -173,7 +173,7 @@ pub const OPTIONS: &[OptionSpec] = &[
     ),
     opt(SEARCH, "pattern", Kind::Text, Default::None).model(
         "For target 'content': a regular expression (Rust/ripgrep syntax; lookaround and backreferences also work, as with rg -P) matched against each line; escape literal ( ) [ ] . * + ? { } | \\. \
-         For target 'files': a file-name glob ('*.py'); a plain word without * or ? matches names that contain it.",
+         For target 'files': a file-name glob ('*.py'); a plain word without * or ? matches names that contain it. With `fuzzy`: a file name or path to rank files against, not a glob.",
     ),
     opt(BOTH, "path", Kind::Text, Default::None).model(PATH_HELP),
     opt(FIND, "type", Kind::Choice(&["file", "dir", "any"]), Default::Text("file"))
@@ -238,6 +238,9 @@ pub const OPTIONS: &[OptionSpec] = &[
             "files",
             "match file names instead: <regex> is a name glob (a bare word is a contains-match)",
         ),
+    opt(SEARCH, "fuzzy", Kind::Bool, Default::Bool(false))
+        .model("With target 'files': `pattern` is a file name you half remember, typos allowed ('indx.js', 'pakage.json', 'readme'); every file is ranked against it, best first: exact name, name prefix, word or folder match, near spelling, letters in order.")
+        .flag("fuzzy", None, "with --files: rank file names against <regex> as a name, typos allowed"),
     opt(SEARCH, "fileGlob", Kind::Text, Default::None)
         .model("Content search only: which files to search, e.g. '*.py', '*.{ts,tsx}', 'src/**/*.rs'; '.py' and '.{ts,tsx}' mean '*.py' and '*.{ts,tsx}'.")
         .flag("glob", Some("GLOB"), "only files matching GLOB, e.g. '*.py' or '*.{ts,tsx}'"),

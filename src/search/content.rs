@@ -73,6 +73,12 @@ pub fn new_searcher(scan: Scan) -> Searcher {
     builder().line_number(matches!(scan, Scan::Lines(_))).build()
 }
 
+/// A searcher that stops at nothing: binary files are searched as text
+/// (only to tell that matches exist in files a search skipped as binary).
+pub fn binary_searcher() -> Searcher {
+    builder().binary_detection(BinaryDetection::none()).build()
+}
+
 fn builder() -> SearcherBuilder {
     builder_for(false)
 }
@@ -173,7 +179,10 @@ fn scan_input(
 ) -> Option<FileScan> {
     // A thread's searcher is made line by line; a multiline search needs its own.
     if searcher.multi_line() != matcher.modes.multiline {
-        *searcher = builder_for(matcher.modes.multiline).line_number(searcher.line_number()).build();
+        *searcher = builder_for(matcher.modes.multiline)
+            .line_number(searcher.line_number())
+            .binary_detection(searcher.binary_detection().clone())
+            .build();
     }
     // A panic in an engine must not unwind through the walker threads.
     let done = catch_unwind(AssertUnwindSafe(|| match input {
@@ -230,7 +239,10 @@ fn search_file<'m>(
     // search (and whether a match before it counts): every file starts from
     // the same buffer, so answers do not depend on what a thread read before.
     if read.get() > INITIAL_BUFFER_BYTES {
-        *searcher = builder_for(matcher.modes.multiline).line_number(searcher.line_number()).build();
+        *searcher = builder_for(matcher.modes.multiline)
+            .line_number(searcher.line_number())
+            .binary_detection(searcher.binary_detection().clone())
+            .build();
     }
     match done {
         // Pieces would break what a multiline match may span: such a file
@@ -243,7 +255,7 @@ fn search_file<'m>(
     let pieces = Pieces { breaks: Rc::clone(&breaks), engine: &matcher.engine, last: None };
     let mut sink = Collect::new(scan, matcher, Some(pieces));
     let cutter = Some(Cutter::new(breaks));
-    let mut in_pieces = builder().line_number(true).build();
+    let mut in_pieces = builder().line_number(true).binary_detection(searcher.binary_detection().clone()).build();
     let read = Cell::new(0);
     search(&mut in_pieces, &matcher.engine, From::Reader(Checked { file, cancel, cutter, read: &read }), &mut sink)?;
     Ok(sink)

@@ -89,6 +89,10 @@ pub struct ContentMatcher {
     /// match a reported line (`None`: a single `pattern`, not reported).
     each: Option<Arc<[Engine]>>,
     pub modes: Modes,
+    /// The one pattern as a regex (escaped when `literal`), for the
+    /// near readings of an empty search; `None` with several patterns or
+    /// `multiline`, which those line-by-line readings do not cover.
+    pattern: Option<Arc<str>>,
 }
 
 impl ContentMatcher {
@@ -108,8 +112,11 @@ impl ContentMatcher {
             1 => e,
             _ => FindError::new(e.code, format!("in pattern {i} (`{}`): {}", clip(patterns[i], 100), e.message)),
         };
-        let singles: Vec<Engine> =
-            patterns.iter().enumerate().map(|(i, p)| engine(&[p], modes).map_err(|e| named(i, e))).collect::<Result<_>>()?;
+        let singles: Vec<Engine> = patterns
+            .iter()
+            .enumerate()
+            .map(|(i, p)| engine(&[p], modes).map_err(|e| named(i, e)))
+            .collect::<Result<_>>()?;
         let engine = match singles.len() {
             1 => singles[0].clone(),
             _ => engine(patterns, modes)?,
@@ -120,7 +127,12 @@ impl ContentMatcher {
             Engine::Pcre2(_) => None,
         };
         let each = report_each.then(|| singles.into());
-        Ok(ContentMatcher { engine, failure: Arc::new(OnceLock::new()), prefilter, each, modes })
+        let pattern = match (patterns, modes.multiline) {
+            ([one], false) if modes.literal => Some(regex_syntax::escape(one).into()),
+            ([one], false) => Some((*one).into()),
+            _ => None,
+        };
+        Ok(ContentMatcher { engine, failure: Arc::new(OnceLock::new()), prefilter, each, modes, pattern })
     }
 
     /// The indexes of the patterns that match `lines` (a reported line, or
@@ -128,6 +140,16 @@ impl ContentMatcher {
     pub fn which(&self, lines: &[u8]) -> Option<Vec<u32>> {
         let each = self.each.as_ref()?;
         Some((0..each.len()).filter(|&i| each[i].is_match(lines)).map(|i| i as u32).collect())
+    }
+
+    /// The one pattern as a regex (see the field).
+    pub fn pattern(&self) -> Option<&str> {
+        self.pattern.as_deref()
+    }
+
+    /// Whether case is ignored.
+    pub fn ignores_case(&self) -> bool {
+        self.modes.ignore_case
     }
 
     /// Whether a file with this sketch of its contents may hold a match.

@@ -1,16 +1,17 @@
 //! Reading `searchFiles` options into a validated `SearchConfig`, and the
 //! file types of `type` (ripgrep's own list, from the `ignore` crate).
 
+use super::fuzzy::FuzzyQuery;
 use super::matcher::{ContentMatcher, Modes};
 use super::{OutputMode, SearchConfig, Target, DEFAULT_MAX_RESULTS, MAX_RESULTS, SKIPPED_DIRS};
 use crate::args::{wrong, Reader, Value};
 use crate::error::{FindError, Result};
+use crate::limits::MAX_SEARCH_PATTERNS;
 use crate::option_table::Call;
 use crate::pattern::{NameMatcher, PatternMode};
 use crate::sandbox::Scope;
 use crate::source::Source;
 use crate::walk::{Excludes, WalkRules};
-use crate::limits::MAX_SEARCH_PATTERNS;
 use ignore::types::{Types, TypesBuilder};
 use std::sync::Arc;
 
@@ -36,7 +37,9 @@ impl FileTypes {
                 let close = close_names(name, &known);
                 let hint = match close.is_empty() {
                     true => "fileTypes() (CLI: --type-list) lists them".to_string(),
-                    false => format!("did you mean {}? fileTypes() (CLI: --type-list) lists them all", close.join(", ")),
+                    false => {
+                        format!("did you mean {}? fileTypes() (CLI: --type-list) lists them all", close.join(", "))
+                    }
                 };
                 return Err(FindError::invalid_argument(format!(
                     "`type` '{}' is not a ripgrep file type; {hint}",
@@ -167,14 +170,15 @@ pub fn parse(fields: &[(String, Value)], source: Source) -> Result<SearchConfig>
     }
     // With `patterns`, `pattern` may be left out (or empty): it is then not
     // one of them; given, it comes first (index 0).
-    let pattern = match (r.get("pattern"), &patterns) {
-        (Value::Text(t), _) if !t.is_empty() => Some(t.clone()),
-        (Value::Text(_) | Value::Absent, Some(_)) => None,
-        (Value::Text(_) | Value::Absent, None) => return Err(FindError::invalid_argument(
-            "`pattern` is empty: pass a regex to search file contents, or a file-name glob with `target: 'files'`",
-        )),
-        (other, _) => return Err(wrong("pattern", "a string", other)),
-    };
+    let pattern =
+        match (r.get("pattern"), &patterns) {
+            (Value::Text(t), _) if !t.is_empty() => Some(t.clone()),
+            (Value::Text(_) | Value::Absent, Some(_)) => None,
+            (Value::Text(_) | Value::Absent, None) => return Err(FindError::invalid_argument(
+                "`pattern` is empty: pass a regex to search file contents, or a file-name glob with `target: 'files'`",
+            )),
+            (other, _) => return Err(wrong("pattern", "a string", other)),
+        };
     let ignore_case = r.flag("ignoreCase", false)?;
     let literal = r.flag("literal", false)?;
     let multiline = r.flag("multiline", false)?;
@@ -203,17 +207,32 @@ pub fn parse(fields: &[(String, Value)], source: Source) -> Result<SearchConfig>
         OutputMode::Content,
     )?;
     let file_glob = r.text("fileGlob")?;
+    let fuzzy = r.flag("fuzzy", false)?;
+    if fuzzy && !target {
+        return Err(FindError::invalid_argument(
+            "`fuzzy` ranks file names, not file contents: pass `target: 'files'` with it (then `pattern` is the file name to look for, typos allowed), or leave `fuzzy` out to search contents with a regex",
+        ));
+    }
     let target = if target {
         if file_glob.is_some() {
             return Err(FindError::invalid_argument(
                 "`fileGlob` applies to content search only; with `target: 'files'` put the glob in `pattern`",
             ));
         }
+        // `patterns` was refused above, so `pattern` is given.
         let pattern = pattern.unwrap_or_default();
-        Target::Files { name: name_glob(&name_pattern(&pattern), !ignore_case)? }
+        if fuzzy {
+            let query = FuzzyQuery::new(&pattern).ok_or_else(|| {
+                FindError::invalid_argument(
+                    "`pattern` holds no name to look for: with `fuzzy: true` pass a file name or part of a path, such as 'index.js' or 'src/util'",
+                )
+            })?;
+            Target::Fuzzy { query }
+        } else {
+            Target::Files { name: name_glob(&name_pattern(&pattern), !ignore_case)? }
+        }
     } else {
-        let all: Vec<&str> =
-            pattern.iter().chain(patterns.iter().flatten()).map(String::as_str).collect();
+        let all: Vec<&str> = pattern.iter().chain(patterns.iter().flatten()).map(String::as_str).collect();
         let modes = Modes { ignore_case, literal, multiline, max_per_file };
         let regex = ContentMatcher::build(&all, modes, patterns.is_some())?;
         let file_glob = match file_glob {
@@ -251,7 +270,7 @@ pub fn parse(fields: &[(String, Value)], source: Source) -> Result<SearchConfig>
         // A search that finds nothing looks in what was ignored (see `elsewhere`).
         record_ignored: !no_ignore,
     };
-    Ok(SearchConfig { target, types, rules, max_results, scope, source, timeout_ms })
+    Ok(SearchConfig { target, types, rules, max_results, scope, source, timeout_ms, search_binary: false })
 }
 
 #[cfg(test)]
@@ -336,5 +355,29 @@ mod tests {
         let e = parse_disk(&opts(&[("pattern", text("*.py")), ("target", text("files")), ("fileGlob", text("*.py"))]))
             .unwrap_err();
         assert_eq!(e.code, ErrorCode::InvalidArgument);
+    }
+
+    #[test]
+    fn fuzzy_takes_file_names_only() {
+        let fuzzy = |pairs: &[(&str, Value)]| parse_disk(&opts(&[&[("fuzzy", Value::Bool(true))], pairs].concat()));
+        let c = fuzzy(&[("pattern", text("indx.js")), ("target", text("files"))]).unwrap();
+        assert!(matches!(c.target, Target::Fuzzy { .. }));
+        // With content search (the default target) it is refused, and said why.
+        for pairs in [vec![("pattern", text("indx.js"))], vec![("pattern", text("x")), ("target", text("content"))]] {
+            let e = fuzzy(&pairs).unwrap_err();
+            assert_eq!(e.code, ErrorCode::InvalidArgument);
+            assert!(e.message.contains("target: 'files'"), "{}", e.message);
+        }
+        let e = fuzzy(&[("pattern", text(" ./ ")), ("target", text("files"))]).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidArgument);
+        let e = fuzzy(&[("pattern", text("a")), ("target", text("files")), ("fileGlob", text("*.js"))]).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidArgument);
+        let e = parse_disk(&opts(&[("pattern", text("a")), ("target", text("files")), ("fuzzy", text("yes"))]))
+            .unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidArgument);
+        // Left out, or false: the glob search, as before.
+        let c = parse_disk(&opts(&[("pattern", text("a")), ("target", text("files")), ("fuzzy", Value::Bool(false))]))
+            .unwrap();
+        assert!(matches!(c.target, Target::Files { .. }));
     }
 }

@@ -76,7 +76,12 @@ mod tests {
     #[test]
     fn each_mode_has_its_line_shape() {
         let m = outcome(
-            SearchItems::Matches(vec![LineMatch { file: "a.py".into(), line: 3, text: "x = 1".into(), patterns: None }]),
+            SearchItems::Matches(vec![LineMatch {
+                file: "a.py".into(),
+                line: 3,
+                text: "x = 1".into(),
+                patterns: None,
+            }]),
             1,
             false,
         );
@@ -102,8 +107,9 @@ mod tests {
 
     #[test]
     fn output_is_capped() {
-        let matches =
-            (0..500).map(|i| LineMatch { file: format!("file{i}.txt"), line: 1, text: "y".repeat(400), patterns: None }).collect();
+        let matches = (0..500)
+            .map(|i| LineMatch { file: format!("file{i}.txt"), line: 1, text: "y".repeat(400), patterns: None })
+            .collect();
         let t = render(&outcome(SearchItems::Matches(matches), 500, false));
         assert!(t.len() <= MAX_BYTES, "{}", t.len());
         assert!(t.ends_with(&bytes_notice(MAX_BYTES)));

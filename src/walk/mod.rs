@@ -121,7 +121,43 @@ impl<T> Walked<T> {
     }
 }
 
+/// What the rules say of one entry, by the first rule that leaves it out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Judgement {
+    Seen,
+    /// A dotfile or dot-folder, without `hidden`.
+    Hidden,
+    /// An ignore file's line (see `Rules::matching_lines` for which).
+    Ignored,
+    /// `.git`, file or folder: never listed.
+    GitDir,
+    /// A folder named in `skip_dirs`.
+    AlwaysSkipped,
+    /// An `exclude` glob (see `Excludes::first_match` for which).
+    Excluded,
+}
+
 impl WalkRules {
+    /// Whether the child `name`, at `rel` from the root, is seen (and, for
+    /// a folder, entered) under `ignore`, the ignore rules of its folder:
+    /// the one decision every walk takes (through `Gate::passes`) and
+    /// `explain` reports.
+    pub fn judge(&self, name: &OsStr, rel: &Path, is_dir: bool, ignore: Option<&Rules>) -> Judgement {
+        if !self.hidden && name.as_encoded_bytes().starts_with(b".") {
+            return Judgement::Hidden;
+        }
+        if ignore.is_some_and(|rules| rules.is_ignored(rel, is_dir)) {
+            return Judgement::Ignored;
+        }
+        if self.skip_dirs.iter().any(|skip| name == *skip) && (is_dir || name == ".git") {
+            return if name == ".git" { Judgement::GitDir } else { Judgement::AlwaysSkipped };
+        }
+        if !self.exclude.is_empty() && self.exclude.is_excluded(rel, is_dir) {
+            return Judgement::Excluded;
+        }
+        Judgement::Seen
+    }
+
     /// The same rules with every skip that the model could turn off turned off.
     pub fn relaxed(&self) -> WalkRules {
         WalkRules { hidden: true, gitignore: false, exclude: Excludes::default(), ..self.clone() }
@@ -196,7 +232,13 @@ impl Excludes {
     }
 
     pub fn is_excluded(&self, relative: &Path, is_dir: bool) -> bool {
-        self.compiled.iter().any(|e| (is_dir || !e.dirs_only) && e.matcher.is_match(relative))
+        self.first_match(relative, is_dir).is_some()
+    }
+
+    /// The first glob, as written, that excludes the entry.
+    pub fn first_match(&self, relative: &Path, is_dir: bool) -> Option<&str> {
+        let hit = self.compiled.iter().position(|e| (is_dir || !e.dirs_only) && e.matcher.is_match(relative))?;
+        self.globs.get(hit).map(String::as_str)
     }
 }
 
@@ -366,25 +408,25 @@ impl Gate<'_> {
     /// Whether the child `name`, at `rel` from the root, is seen (and, for a
     /// folder, entered) under `ignore`, the ignore rules of its folder.
     pub fn passes(&self, name: &OsStr, rel: &Path, is_dir: bool, ignore: Option<&Rules>) -> bool {
-        if !self.rules.hidden && name.as_encoded_bytes().starts_with(b".") {
-            return false;
-        }
-        if ignore.is_some_and(|rules| rules.is_ignored(rel, is_dir)) {
-            if self.rules.record_ignored {
-                lock(&self.ignored).push((posix_string(rel), is_dir));
+        match self.rules.judge(name, rel, is_dir, ignore) {
+            Judgement::Seen => true,
+            Judgement::Hidden | Judgement::Excluded => false,
+            Judgement::Ignored => {
+                if self.rules.record_ignored {
+                    lock(&self.ignored).push((posix_string(rel), is_dir));
+                }
+                false
             }
-            return false;
-        }
-        if self.rules.skip_dirs.iter().any(|skip| name == *skip) && (is_dir || name == ".git") {
-            if name == ".git" {
+            Judgement::GitDir => {
                 let holder = rel.parent().unwrap_or(Path::new("")).to_path_buf();
                 lock(&self.git_holders).push(holder);
-            } else {
-                lock(&self.skipped).push(posix_string(rel));
+                false
             }
-            return false;
+            Judgement::AlwaysSkipped => {
+                lock(&self.skipped).push(posix_string(rel));
+                false
+            }
         }
-        self.rules.exclude.is_empty() || !self.rules.exclude.is_excluded(rel, is_dir)
     }
 
     /// Whether children at `depth` (the root's are at 1) are listed in turn.
