@@ -349,12 +349,13 @@ export interface SearchOptions extends CallOptions {
   /**
    * Content search only: a match may span lines (as `rg -U`): `\n` matches a line end, `^`/`$` anchor at lines,
    * `.` stops at a line end unless the pattern says `(?s)`. A match is reported at its first line, `match` holding its
-   * lines joined by `\n` (at most 20). Each file is read whole: files over 32 MiB are passed over in this mode.
+   * lines joined by `\n` (at most 20); counts count matches, as `rg --count -U`. Each file is read whole: files over
+   * 32 MiB are passed over in this mode.
    */
   multiline?: boolean
   /**
-   * Content search only: at most this many matching lines per file (matches, with `multiline`), as `rg -m`;
-   * `matchCount` and counts then count at most this many per file, as `rg --count -m` does.
+   * Content search only: at most this many matching lines per file, as `rg -m` (with `multiline`, runs of matches on
+   * touching lines, each counting as one); `matchCount` and counts are then the counted totals, as `rg --count -m`.
    */
   maxPerFile?: number
   /**

@@ -525,6 +525,30 @@ mod tests {
     }
 
     #[test]
+    fn any_of_several_patterns_needs_one_of_theirs() {
+        let text = "fn main() {\n    let deadlock = Mutex::new(1);\n    println!(\"ok\");\n}\n";
+        let sketch = Sketcher::default().sketch(text.as_bytes());
+        let may = |patterns: &[&str], ignore_case: bool, literal: bool| {
+            Prefilter::any_of(patterns, ignore_case, literal).is_none_or(|p| p.may_match(&sketch))
+        };
+        // One present is enough; all absent rule the file out.
+        assert!(may(&["never_written", "deadlock"], false, false));
+        assert!(may(&["zzzz_one", "(?i)MUTEX::NEW"], false, false));
+        assert!(!may(&["never_written", "zzzz_two"], false, false));
+        // Each pattern's flags stay its own: `(?i)` in one does not reach the other.
+        assert!(!may(&["(?i)never_written", "DEADLOCK"], false, false));
+        // Literal text: regex characters are plain, and required as written.
+        assert!(may(&["Mutex::new(", "never"], false, true));
+        assert!(may(&["println!(\"ok\")"], false, true));
+        assert!(!may(&["dead.lock", "Mutex::new(2"], false, true));
+        assert!(may(&["DEADLOCK"], true, true));
+        // A multiline pattern is never ruled out for its line break.
+        assert!(may(&["Mutex::new\\(1\\);\\n\\s+println"], false, false));
+        assert!(may(&["\\{\\n    let"], false, false));
+        assert!(Prefilter::any_of::<&str>(&[], false, false).is_none());
+    }
+
+    #[test]
     fn a_trigram_across_a_line_break_is_never_required() {
         let sketch = Sketcher::default().sketch(b"ab\ncd");
         assert!(Prefilter::new("b\\nc", false).is_none_or(|p| p.may_match(&sketch)));

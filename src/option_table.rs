@@ -245,7 +245,7 @@ pub const OPTIONS: &[OptionSpec] = &[
         .model("Content search only: which files to search, e.g. '*.py', '*.{ts,tsx}', 'src/**/*.rs'; '.py' and '.{ts,tsx}' mean '*.py' and '*.{ts,tsx}'.")
         .flag("glob", Some("GLOB"), "only files matching GLOB, e.g. '*.py' or '*.{ts,tsx}'"),
     opt(SEARCH, "type", Kind::Texts, Default::Empty)
-        .model("Only files of these ripgrep file types, e.g. ['py'], ['js', 'ts'], ['rust'] (rg --type-list names them); one name as a string also works. Applies to both targets.")
+        .model("Only files of these ripgrep file types, e.g. ['py'], ['js', 'ts'], ['rust'] (rg --type-list names them). Applies to both targets.")
         .flag("type", Some("TYPE"), "only files of ripgrep's file type TYPE (repeatable; --type-list lists them)")
         .short('t')
         .repeats(),

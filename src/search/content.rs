@@ -425,17 +425,21 @@ struct Collect<'a> {
     found: FileScan,
     binary: bool,
     pieces: Option<Pieces<'a>>,
+    /// The matching lines reported (with `multiline`, the runs of matches
+    /// on touching lines, each reported once, as rg prints them).
+    reported: u64,
 }
 
 impl<'a> Collect<'a> {
     fn new(scan: Scan, matcher: &'a ContentMatcher, pieces: Option<Pieces<'a>>) -> Collect<'a> {
-        Collect { scan, matcher, found: FileScan::default(), binary: false, pieces }
+        Collect { scan, matcher, found: FileScan::default(), binary: false, pieces, reported: 0 }
     }
 
     /// Whether the search of this file goes on after a match: not when one
-    /// is all it asks, nor once `maxPerFile` are counted (as rg -m).
+    /// is all it asks, nor once `maxPerFile` are reported (as rg -m, which
+    /// with -U counts a run of matches as one).
     fn go_on(&self) -> bool {
-        self.scan != Scan::Any && self.matcher.modes.max_per_file.is_none_or(|max| self.found.count < max)
+        self.scan != Scan::Any && self.matcher.modes.max_per_file.is_none_or(|max| self.reported < max)
     }
 }
 
@@ -491,7 +495,13 @@ impl Sink for Collect<'_> {
             cut = cut_before || cut_after;
             lead = cut_before;
         }
-        self.found.count += 1;
+        self.reported += 1;
+        // Multiline, a run of matches on touching lines comes as one: counted
+        // match by match, as `rg --count -U` counts.
+        self.found.count += match self.matcher.modes.multiline {
+            true => self.matcher.engine.count_in(mat.bytes()).max(1),
+            false => 1,
+        };
         if let Scan::Lines(n) = self.scan {
             if self.found.lines.len() < n {
                 let text = match (&self.pieces, cut) {

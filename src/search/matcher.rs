@@ -72,6 +72,29 @@ impl Engine {
             Engine::Pcre2(m) => m.is_match(bytes).unwrap_or(false),
         }
     }
+
+    /// How many matches the engine finds in `bytes`, one after another.
+    pub fn count_in(&self, bytes: &[u8]) -> u64 {
+        use grep_matcher::Matcher;
+        let mut n = 0;
+        // An engine error here leaves the count at what was found: the
+        // search of the same bytes has just succeeded.
+        let _ = match self {
+            Engine::Rust(m) => m
+                .find_iter(bytes, |_| {
+                    n += 1;
+                    true
+                })
+                .is_ok(),
+            Engine::Pcre2(m) => m
+                .find_iter(bytes, |_| {
+                    n += 1;
+                    true
+                })
+                .is_ok(),
+        };
+        n
+    }
 }
 
 /// A compiled content regex, and the first failure of a search with it
@@ -223,11 +246,19 @@ fn engine<P: AsRef<str>>(patterns: &[P], modes: Modes) -> Result<Engine> {
              or a narrower class such as `[a-z]` instead of `\\w` or `.`",
             MAX_CONTENT_REGEX_BYTES >> 20
         ))),
-        Err(e) => Err(FindError::invalid_pattern(format!(
-            "invalid regex (Rust `regex` syntax, as ripgrep's; {}): {}",
-            if modes.multiline { "a match may span lines" } else { "searched line by line" },
-            crate::error::regex_error(&e.to_string(), 600)
-        ))),
+        Err(e) => {
+            let text = e.to_string();
+            // Line by line, a line end cannot be matched: say how it can.
+            let hint = match !modes.multiline && text.contains(r#""\n" is not allowed"#) {
+                true => "; to match across lines, set `multiline: true`",
+                false => "",
+            };
+            Err(FindError::invalid_pattern(format!(
+                "invalid regex (Rust `regex` syntax, as ripgrep's; {}): {}{hint}",
+                if modes.multiline { "a match may span lines" } else { "searched line by line" },
+                crate::error::regex_error(&text, 600)
+            )))
+        }
     }
 }
 

@@ -27,11 +27,6 @@ impl FileTypes {
         let mut builder = TypesBuilder::new();
         builder.add_defaults();
         let known: Vec<String> = builder.definitions().into_iter().map(|d| d.name().to_string()).collect();
-        if names.is_empty() {
-            return Err(FindError::invalid_argument(
-                "`type` is empty; omit it or name a file type such as 'py', 'js' or 'rust' (fileTypes() lists them)",
-            ));
-        }
         for name in names {
             if name != "all" && !known.iter().any(|k| k == name) {
                 let close = close_names(name, &known);
@@ -149,16 +144,17 @@ pub fn parse(fields: &[(String, Value)], source: Source) -> Result<SearchConfig>
     let r = Reader { fields };
     r.only(Call::Search)?;
     let target = r.choice("target", &[("content", false), ("files", true)], false)?;
-    let patterns = r.texts("patterns")?;
+    // An empty list is the default: as if left out.
+    let patterns = r.texts("patterns")?.filter(|p| !p.is_empty());
     if let Some(patterns) = &patterns {
         if target {
             return Err(FindError::invalid_argument(
                 "`patterns` applies to content search only; with `target: 'files'` put one glob in `pattern`",
             ));
         }
-        if patterns.is_empty() || patterns.iter().any(String::is_empty) {
+        if patterns.iter().any(String::is_empty) {
             return Err(FindError::invalid_argument(
-                "`patterns` holds no pattern or an empty one; give regexes such as ['TODO', 'FIXME'], or leave it out",
+                "`patterns` holds an empty pattern, which would match every line; give regexes such as ['TODO', 'FIXME']",
             ));
         }
         if patterns.len() > MAX_SEARCH_PATTERNS {
@@ -197,9 +193,10 @@ pub fn parse(fields: &[(String, Value)], source: Source) -> Result<SearchConfig>
             )));
         }
     }
+    // An empty list is the default: no filter.
     let types = match one_or_many(&r, "type")? {
-        Some(names) => Some(FileTypes::new(&names)?),
-        None => None,
+        Some(names) if !names.is_empty() => Some(FileTypes::new(&names)?),
+        _ => None,
     };
     let mode = r.choice(
         "outputMode",
