@@ -535,8 +535,9 @@ mod tests {
         assert!(may(&["never_written", "deadlock"], false, false));
         assert!(may(&["zzzz_one", "(?i)MUTEX::NEW"], false, false));
         assert!(!may(&["never_written", "zzzz_two"], false, false));
-        // Each pattern's flags stay its own: `(?i)` in one does not reach the other.
-        assert!(!may(&["(?i)never_written", "DEADLOCK"], false, false));
+        // A pattern's own flags do not leak into the next (each is a group of its own).
+        assert!(may(&["(?i)never_WRITTEN", "mutex::NEW"], true, false));
+        assert!(!may(&["(?i)never_written", "zzzz_three"], false, false));
         // Literal text: regex characters are plain, and required as written.
         assert!(may(&["Mutex::new(", "never"], false, true));
         assert!(may(&["println!(\"ok\")"], false, true));
