@@ -257,6 +257,27 @@ describe('the same answers on disk, on a memoryReader and on a live index', () =
   })
 })
 
+// ---------------------------------------------------------------- an empty search's hints
+
+describe('the near-miss notice of a search that found nothing', () => {
+  test('literal: no advice to escape (the text is already literal), but case is still offered', async () => {
+    const r = await searchFiles({ ...ALL, pattern: 'FOO(BAR)', literal: true })
+    assert.equal(r.matchCount, 0)
+    assert.match(r.notice ?? '', /set `ignoreCase: true`/)
+    assert.doesNotMatch(r.notice ?? '', /escape/)
+    const regex = await searchFiles({ ...ALL, pattern: 'foo(bar)' })
+    assert.match(regex.notice ?? '', /escape the regex characters/, 'as a regex, the literal reading is offered')
+  })
+  test('several patterns or multiline: no near reading is offered', async () => {
+    const several = await searchFiles({ ...ALL, patterns: ['FOO\\(BAR', 'never_written'] })
+    assert.equal(several.matchCount, 0)
+    assert.doesNotMatch(several.notice ?? '', /ignoreCase|escape/)
+    const multi = await searchFiles({ ...ALL, pattern: 'BEGIN\\n', multiline: true })
+    assert.equal(multi.matchCount, 0)
+    assert.doesNotMatch(multi.notice ?? '', /ignoreCase|escape/)
+  })
+})
+
 // ---------------------------------------------------------------- fileTypes, errors, CLI
 
 describe('fileTypes()', () => {

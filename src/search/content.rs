@@ -202,7 +202,8 @@ fn scan_input(
             matcher.fail_io(&shown(), "cannot read", &e);
             None
         }
-        // Only the pieces could outgrow the buffer, and they are far smaller.
+        // Line by line, only the pieces could outgrow the buffer, and they
+        // are far smaller; multiline, a file over its cap is passed over.
         Ok(Err(Stop::TooLong)) => None,
         Ok(Err(Stop::Cancelled)) => {
             if let Err(e) = cancel.check() {
