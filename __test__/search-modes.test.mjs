@@ -231,6 +231,8 @@ const SAME = [
   { patterns: ['FIXME', 'fn main', 'a\\.b'] },
   { patterns: ['(?i)todo', 'x'], maxPerFile: 1 },
   { patterns: ['(?<=call )foo', 'FIXME'] },
+  { pattern: '(?<=begin)\\n\\s*end', multiline: true },
+  { pattern: 'begin\n  END', literal: true, multiline: true, ignoreCase: true },
 ]
 
 describe('the same answers on disk, on a memoryReader and on a live index', () => {
