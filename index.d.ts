@@ -37,6 +37,20 @@ export interface CallOptions {
   approve?: (req: AccessRequest) => boolean | Promise<boolean>
   /** Sandbox: `path` must resolve (through `..` and symlinks) inside one of these. */
   roots?: string[]
+  /**
+   * Default false. Report what the walk (and a content search) left out, by reason, in `skipped`, and in the
+   * model text when the answer is empty or cut: `Not searched: node_modules/ (.gitignore:3: node_modules/), 3 binary files.`
+   */
+  skipped?: boolean
+}
+
+/** What was left out for one reason (`skipped: true`). */
+export interface SkippedGroup {
+  reason: 'ignored' | 'hidden' | 'excluded' | 'always-skipped' | 'depth' | 'symlink' | 'denied' | 'binary'
+  /** Entries left out; a folder counts once (it is not entered). */
+  count: number
+  /** The first folders left out, in path order (no trailing `/`); `rule` for an ignored one: `file:line: pattern`. */
+  folders: Array<{ path: string; rule?: string }>
 }
 
 export interface FindOptions extends CallOptions {
@@ -76,6 +90,11 @@ export interface FindOptions extends CallOptions {
   exclude?: string[]
   /** Default 51200 (at least 256): cap on the rendered model text. */
   maxBytes?: number
+  /**
+   * A token budget for the model text, counted as 4 bytes a token (at least 64): the text is cut to
+   * `maxTokens * 4` bytes when that is below `maxBytes`, and the cut says how many of how many it shows.
+   */
+  maxTokens?: number
 }
 
 export interface FindEntry {
@@ -112,6 +131,8 @@ export interface FindResult {
   hint?: string
   /** When truncated: the folders holding most left-out entries. */
   omitted?: OmittedDir[]
+  /** With `skipped: true`: what was left out, by reason. */
+  skipped?: SkippedGroup[]
 }
 
 // ---------------------------------------------------------------------------
@@ -411,6 +432,8 @@ interface SearchResultBase {
    * the query as written: says the order is approximate (typo and subsequence matches).
    */
   notice?: string
+  /** With `skipped: true`: what was left out, by reason (binary files among them). */
+  skipped?: SkippedGroup[]
 }
 
 export interface ContentSearchResult extends SearchResultBase {

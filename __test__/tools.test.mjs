@@ -28,22 +28,22 @@ import { rejectsWith, setMtime, tmpTree } from './helpers.mjs'
 const FIND_OPTIONS = [
   'pattern', 'path', 'cwd', 'regex', 'matchBase', 'caseSensitive', 'type', 'limit', 'maxLimit', 'maxDepth', 'sortBy',
   'reverse', 'modifiedSince', 'minSize', 'maxSize', 'hidden', 'gitignore', 'exclude', 'maxBytes', 'signal', 'timeoutMs',
-  'policy', 'approve', 'roots',
+  'policy', 'approve', 'roots', 'skipped', 'maxTokens',
 ]
 const SEARCH_OPTIONS = [
   'pattern', 'patterns', 'literal', 'multiline', 'target', 'fuzzy', 'path', 'cwd', 'fileGlob', 'type', 'exclude', 'maxPerFile',
-  'outputMode', 'ignoreCase', 'noIgnore', 'maxResults', 'signal', 'timeoutMs', 'policy', 'approve', 'roots',
+  'outputMode', 'ignoreCase', 'noIgnore', 'maxResults', 'signal', 'timeoutMs', 'policy', 'approve', 'roots', 'skipped',
 ]
 // What the host fixes (JS-only, the workspace, and the host's budgets): not for the model.
 const HOST_ONLY = ['cwd', 'roots', 'signal', 'policy', 'approve', 'timeoutMs', 'maxLimit', 'maxBytes']
 // The defaults and enums docs/API.md gives.
 const FIND_DEFAULTS = {
   type: 'file', limit: 1000, sortBy: 'recent', regex: false, matchBase: false, caseSensitive: false, reverse: false,
-  hidden: true, gitignore: true, exclude: [],
+  hidden: true, gitignore: true, exclude: [], skipped: false,
 }
 const SEARCH_DEFAULTS = {
   target: 'content', fuzzy: false, outputMode: 'content', ignoreCase: false, noIgnore: false, maxResults: 50,
-  literal: false, multiline: false, type: [], exclude: [], patterns: [],
+  literal: false, multiline: false, type: [], exclude: [], patterns: [], skipped: false,
 }
 const ENUMS = {
   find: { type: ['file', 'dir', 'any'], sortBy: ['recent', 'name', 'mtime', 'size', 'none'] },

@@ -38,6 +38,7 @@ mod result;
 mod sandbox;
 mod search;
 mod shared;
+mod skipped;
 mod sort;
 mod source;
 mod storage;
@@ -56,6 +57,7 @@ pub use result::{FindOutcome, OmittedDir, Truncation};
 pub use search::options::{file_types, parse as parse_search_options};
 pub use search::render::render as render_search;
 pub use search::{run as run_search, LineMatch, SearchConfig, SearchItems, SearchOutcome};
+pub use walk::{SkipReason, SkippedFolder, SkippedGroup};
 
 // The values that cross into and out of a call.
 pub use args::Value;

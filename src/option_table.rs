@@ -231,6 +231,9 @@ pub const OPTIONS: &[OptionSpec] = &[
         Some("N"),
         "cap on the printed text (default {maxBytes})",
     ),
+    opt(FIND, "maxTokens", Kind::Integer { minimum: limits::MIN_MAX_TOKENS as u32 }, Default::None)
+        .model("A budget for the answer's text, in tokens (counted as 4 bytes each; at least {minMaxTokens}): the list is cut to fit and says how many of how many it shows.")
+        .flag("max-tokens", Some("N"), "fit the printed text in about N tokens (4 bytes each)"),
     opt(SEARCH, "target", Kind::Choice(&["content", "files"]), Default::Text("content"))
         .model("'content' searches inside files; 'files' matches file names.")
         .switch_to(
@@ -279,6 +282,9 @@ pub const OPTIONS: &[OptionSpec] = &[
     opt(SEARCH, "maxResults", Kind::Integer { minimum: 1 }, Default::Count(limits::DEFAULT_MAX_RESULTS))
         .model("At most this many lines, files or counts (values above {maxResultsCap} are lowered to {maxResultsCap}).")
         .flag("max-results", Some("N"), "at most N results (default {maxResults}, max {maxResultsCap})"),
+    opt(BOTH, "skipped", Kind::Bool, Default::Bool(false))
+        .model("Also report what was left out and why, counted during the walk at no extra walk: entries by reason (ignored, naming the .gitignore line; hidden; excluded; always-skipped folders; past maxDepth; symlinks, never followed; permission denied; binary files) and the first folders of each.")
+        .flag("skipped", None, "report what was left out, by reason"),
     opt(BOTH, "timeoutMs", Kind::Number, Default::None).flag("timeout", Some("MS"), "give up after MS milliseconds"),
     opt(BOTH, "roots", Kind::Texts, Default::None)
         .flag("root", Some("DIR"), "only search inside DIR (repeatable)")
@@ -303,12 +309,13 @@ pub fn native_names(call: Call) -> Vec<&'static str> {
 
 /// `text` with each `{name}` of a number or list from `limits` written out.
 pub fn fill(text: &str) -> String {
-    let values: [(&str, String); 5] = [
+    let values: [(&str, String); 6] = [
         ("{limit}", limits::DEFAULT_LIMIT.to_string()),
         ("{maxLimit}", limits::DEFAULT_MAX_LIMIT.to_string()),
         ("{maxBytes}", limits::DEFAULT_MAX_BYTES.to_string()),
         ("{maxResults}", limits::DEFAULT_MAX_RESULTS.to_string()),
         ("{maxResultsCap}", limits::MAX_RESULTS.to_string()),
+        ("{minMaxTokens}", limits::MIN_MAX_TOKENS.to_string()),
     ];
     values.iter().fold(text.to_string(), |text, (name, value)| text.replace(name, value))
 }

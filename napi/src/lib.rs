@@ -10,7 +10,8 @@ use agent_find_core::{
     clip, default_notice, explain, lock, parse_find_options, parse_search_options, render_find, render_search,
     resolve_logical, run_find, run_search, Cancel, CancelFlag, ContentCaps, EntryKind, ErrorCode, Explanation,
     FindConfig, FindError, FindOutcome, Found, IgnoreLine, Index, IndexRef, LineMatch, Meta, OmittedDir, Purpose,
-    SearchConfig, SearchItems, SearchOutcome, Shared, Source, Truncation, Value,
+    SearchConfig, SearchItems, SearchOutcome, Shared, SkipReason, SkippedFolder, SkippedGroup, Source, Truncation,
+    Value,
 };
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
@@ -32,6 +33,55 @@ pub struct JsOmittedDir {
     pub count: f64,
 }
 
+/// What a walk left out for one reason (the `skipped` option).
+#[napi(object, js_name = "SkippedGroup")]
+pub struct JsSkippedGroup {
+    #[napi(
+        ts_type = "'ignored' | 'hidden' | 'excluded' | 'always-skipped' | 'depth' | 'symlink' | 'denied' | 'binary'"
+    )]
+    pub reason: String,
+    /// Entries left out (a folder counts once: it is not entered).
+    pub count: f64,
+    /// The first folders left out, in path order (no trailing `/`).
+    pub folders: Vec<JsSkippedFolder>,
+}
+
+#[napi(object, js_name = "SkippedFolder")]
+pub struct JsSkippedFolder {
+    pub path: String,
+    /// For an ignored folder: the ignore line, `file:line: pattern`.
+    pub rule: Option<String>,
+}
+
+fn skipped_to_js(groups: Option<Vec<SkippedGroup>>) -> Option<Vec<JsSkippedGroup>> {
+    groups.map(|groups| {
+        groups
+            .into_iter()
+            .map(|g| JsSkippedGroup {
+                reason: g.reason.name().to_string(),
+                count: g.count as f64,
+                folders: g.folders.into_iter().map(|f| JsSkippedFolder { path: f.path, rule: f.rule }).collect(),
+            })
+            .collect()
+    })
+}
+
+/// A result's `skipped` as JS hands it back (an unknown reason is passed over).
+fn skipped_from_js(groups: Option<Vec<JsSkippedGroup>>) -> Option<Vec<SkippedGroup>> {
+    groups.map(|groups| {
+        groups
+            .into_iter()
+            .filter_map(|g| {
+                Some(SkippedGroup {
+                    reason: SkipReason::parse(&g.reason)?,
+                    count: g.count.max(0.0) as u64,
+                    folders: g.folders.into_iter().map(|f| SkippedFolder { path: f.path, rule: f.rule }).collect(),
+                })
+            })
+            .collect()
+    })
+}
+
 /// A `FindResult` as JS passes it back to `formatFindResult`.
 #[napi(object, js_name = "FindResult", object_to_js = false)]
 pub struct JsFindResult {
@@ -44,6 +94,7 @@ pub struct JsFindResult {
     pub notice: Option<String>,
     pub hint: Option<String>,
     pub omitted: Option<Vec<JsOmittedDir>>,
+    pub skipped: Option<Vec<JsSkippedGroup>>,
 }
 
 /// Entries in columns: `paths` joined by NUL (which no file name holds) and
@@ -124,6 +175,7 @@ pub struct FindOutput {
     pub notice: Option<String>,
     pub hint: Option<String>,
     pub omitted: Option<Vec<JsOmittedDir>>,
+    pub skipped: Option<Vec<JsSkippedGroup>>,
 }
 
 /// A failure as data: the JS wrapper turns it into a `FindFilesError`.
@@ -159,6 +211,7 @@ pub struct JsSearchResult {
     pub match_count: f64,
     pub truncated: bool,
     pub notice: Option<String>,
+    pub skipped: Option<Vec<JsSkippedGroup>>,
 }
 
 /// An ignore-file line that matches the path `explain` was asked about.
@@ -309,6 +362,7 @@ fn find_output(o: FindOutcome) -> (FindOutput, Option<Remaining>) {
         hint: o.hint,
         omitted: (!o.omitted.is_empty())
             .then(|| o.omitted.into_iter().map(|d| JsOmittedDir { dir: d.dir, count: d.count as f64 }).collect()),
+        skipped: skipped_to_js(o.skipped),
     };
     (output, remaining)
 }
@@ -344,6 +398,7 @@ impl From<JsFindResult> for FindOutcome {
                 .into_iter()
                 .map(|d| OmittedDir { dir: d.dir, count: d.count.max(0.0) as usize })
                 .collect(),
+            skipped: skipped_from_js(r.skipped),
             entries,
         }
     }
@@ -359,6 +414,7 @@ impl From<SearchOutcome> for JsSearchResult {
             match_count: o.match_count as f64,
             truncated: o.truncated,
             notice: o.notice,
+            skipped: skipped_to_js(o.skipped),
         };
         match o.items {
             SearchItems::Matches(m) => {
@@ -401,6 +457,7 @@ impl From<JsSearchResult> for SearchOutcome {
             match_count: r.match_count.max(0.0) as u64,
             truncated: r.truncated,
             notice: r.notice,
+            skipped: skipped_from_js(r.skipped),
         }
     }
 }

@@ -17,12 +17,13 @@ use crate::error::Result;
 use crate::pattern::NameMatcher;
 use crate::sandbox::Scope;
 use crate::source::{walk_screened, Contents, Root, Source};
-use crate::walk::{posix_string, Entry, WalkRules, Walked};
+use crate::walk::{posix_string, Entry, SkipReason, WalkRules, Walked};
 use content::{binary_searcher, new_searcher, scan_contents, scan_file, scan_read, FileScan, LineHit, Scan};
 use grep_searcher::Searcher;
 use matcher::ContentMatcher;
 use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Folders never searched unless `noIgnore`.
 pub const SKIPPED_DIRS: &[&str] = &[
@@ -123,6 +124,9 @@ pub struct SearchOutcome {
     /// pattern's literal text, other case, binary files; see `near_miss`)
     /// or places were passed over (see `elsewhere`).
     pub notice: Option<String>,
+    /// With `skipped: true`: what the walk and the search left out, by reason.
+    /// `None` unless asked.
+    pub skipped: Option<Vec<crate::walk::SkippedGroup>>,
 }
 
 /// One file that matched, as a walker thread reports it.
@@ -145,6 +149,7 @@ pub fn run(config: &SearchConfig, cancel: &Cancel) -> Result<SearchOutcome> {
     let root = config.source.open(&config.scope, cancel)?;
     let newest_first = config.target.newest_first();
     let walked = gather(config, &root, &config.rules, cancel, &|_| true, &|_| {})?;
+    let skipped = config.rules.tally.then(|| crate::skipped::groups(&walked.tally, &root, &config.rules));
     let mut hits = walked.found;
     if let Target::Fuzzy { .. } = config.target {
         hits.sort_unstable_by(|a, b| a.rank.cmp(&b.rank).then_with(|| a.path.cmp(&b.path)));
@@ -192,7 +197,7 @@ pub fn run(config: &SearchConfig, cancel: &Cancel) -> Result<SearchOutcome> {
         }
         _ => None,
     };
-    Ok(SearchOutcome { path: config.source.display(&config.scope), items, match_count, truncated, notice })
+    Ok(SearchOutcome { path: config.source.display(&config.scope), items, match_count, truncated, notice, skipped })
 }
 
 /// Walks `root` under `rules` and keeps the files that match: by name, or
@@ -216,6 +221,16 @@ fn gather(
         Target::Files { .. } | Target::Fuzzy { .. } => None,
     };
     let searcher_for = |scan| if config.search_binary { binary_searcher() } else { new_searcher(scan) };
+    // Files a content search left out (binary, denied), for `skipped`.
+    let left_out = [AtomicU64::new(0), AtomicU64::new(0)];
+    let note = |found: FileScan| {
+        match found.left_out {
+            Some(SkipReason::Binary) => left_out[0].fetch_add(1, Ordering::Relaxed),
+            Some(_) => left_out[1].fetch_add(1, Ordering::Relaxed),
+            None => 0,
+        };
+        found.count
+    };
     let mut walked = walk_screened(root, rules, cancel, screen, || {
         let mut searcher = searcher_for(scan);
         let mut sketching = Sketching::default();
@@ -258,13 +273,13 @@ fn gather(
                         return None;
                     }
                     if let Some(contents) = known.as_ref().and_then(|known| known.contents) {
-                        scan_read(&mut searcher, regex, contents, scan, relative, cancel)?.count
+                        note(scan_read(&mut searcher, regex, contents, scan, relative, cancel)?)
                     } else {
                         match entry.open() {
                             Some(file) if sketching.wanted(entry, known.is_some()) => {
-                                sketching.scan(&mut searcher, regex, file, scan, relative, cancel, entry)?.count
+                                note(sketching.scan(&mut searcher, regex, file, scan, relative, cancel, entry)?)
                             }
-                            Some(file) => scan_file(&mut searcher, regex, file, scan, relative, cancel)?.count,
+                            Some(file) => note(scan_file(&mut searcher, regex, file, scan, relative, cancel)?),
                             None => UNREAD,
                         }
                     }
@@ -298,8 +313,9 @@ fn gather(
             cancel,
             |mut hit, contents| {
                 if let Some(found) = scan_contents(&mut searcher, regex, contents, scan, Path::new(&hit.path), cancel) {
-                    if found.count > 0 {
-                        hit.count = found.count;
+                    let count = note(found);
+                    if count > 0 {
+                        hit.count = count;
                         on_match(&hit.relative);
                         kept.push(hit);
                     }
@@ -308,6 +324,10 @@ fn gather(
             },
         )?;
         walked.found = kept;
+    }
+    if rules.tally {
+        walked.tally.add(SkipReason::Binary, left_out[0].load(Ordering::Relaxed));
+        walked.tally.add(SkipReason::Denied, left_out[1].load(Ordering::Relaxed));
     }
     Ok(walked)
 }

@@ -266,6 +266,7 @@ pub fn parse(fields: &[(String, Value)], source: Source) -> Result<SearchConfig>
         skip_dirs: if no_ignore { &[".git"] } else { SKIPPED_DIRS },
         // A search that finds nothing looks in what was ignored (see `elsewhere`).
         record_ignored: !no_ignore,
+        tally: r.flag("skipped", false)?,
     };
     Ok(SearchConfig { target, types, rules, max_results, scope, source, timeout_ms, search_binary: false })
 }
