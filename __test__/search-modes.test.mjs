@@ -182,6 +182,11 @@ describe('against ripgrep', { skip: NO_RG }, () => {
     const many = await searchFiles({ ...ALL, pattern: chained, multiline: true, fileGlob: 'many.txt' })
     const lines = many.matches.flatMap((m) => m.match.split('\n'))
     assert.deepEqual(lines, [...Array(20).fill('TODO line'), '…[30 more lines]'])
+    // One item holding 25 matches: nothing is left out, even with maxResults 1; across the tree, more runs are.
+    const one = await searchFiles({ ...ALL, pattern: chained, multiline: true, fileGlob: 'many.txt', maxResults: 1 })
+    assert.deepEqual([one.matches.length, one.matchCount, one.truncated], [1, 25, false])
+    const cut = await searchFiles({ ...ALL, pattern: chained, multiline: true, maxResults: 2 })
+    assert.deepEqual([cut.matches.length, cut.truncated], [2, true])
     const manyCount = await searchFiles({ ...ALL, pattern: chained, multiline: true, fileGlob: 'many.txt', outputMode: 'count' })
     assert.deepEqual(asRgCounts(manyCount), rg(['--count', '-U', '-g', 'many.txt', chained]))
     // The model text gives each line of a match its own number, as rg does.

@@ -173,8 +173,17 @@ pub fn run(config: &SearchConfig, cancel: &Cancel) -> Result<SearchOutcome> {
         }
         Target::Content { regex, mode: OutputMode::Content, .. } => {
             let total: u64 = hits.iter().map(|h| h.count).sum();
-            let matches = first_lines(&root, regex, &hits, max, cancel)?;
-            (SearchItems::Matches(matches), total, total > max as u64)
+            if regex.modes.multiline {
+                // A run of matches is one item, so the count of matches
+                // cannot tell whether items were left out: one more is sought.
+                let mut matches = first_lines(&root, regex, &hits, max + 1, cancel)?;
+                let truncated = matches.len() > max;
+                matches.truncate(max);
+                (SearchItems::Matches(matches), total, truncated)
+            } else {
+                let matches = first_lines(&root, regex, &hits, max, cancel)?;
+                (SearchItems::Matches(matches), total, total > max as u64)
+            }
         }
     };
     if let Some(err) = match &config.target {
