@@ -217,7 +217,7 @@ describe('npm pack, then npm install the tarball in a fresh project', { skip: NO
     assert.equal(r.tool, r.text)
     assert.deepEqual(r.toolNames, ['find', 'search_files', 'explain_path'])
     assert.deepEqual(r.exports, [
-      'FindFilesError', 'anthropicTool', 'createTools', 'default', 'explain', 'find', 'findFiles', 'formatFindResult',
+      'FindFilesError', 'anthropicTool', 'createTools', 'default', 'explain', 'fileTypes', 'find', 'findFiles', 'formatFindResult',
       'formatSearchResult', 'memoryReader', 'mountReader', 'openIndex', 'openaiResponsesTool', 'openaiTool', 'searchFiles', 'toolDefinitions', 'vercelTool',
     ])
   })

@@ -9,6 +9,7 @@ import {
   formatFindResult,
   formatSearchResult,
   searchFiles,
+  fileTypes,
   FindFilesError,
   type AccessRequest,
   type ContentSearchResult,
@@ -234,6 +235,12 @@ const searchEverything: SearchOptions = {
   policy: asyncPolicy,
   approve: asyncApprove,
   roots: ['/workspace'],
+  patterns: ['FIXME', 'XXX'],
+  literal: false,
+  multiline: false,
+  maxPerFile: 3,
+  type: ['ts', 'js'],
+  exclude: ['dist'],
 }
 
 function searchSummary(result: SearchResult): string {
@@ -250,7 +257,11 @@ export async function searchUsage(): Promise<string[]> {
   const files: FilesSearchResult = await searchFiles({ pattern: 'fn main', outputMode: 'files' })
   const counts: CountSearchResult = await searchFiles({ pattern: 'fn main', outputMode: 'count' })
   const any: SearchResult = await searchFiles(searchEverything)
-  const texts: string[] = [content, content2, named, files, counts, any].map((r) => formatSearchResult(r) + searchSummary(r))
+  const several: ContentSearchResult = await searchFiles({ patterns: ['TODO', 'FIXME'], type: 'py' })
+  const which: number[] = several.matches.flatMap((m) => m.patterns ?? [])
+  const types: Record<string, string[]> = fileTypes()
+  const texts: string[] = [content, content2, named, files, counts, any, several].map((r) => formatSearchResult(r) + searchSummary(r))
+  texts.push(String(which.length), Object.keys(types).join(','))
   return texts
 }
 

@@ -81,6 +81,8 @@ impl Target {
 #[derive(Debug, Clone)]
 pub struct SearchConfig {
     pub target: Target,
+    /// `type`: only files of these ripgrep file types (either target).
+    pub types: Option<options::FileTypes>,
     pub rules: WalkRules,
     pub max_results: usize,
     pub scope: Scope,
@@ -96,7 +98,10 @@ pub struct SearchConfig {
 pub struct LineMatch {
     pub file: String,
     pub line: u64,
+    /// The line; for a multiline match, its lines joined by `\n`.
     pub text: String,
+    /// With `patterns`: the indexes of those that match the line(s).
+    pub patterns: Option<Vec<u32>>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -168,8 +173,17 @@ pub fn run(config: &SearchConfig, cancel: &Cancel) -> Result<SearchOutcome> {
         }
         Target::Content { regex, mode: OutputMode::Content, .. } => {
             let total: u64 = hits.iter().map(|h| h.count).sum();
-            let matches = first_lines(&root, regex, &hits, max, cancel)?;
-            (SearchItems::Matches(matches), total, total > max as u64)
+            if regex.modes.multiline {
+                // A run of matches is one item, so the count of matches
+                // cannot tell whether items were left out: one more is sought.
+                let mut matches = first_lines(&root, regex, &hits, max + 1, cancel)?;
+                let truncated = matches.len() > max;
+                matches.truncate(max);
+                (SearchItems::Matches(matches), total, truncated)
+            } else {
+                let matches = first_lines(&root, regex, &hits, max, cancel)?;
+                (SearchItems::Matches(matches), total, total > max as u64)
+            }
         }
     };
     if let Some(err) = match &config.target {
@@ -235,6 +249,9 @@ fn gather(
         };
         move |relative: &Path, kind, entry: &Entry| {
             if kind != EntryKind::File || !wanted(relative) {
+                return None;
+            }
+            if config.types.as_ref().is_some_and(|t| !t.is_match(relative)) {
                 return None;
             }
             let count = match &config.target {
@@ -403,7 +420,12 @@ fn first_lines(
             failure.check()?;
         }
         let FileScan { lines, .. } = found.unwrap_or_default();
-        out.extend(lines.into_iter().map(|LineHit { line, text }| LineMatch { file: hit.path.clone(), line, text }));
+        out.extend(lines.into_iter().map(|LineHit { line, text, patterns }| LineMatch {
+            file: hit.path.clone(),
+            line,
+            text,
+            patterns,
+        }));
     }
     Ok(out)
 }
