@@ -38,6 +38,11 @@ export interface CallOptions {
   /** Sandbox: `path` must resolve (through `..` and symlinks) inside one of these. */
   roots?: string[]
   /**
+   * Default false. Report what the walk (and a content search) left out, by reason, in `skipped`, and in the
+   * model text when the answer is empty or cut: `Not searched: node_modules/ (.gitignore:3: node_modules/), 3 binary files.`
+   */
+  skipped?: boolean
+  /**
    * Only files git has as changed in the repository holding the search folder (read in-process, no `git`
    * binary): 'modified' (work tree against the index), 'staged' (index against HEAD), 'untracked' (not
    * ignored), 'changed' (any). Folders are entered only on the way to a changed file. Rejects with
@@ -49,6 +54,15 @@ export interface CallOptions {
    * staged, modified or untracked. An unknown ref rejects with `invalid-argument`.
    */
   changedSince?: string
+}
+
+/** What was left out for one reason (`skipped: true`). */
+export interface SkippedGroup {
+  reason: 'ignored' | 'hidden' | 'excluded' | 'always-skipped' | 'depth' | 'symlink' | 'denied' | 'binary'
+  /** Entries left out; a folder counts once (it is not entered). */
+  count: number
+  /** The first folders left out, in path order (no trailing `/`); `rule` for an ignored one: `file:line: pattern`. */
+  folders: Array<{ path: string; rule?: string }>
 }
 
 /** Which changed files `git` keeps. */
@@ -91,6 +105,11 @@ export interface FindOptions extends CallOptions {
   exclude?: string[]
   /** Default 51200 (at least 256): cap on the rendered model text. */
   maxBytes?: number
+  /**
+   * A token budget for the model text, counted as 4 bytes a token (at least 64): the text is cut to
+   * `maxTokens * 4` bytes when that is below `maxBytes`, and the cut says how many of how many it shows.
+   */
+  maxTokens?: number
 }
 
 export interface FindEntry {
@@ -127,6 +146,8 @@ export interface FindResult {
   hint?: string
   /** When truncated: the folders holding most left-out entries. */
   omitted?: OmittedDir[]
+  /** With `skipped: true`: what was left out, by reason. */
+  skipped?: SkippedGroup[]
 }
 
 // ---------------------------------------------------------------------------
@@ -351,8 +372,39 @@ export interface SearchOptions extends CallOptions {
   /**
    * For target 'content', a regex in ripgrep's syntax (the Rust `regex` crate); one that needs lookaround or a
    * backreference runs on PCRE2, as `rg -P` would. For 'files', a file-name glob (a bare word is a contains-match).
+   * Required unless `patterns` is given; with `patterns`, it is pattern 0 (an empty string is left out).
    */
-  pattern: string
+  pattern?: string
+  /**
+   * Content search only: several regexes, any of which may match (as `rg -e A -e B`). Each match then says in
+   * `patterns` which of them match its line(s): indexes into `[pattern, ...patterns]` (without `pattern` when it is
+   * left out). When one needs lookaround or a backreference, all run on PCRE2 as one alternation.
+   */
+  patterns?: string[]
+  /** Content search only: the pattern(s) are plain text, not regexes (as `rg -F`). Default false. */
+  literal?: boolean
+  /**
+   * Content search only: a match may span lines (as `rg -U`): `\n` matches a line end, `^`/`$` anchor at lines,
+   * `.` stops at a line end unless the pattern says `(?s)`. A match is reported at its first line, `match` holding its
+   * lines joined by `\n` (at most 20); counts count matches, as `rg --count -U`. Each file is read whole: files over
+   * 32 MiB are passed over in this mode.
+   */
+  multiline?: boolean
+  /**
+   * Content search only: at most this many matching lines per file, as `rg -m` (with `multiline`, runs of matches on
+   * touching lines, each counting as one); `matchCount` and counts are then the counted totals, as `rg --count -m`.
+   */
+  maxPerFile?: number
+  /**
+   * Only files of these ripgrep file types ('py', 'js', 'rust', ...: `fileTypes()` lists them), matched by file name as
+   * `rg -t` matches them. One name or a list. Both targets.
+   */
+  type?: string | string[]
+  /**
+   * Globs to leave out, as `find`'s `exclude` (gitignore-style lines, case-insensitive): 'dist', '*.min.js',
+   * 'src/generated'. Both targets.
+   */
+  exclude?: string[]
   /** Default 'content'. */
   target?: 'content' | 'files'
   /**
@@ -379,8 +431,10 @@ export interface LineMatch {
   file: string
   /** 1-based. */
   line: number
-  /** The matching line, cut at 500 characters (marked `…[line cut]`). */
+  /** The matching line, cut at 500 characters (marked `…[line cut]`); with `multiline`, the match's lines joined by `\n`. */
   match: string
+  /** With `patterns`: the indexes of the patterns that match this line (or these lines). */
+  patterns?: number[]
 }
 
 interface SearchResultBase {
@@ -394,6 +448,8 @@ interface SearchResultBase {
    * the query as written: says the order is approximate (typo and subsequence matches).
    */
   notice?: string
+  /** With `skipped: true`: what was left out, by reason (binary files among them). */
+  skipped?: SkippedGroup[]
 }
 
 export interface ContentSearchResult extends SearchResultBase {
@@ -416,6 +472,9 @@ export declare function searchFiles(options: SearchOptions & { outputMode: 'file
 export declare function searchFiles(options: SearchOptions & { outputMode: 'count' }): Promise<CountSearchResult>
 export declare function searchFiles(options: SearchOptions & { outputMode?: 'content' }): Promise<ContentSearchResult>
 export declare function searchFiles(options: SearchOptions): Promise<SearchResult>
+
+/** ripgrep's file types, as `searchFiles`' `type` takes them: each name with its globs. */
+export declare function fileTypes(): Record<string, string[]>
 
 /** The text a model reads for a SearchResult. */
 export declare function formatSearchResult(result: SearchResult): string
@@ -514,6 +573,16 @@ export interface VercelTool {
 
 /** `{ type: 'function', function: { name, description, parameters } }` */
 export declare function openaiTool(definition: ToolDefinition<string>): OpenAITool
+/** The OpenAI Responses API's function tool. */
+export interface OpenAIResponsesTool {
+  type: 'function'
+  name: string
+  description: string
+  parameters: ToolInputSchema
+  strict: false
+}
+/** `{ type: 'function', name, description, parameters, strict: false }` (OpenAI Responses API) */
+export declare function openaiResponsesTool(definition: ToolDefinition<string>): OpenAIResponsesTool
 /** `{ name, description, input_schema }` */
 export declare function anthropicTool(definition: ToolDefinition<string>): AnthropicTool
 /** `{ description, inputSchema, execute }`, as `tool()` from `ai` returns. */
@@ -573,6 +642,8 @@ export interface Tools {
   call(name: ToolName | (string & {}), args: unknown, options?: { signal?: AbortSignalLike }): Promise<ToolCallResult>
   readonly definitions: ToolDefinition[]
   readonly openaiTools: OpenAITool[]
+  /** For the OpenAI Responses API `tools`. */
+  readonly openaiResponsesTools: OpenAIResponsesTool[]
   readonly anthropicTools: AnthropicTool[]
   readonly vercelTools: { find: VercelTool; search_files: VercelTool }
   /** Resolves once the indexes `index: true` opens are ready (or failed; fresh walks serve then). */

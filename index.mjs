@@ -14,8 +14,10 @@ export const {
   openIndex,
   toolDefinitions,
   openaiTool,
+  openaiResponsesTool,
   anthropicTool,
   vercelTool,
   createTools,
+  fileTypes,
 } = cjs
 export default cjs

@@ -18,6 +18,7 @@ import {
   formatFindResult,
   formatSearchResult,
   openaiTool,
+  openaiResponsesTool,
   searchFiles,
   toolDefinitions,
   vercelTool,
@@ -27,21 +28,25 @@ import { rejectsWith, setMtime, tmpTree } from './helpers.mjs'
 // As docs/API.md lists them: every option of FindOptions / SearchOptions.
 const FIND_OPTIONS = [
   'pattern', 'path', 'cwd', 'regex', 'matchBase', 'caseSensitive', 'type', 'limit', 'maxLimit', 'maxDepth', 'sortBy',
-  'reverse', 'modifiedSince', 'minSize', 'maxSize', 'hidden', 'gitignore', 'exclude', 'git', 'changedSince', 'maxBytes',
-  'signal', 'timeoutMs', 'policy', 'approve', 'roots',
+  'reverse', 'modifiedSince', 'minSize', 'maxSize', 'hidden', 'gitignore', 'exclude', 'maxBytes', 'signal', 'timeoutMs',
+  'policy', 'approve', 'roots', 'skipped', 'maxTokens', 'git', 'changedSince',
 ]
 const SEARCH_OPTIONS = [
-  'pattern', 'target', 'fuzzy', 'path', 'cwd', 'fileGlob', 'outputMode', 'ignoreCase', 'noIgnore', 'git', 'changedSince',
-  'maxResults', 'signal', 'timeoutMs', 'policy', 'approve', 'roots',
+  'pattern', 'patterns', 'literal', 'multiline', 'target', 'fuzzy', 'path', 'cwd', 'fileGlob', 'type', 'exclude', 'maxPerFile',
+  'outputMode', 'ignoreCase', 'noIgnore', 'maxResults', 'signal', 'timeoutMs', 'policy', 'approve', 'roots', 'skipped',
+  'git', 'changedSince',
 ]
 // What the host fixes (JS-only, the workspace, and the host's budgets): not for the model.
 const HOST_ONLY = ['cwd', 'roots', 'signal', 'policy', 'approve', 'timeoutMs', 'maxLimit', 'maxBytes']
 // The defaults and enums docs/API.md gives.
 const FIND_DEFAULTS = {
   type: 'file', limit: 1000, sortBy: 'recent', regex: false, matchBase: false, caseSensitive: false, reverse: false,
-  hidden: true, gitignore: true, exclude: [],
+  hidden: true, gitignore: true, exclude: [], skipped: false,
 }
-const SEARCH_DEFAULTS = { target: 'content', fuzzy: false, outputMode: 'content', ignoreCase: false, noIgnore: false, maxResults: 50 }
+const SEARCH_DEFAULTS = {
+  target: 'content', fuzzy: false, outputMode: 'content', ignoreCase: false, noIgnore: false, maxResults: 50,
+  literal: false, multiline: false, type: [], exclude: [], patterns: [], skipped: false,
+}
 const GIT_SCOPES = ['modified', 'staged', 'untracked', 'changed']
 const ENUMS = {
   find: { type: ['file', 'dir', 'any'], sortBy: ['recent', 'name', 'mtime', 'size', 'none'], git: GIT_SCOPES },
@@ -316,6 +321,11 @@ describe('SDK adapters', () => {
     const defs = Object.values(toolDefinitions)
     assert.deepEqual(tools.definitions, defs)
     assert.deepEqual(tools.openaiTools, defs.map(openaiTool))
+    assert.deepEqual(tools.openaiResponsesTools, defs.map(openaiResponsesTool))
+    for (const [i, t] of tools.openaiResponsesTools.entries()) {
+      assert.deepEqual(t, { type: 'function', name: defs[i].name, description: defs[i].description, parameters: defs[i].parameters, strict: false })
+    }
+    assert.throws(() => openaiResponsesTool({}), TypeError)
     assert.deepEqual(tools.anthropicTools, defs.map(anthropicTool))
     assert.deepEqual(Object.keys(tools.vercelTools), ['find', 'search_files', 'explain_path'])
     const text = await tools.vercelTools.find.execute({ pattern: '**/*.ts', sortBy: 'name' }, { toolCallId: 'c1', messages: [] })

@@ -9,6 +9,7 @@ import {
   formatFindResult,
   formatSearchResult,
   searchFiles,
+  fileTypes,
   FindFilesError,
   type AccessRequest,
   type ContentSearchResult,
@@ -39,6 +40,7 @@ import {
   type StorageReader,
   toolDefinitions,
   openaiTool,
+  openaiResponsesTool,
   anthropicTool,
   vercelTool,
   type AnthropicTool,
@@ -238,6 +240,12 @@ const searchEverything: SearchOptions = {
   policy: asyncPolicy,
   approve: asyncApprove,
   roots: ['/workspace'],
+  patterns: ['FIXME', 'XXX'],
+  literal: false,
+  multiline: false,
+  maxPerFile: 3,
+  type: ['ts', 'js'],
+  exclude: ['dist'],
 }
 
 function searchSummary(result: SearchResult): string {
@@ -254,7 +262,11 @@ export async function searchUsage(): Promise<string[]> {
   const files: FilesSearchResult = await searchFiles({ pattern: 'fn main', outputMode: 'files' })
   const counts: CountSearchResult = await searchFiles({ pattern: 'fn main', outputMode: 'count' })
   const any: SearchResult = await searchFiles(searchEverything)
-  const texts: string[] = [content, content2, named, files, counts, any].map((r) => formatSearchResult(r) + searchSummary(r))
+  const several: ContentSearchResult = await searchFiles({ patterns: ['TODO', 'FIXME'], type: 'py' })
+  const which: number[] = several.matches.flatMap((m) => m.patterns ?? [])
+  const types: Record<string, string[]> = fileTypes()
+  const texts: string[] = [content, content2, named, files, counts, any, several].map((r) => formatSearchResult(r) + searchSummary(r))
+  texts.push(String(which.length), Object.keys(types).join(','))
   return texts
 }
 
@@ -323,6 +335,7 @@ export async function toolUsage(): Promise<string[]> {
   const limit: JsonSchema | undefined = params.properties.limit
   const required: readonly string[] = params.required
   const openai: OpenAITool = openaiTool(def)
+  const responses: { type: 'function'; name: string; strict: false } = openaiResponsesTool(def)
   const fresh: ToolInputSchema = openai.function.parameters
   fresh.properties.limit = { type: 'integer', minimum: 1, maximum: 100 }
   const anthropic: AnthropicTool = anthropicTool(toolDefinitions.search_files)

@@ -41,6 +41,8 @@ const SEARCH_DESCRIPTION = [
   'files newest first ("files"), or `file: count` lines ("count"), with every file path relative to the search directory;',
   'at most `maxResults`, with a note when the list was cut, and when nothing matched, a note naming skipped folders that hold matches.',
   `Case-sensitive unless \`ignoreCase\` (find is case-insensitive); lines longer than ${native.MAX_LINE_CHARS} characters are clipped.`,
+  'Narrow with `type` (["py"]), `fileGlob`, `exclude`, `maxPerFile`; `literal: true` for plain text, `patterns` for several regexes',
+  '(each match lists which matched), `multiline: true` to span lines.',
   'To list files by path pattern, size or date, use find.',
 ].join(' ')
 
@@ -99,6 +101,13 @@ function checkDefinition(definition) {
 function openaiTool(definition) {
   const { name, description, parameters } = checkDefinition(definition)
   return { type: 'function', function: { name, description, parameters: copy(parameters) } }
+}
+
+/** OpenAI Responses API: `{ type: 'function', name, description, parameters, strict: false }`. */
+function openaiResponsesTool(definition) {
+  const { name, description, parameters } = checkDefinition(definition)
+  // `strict: true` would require every property in `required`; the options are optional.
+  return { type: 'function', name, description, parameters: copy(parameters), strict: false }
 }
 
 /** Anthropic Messages API: `{ name, description, input_schema }`. */
@@ -334,6 +343,8 @@ function createTools(options = {}) {
     definitions: TOOL_NAMES.map((n) => toolDefinitions[n]),
     /** For OpenAI Chat Completions `tools`. */
     openaiTools: TOOL_NAMES.map((n) => openaiTool(toolDefinitions[n])),
+    /** For the OpenAI Responses API `tools`. */
+    openaiResponsesTools: TOOL_NAMES.map((n) => openaiResponsesTool(toolDefinitions[n])),
     /** For the Anthropic Messages API `tools`. */
     anthropicTools: TOOL_NAMES.map((n) => anthropicTool(toolDefinitions[n])),
     /**
@@ -407,4 +418,4 @@ function liveIndexes(options, folders) {
   }
 }
 
-module.exports = { toolDefinitions, openaiTool, anthropicTool, vercelTool, createTools, HOST_FIXED }
+module.exports = { toolDefinitions, openaiTool, openaiResponsesTool, anthropicTool, vercelTool, createTools, HOST_FIXED }

@@ -11,6 +11,11 @@ pub const DEFAULT_MAX_LIMIT: usize = 1000;
 pub const DEFAULT_MAX_BYTES: usize = 51200;
 /// Below this, the header and the truncation notice alone may not fit.
 pub const MIN_MAX_BYTES: usize = 256;
+/// Bytes counted as one token for `maxTokens` (a common estimate for English
+/// and code with the tokenizers models use; documented with the option).
+pub const BYTES_PER_TOKEN: usize = 4;
+/// The smallest `maxTokens`: `MIN_MAX_BYTES` worth.
+pub const MIN_MAX_TOKENS: usize = MIN_MAX_BYTES / BYTES_PER_TOKEN;
 /// How many of the most crowded folders `omitted` names.
 pub const OMITTED_DIRS: usize = 5;
 
@@ -28,6 +33,14 @@ pub const LINE_PIECE_BYTES: usize = 256 << 10;
 /// What each piece repeats of the one before: a match up to this long is
 /// found across a cut.
 pub const PIECE_OVERLAP_BYTES: usize = 4 << 10;
+
+/// A multiline content search reads each file whole (as rg -U does): files
+/// larger than this are passed over in that mode (per walker thread).
+pub const MAX_MULTILINE_FILE_BYTES: usize = 32 << 20;
+/// The most lines of one multiline match shown (each cut as a line is).
+pub const MAX_MATCH_LINES: usize = 20;
+/// The most patterns a content search takes (`patterns`).
+pub const MAX_SEARCH_PATTERNS: usize = 1000;
 
 /// The longest pattern (glob or regex) accepted.
 pub const MAX_PATTERN_BYTES: usize = 16 * 1024;

@@ -217,7 +217,7 @@ pub const OPTIONS: &[OptionSpec] = &[
     opt(FIND, "gitignore", Kind::Bool, Default::Bool(true))
         .model("Apply .gitignore, .ignore and .git/info/exclude. Set false to also list ignored files (node_modules, build output).")
         .switch_to("no-gitignore", "false", "do not apply .gitignore, .ignore, .git/info/exclude"),
-    opt(FIND, "exclude", Kind::Texts, Default::Empty)
+    opt(BOTH, "exclude", Kind::Texts, Default::Empty)
         .model("Extra globs to leave out, like .gitignore lines: 'dist', '*.min.js', 'src/generated'.")
         .flag("exclude", Some("GLOB"), "leave out matching entries (repeatable)")
         .repeats(),
@@ -231,6 +231,9 @@ pub const OPTIONS: &[OptionSpec] = &[
         Some("N"),
         "cap on the printed text (default {maxBytes})",
     ),
+    opt(FIND, "maxTokens", Kind::Integer { minimum: limits::MIN_MAX_TOKENS as u32 }, Default::None)
+        .model("A budget for the answer's text, in tokens (counted as 4 bytes each; at least {minMaxTokens}): the list is cut to fit and says how many of how many it shows.")
+        .flag("max-tokens", Some("N"), "fit the printed text in about N tokens (4 bytes each)"),
     opt(SEARCH, "target", Kind::Choice(&["content", "files"]), Default::Text("content"))
         .model("'content' searches inside files; 'files' matches file names.")
         .switch_to(
@@ -244,6 +247,28 @@ pub const OPTIONS: &[OptionSpec] = &[
     opt(SEARCH, "fileGlob", Kind::Text, Default::None)
         .model("Content search only: which files to search, e.g. '*.py', '*.{ts,tsx}', 'src/**/*.rs'; '.py' and '.{ts,tsx}' mean '*.py' and '*.{ts,tsx}'.")
         .flag("glob", Some("GLOB"), "only files matching GLOB, e.g. '*.py' or '*.{ts,tsx}'"),
+    opt(SEARCH, "type", Kind::Texts, Default::Empty)
+        .model("Only files of these ripgrep file types, e.g. ['py'], ['js', 'ts'], ['rust'] (rg --type-list names them). Applies to both targets.")
+        .flag("type", Some("TYPE"), "only files of ripgrep's file type TYPE (repeatable; --type-list lists them)")
+        .short('t')
+        .repeats(),
+    opt(SEARCH, "patterns", Kind::Texts, Default::Empty)
+        .model("Content search only: several regexes, any of which may match (as rg -e A -e B); each match lists the indexes of those that matched in `patterns` of the result, `pattern` counting as index 0 when given and non-empty.")
+        .flag("regexp", Some("REGEX"), "search for REGEX too (repeatable, as rg -e); the first positional is then the path")
+        .short('e')
+        .repeats(),
+    opt(SEARCH, "literal", Kind::Bool, Default::Bool(false))
+        .model("Content search only: the pattern(s) are plain text, not regexes (as rg -F): 'foo(' and 'a.b' match exactly that.")
+        .flag("fixed-strings", None, "the pattern is plain text, not a regex (as rg -F)")
+        .short('F'),
+    opt(SEARCH, "multiline", Kind::Bool, Default::Bool(false))
+        .model("Content search only: a match may span lines, written with \\n (as rg -U); `.` still stops at a line end unless the pattern starts with (?s). A match is reported at its first line, with all its lines.")
+        .flag("multiline", None, "a match may span lines (as rg -U)")
+        .short('U'),
+    opt(SEARCH, "maxPerFile", Kind::Integer { minimum: 1 }, Default::None)
+        .model("Content search only: at most this many matching lines per file (as rg -m); counts then count at most this many per file.")
+        .flag("max-count", Some("N"), "at most N matching lines per file (as rg -m)")
+        .short('m'),
     opt(SEARCH, "outputMode", Kind::Choice(&["content", "files", "count"]), Default::Text("content"))
         .model("'content': matching lines with file and line number. 'files': only the files that match. 'count': matches per file.")
         .flag("mode", Some("content|files|count"), "matching lines (default), files that matched, or counts per file"),
@@ -263,6 +288,9 @@ pub const OPTIONS: &[OptionSpec] = &[
     opt(BOTH, "changedSince", Kind::Text, Default::None)
         .model("Only files changed since the branch left this git ref ('origin/main', 'main', 'HEAD~3'): committed since the merge base, staged, modified or untracked. For reviewing a branch.")
         .flag("changed-since", Some("REF"), "only files changed since the merge base with REF (and untracked ones)"),
+    opt(BOTH, "skipped", Kind::Bool, Default::Bool(false))
+        .model("Also report what was left out and why, counted during the walk at no extra walk: entries by reason (ignored, naming the .gitignore line; hidden; excluded; always-skipped folders; past maxDepth; symlinks, never followed; permission denied; binary files) and the first folders of each.")
+        .flag("skipped", None, "report what was left out, by reason"),
     opt(BOTH, "timeoutMs", Kind::Number, Default::None).flag("timeout", Some("MS"), "give up after MS milliseconds"),
     opt(BOTH, "roots", Kind::Texts, Default::None)
         .flag("root", Some("DIR"), "only search inside DIR (repeatable)")
@@ -287,12 +315,13 @@ pub fn native_names(call: Call) -> Vec<&'static str> {
 
 /// `text` with each `{name}` of a number or list from `limits` written out.
 pub fn fill(text: &str) -> String {
-    let values: [(&str, String); 5] = [
+    let values: [(&str, String); 6] = [
         ("{limit}", limits::DEFAULT_LIMIT.to_string()),
         ("{maxLimit}", limits::DEFAULT_MAX_LIMIT.to_string()),
         ("{maxBytes}", limits::DEFAULT_MAX_BYTES.to_string()),
         ("{maxResults}", limits::DEFAULT_MAX_RESULTS.to_string()),
         ("{maxResultsCap}", limits::MAX_RESULTS.to_string()),
+        ("{minMaxTokens}", limits::MIN_MAX_TOKENS.to_string()),
     ];
     values.iter().fold(text.to_string(), |text, (name, value)| text.replace(name, value))
 }

@@ -10,7 +10,8 @@ use agent_find_core::{
     clip, default_notice, explain, lock, parse_find_options, parse_search_options, render_find, render_search,
     resolve_logical, run_find, run_search, Cancel, CancelFlag, ContentCaps, EntryKind, ErrorCode, Explanation,
     FindConfig, FindError, FindOutcome, Found, IgnoreLine, Index, IndexRef, LineMatch, Meta, OmittedDir, Purpose,
-    SearchConfig, SearchItems, SearchOutcome, Shared, Source, Truncation, Value,
+    SearchConfig, SearchItems, SearchOutcome, Shared, SkipReason, SkippedFolder, SkippedGroup, Source, Truncation,
+    Value,
 };
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
@@ -32,6 +33,55 @@ pub struct JsOmittedDir {
     pub count: f64,
 }
 
+/// What a walk left out for one reason (the `skipped` option).
+#[napi(object, js_name = "SkippedGroup")]
+pub struct JsSkippedGroup {
+    #[napi(
+        ts_type = "'ignored' | 'hidden' | 'excluded' | 'always-skipped' | 'depth' | 'symlink' | 'denied' | 'binary'"
+    )]
+    pub reason: String,
+    /// Entries left out (a folder counts once: it is not entered).
+    pub count: f64,
+    /// The first folders left out, in path order (no trailing `/`).
+    pub folders: Vec<JsSkippedFolder>,
+}
+
+#[napi(object, js_name = "SkippedFolder")]
+pub struct JsSkippedFolder {
+    pub path: String,
+    /// For an ignored folder: the ignore line, `file:line: pattern`.
+    pub rule: Option<String>,
+}
+
+fn skipped_to_js(groups: Option<Vec<SkippedGroup>>) -> Option<Vec<JsSkippedGroup>> {
+    groups.map(|groups| {
+        groups
+            .into_iter()
+            .map(|g| JsSkippedGroup {
+                reason: g.reason.name().to_string(),
+                count: g.count as f64,
+                folders: g.folders.into_iter().map(|f| JsSkippedFolder { path: f.path, rule: f.rule }).collect(),
+            })
+            .collect()
+    })
+}
+
+/// A result's `skipped` as JS hands it back (an unknown reason is passed over).
+fn skipped_from_js(groups: Option<Vec<JsSkippedGroup>>) -> Option<Vec<SkippedGroup>> {
+    groups.map(|groups| {
+        groups
+            .into_iter()
+            .filter_map(|g| {
+                Some(SkippedGroup {
+                    reason: SkipReason::parse(&g.reason)?,
+                    count: g.count.max(0.0) as u64,
+                    folders: g.folders.into_iter().map(|f| SkippedFolder { path: f.path, rule: f.rule }).collect(),
+                })
+            })
+            .collect()
+    })
+}
+
 /// A `FindResult` as JS passes it back to `formatFindResult`.
 #[napi(object, js_name = "FindResult", object_to_js = false)]
 pub struct JsFindResult {
@@ -44,6 +94,7 @@ pub struct JsFindResult {
     pub notice: Option<String>,
     pub hint: Option<String>,
     pub omitted: Option<Vec<JsOmittedDir>>,
+    pub skipped: Option<Vec<JsSkippedGroup>>,
 }
 
 /// Entries in columns: `paths` joined by NUL (which no file name holds) and
@@ -124,6 +175,7 @@ pub struct FindOutput {
     pub notice: Option<String>,
     pub hint: Option<String>,
     pub omitted: Option<Vec<JsOmittedDir>>,
+    pub skipped: Option<Vec<JsSkippedGroup>>,
 }
 
 /// A failure as data: the JS wrapper turns it into a `FindFilesError`.
@@ -139,6 +191,8 @@ pub struct JsLineMatch {
     pub line: f64,
     #[napi(js_name = "match")]
     pub text: String,
+    /// With `patterns`: the indexes of the patterns that match the line(s).
+    pub patterns: Option<Vec<u32>>,
 }
 
 #[napi(object, js_name = "FileCount")]
@@ -157,6 +211,7 @@ pub struct JsSearchResult {
     pub match_count: f64,
     pub truncated: bool,
     pub notice: Option<String>,
+    pub skipped: Option<Vec<JsSkippedGroup>>,
 }
 
 /// An ignore-file line that matches the path `explain` was asked about.
@@ -307,6 +362,7 @@ fn find_output(o: FindOutcome) -> (FindOutput, Option<Remaining>) {
         hint: o.hint,
         omitted: (!o.omitted.is_empty())
             .then(|| o.omitted.into_iter().map(|d| JsOmittedDir { dir: d.dir, count: d.count as f64 }).collect()),
+        skipped: skipped_to_js(o.skipped),
     };
     (output, remaining)
 }
@@ -342,6 +398,7 @@ impl From<JsFindResult> for FindOutcome {
                 .into_iter()
                 .map(|d| OmittedDir { dir: d.dir, count: d.count.max(0.0) as usize })
                 .collect(),
+            skipped: skipped_from_js(r.skipped),
             entries,
         }
     }
@@ -357,11 +414,14 @@ impl From<SearchOutcome> for JsSearchResult {
             match_count: o.match_count as f64,
             truncated: o.truncated,
             notice: o.notice,
+            skipped: skipped_to_js(o.skipped),
         };
         match o.items {
             SearchItems::Matches(m) => {
                 r.matches = Some(
-                    m.into_iter().map(|m| JsLineMatch { file: m.file, line: m.line as f64, text: m.text }).collect(),
+                    m.into_iter()
+                        .map(|m| JsLineMatch { file: m.file, line: m.line as f64, text: m.text, patterns: m.patterns })
+                        .collect(),
                 )
             }
             SearchItems::Files(f) => r.files = Some(f),
@@ -377,7 +437,14 @@ impl From<JsSearchResult> for SearchOutcome {
     fn from(r: JsSearchResult) -> Self {
         let items = if let Some(m) = r.matches {
             SearchItems::Matches(
-                m.into_iter().map(|m| LineMatch { file: m.file, line: m.line.max(0.0) as u64, text: m.text }).collect(),
+                m.into_iter()
+                    .map(|m| LineMatch {
+                        file: m.file,
+                        line: m.line.max(0.0) as u64,
+                        text: m.text,
+                        patterns: m.patterns,
+                    })
+                    .collect(),
             )
         } else if let Some(c) = r.counts {
             SearchItems::Counts(c.into_iter().map(|c| (c.file, c.count.max(0.0) as u64)).collect())
@@ -390,6 +457,7 @@ impl From<JsSearchResult> for SearchOutcome {
             match_count: r.match_count.max(0.0) as u64,
             truncated: r.truncated,
             notice: r.notice,
+            skipped: skipped_from_js(r.skipped),
         }
     }
 }
@@ -994,6 +1062,19 @@ const KIND_CODES: [EntryKind; 3] = [EntryKind::File, EntryKind::Dir, EntryKind::
 
 fn kind_code(kind: EntryKind) -> u8 {
     KIND_CODES.iter().position(|k| *k == kind).unwrap_or(0) as u8
+}
+
+/// ripgrep's file types, as `searchFiles`' `type` takes them: each name
+/// with its globs, in name order.
+#[napi]
+pub fn file_types() -> Vec<FileType> {
+    agent_find_core::file_types().into_iter().map(|(name, globs)| FileType { name, globs }).collect()
+}
+
+#[napi(object, object_from_js = false)]
+pub struct FileType {
+    pub name: String,
+    pub globs: Vec<String>,
 }
 
 /// The entry kinds' names, in code order.

@@ -250,6 +250,7 @@ impl Index {
             skip_dirs: &[".git"],
             record_ignored: false,
             changed: None,
+            tally: false,
         };
         let walked = walk_dir(dir, &self.real_path, &everything, &Cancel::never(), || Building {
             watch,

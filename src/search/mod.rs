@@ -19,12 +19,13 @@ use crate::git_status::GitScope;
 use crate::pattern::NameMatcher;
 use crate::sandbox::Scope;
 use crate::source::{walk_screened, Contents, Root, Source};
-use crate::walk::{posix_string, Entry, WalkRules, Walked};
+use crate::walk::{posix_string, Entry, SkipReason, WalkRules, Walked};
 use content::{binary_searcher, new_searcher, scan_contents, scan_file, scan_read, FileScan, LineHit, Scan};
 use grep_searcher::Searcher;
 use matcher::ContentMatcher;
 use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Folders never searched unless `noIgnore`.
 pub const SKIPPED_DIRS: &[&str] = &[
@@ -82,6 +83,8 @@ impl Target {
 #[derive(Debug, Clone)]
 pub struct SearchConfig {
     pub target: Target,
+    /// `type`: only files of these ripgrep file types (either target).
+    pub types: Option<options::FileTypes>,
     pub rules: WalkRules,
     pub max_results: usize,
     pub scope: Scope,
@@ -99,7 +102,10 @@ pub struct SearchConfig {
 pub struct LineMatch {
     pub file: String,
     pub line: u64,
+    /// The line; for a multiline match, its lines joined by `\n`.
     pub text: String,
+    /// With `patterns`: the indexes of those that match the line(s).
+    pub patterns: Option<Vec<u32>>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -122,6 +128,9 @@ pub struct SearchOutcome {
     /// pattern's literal text, other case, binary files; see `near_miss`)
     /// or places were passed over (see `elsewhere`).
     pub notice: Option<String>,
+    /// With `skipped: true`: what the walk and the search left out, by reason.
+    /// `None` unless asked.
+    pub skipped: Option<Vec<crate::walk::SkippedGroup>>,
 }
 
 /// One file that matched, as a walker thread reports it.
@@ -152,6 +161,7 @@ pub fn run(config: &SearchConfig, cancel: &Cancel) -> Result<SearchOutcome> {
     };
     let newest_first = config.target.newest_first();
     let walked = gather(config, &root, &config.rules, cancel, &|_| true, &|_| {})?;
+    let skipped = config.rules.tally.then(|| crate::skipped::groups(&walked.tally, &root, &config.rules));
     let mut hits = walked.found;
     if let Target::Fuzzy { .. } = config.target {
         hits.sort_unstable_by(|a, b| a.rank.cmp(&b.rank).then_with(|| a.path.cmp(&b.path)));
@@ -175,8 +185,17 @@ pub fn run(config: &SearchConfig, cancel: &Cancel) -> Result<SearchOutcome> {
         }
         Target::Content { regex, mode: OutputMode::Content, .. } => {
             let total: u64 = hits.iter().map(|h| h.count).sum();
-            let matches = first_lines(&root, regex, &hits, max, cancel)?;
-            (SearchItems::Matches(matches), total, total > max as u64)
+            if regex.modes.multiline {
+                // A run of matches is one item, so the count of matches
+                // cannot tell whether items were left out: one more is sought.
+                let mut matches = first_lines(&root, regex, &hits, max + 1, cancel)?;
+                let truncated = matches.len() > max;
+                matches.truncate(max);
+                (SearchItems::Matches(matches), total, truncated)
+            } else {
+                let matches = first_lines(&root, regex, &hits, max, cancel)?;
+                (SearchItems::Matches(matches), total, total > max as u64)
+            }
         }
     };
     if let Some(err) = match &config.target {
@@ -199,7 +218,7 @@ pub fn run(config: &SearchConfig, cancel: &Cancel) -> Result<SearchOutcome> {
         }
         _ => None,
     };
-    Ok(SearchOutcome { path: config.source.display(&config.scope), items, match_count, truncated, notice })
+    Ok(SearchOutcome { path: config.source.display(&config.scope), items, match_count, truncated, notice, skipped })
 }
 
 /// Walks `root` under `rules` and keeps the files that match: by name, or
@@ -223,6 +242,16 @@ fn gather(
         Target::Files { .. } | Target::Fuzzy { .. } => None,
     };
     let searcher_for = |scan| if config.search_binary { binary_searcher() } else { new_searcher(scan) };
+    // Files a content search left out (binary, denied), for `skipped`.
+    let left_out = [AtomicU64::new(0), AtomicU64::new(0)];
+    let note = |found: FileScan| {
+        match found.left_out {
+            Some(SkipReason::Binary) => left_out[0].fetch_add(1, Ordering::Relaxed),
+            Some(_) => left_out[1].fetch_add(1, Ordering::Relaxed),
+            None => 0,
+        };
+        found.count
+    };
     let mut walked = walk_screened(root, rules, cancel, screen, || {
         let mut searcher = searcher_for(scan);
         let mut sketching = Sketching::default();
@@ -232,6 +261,9 @@ fn gather(
         };
         move |relative: &Path, kind, entry: &Entry| {
             if kind != EntryKind::File || !wanted(relative) {
+                return None;
+            }
+            if config.types.as_ref().is_some_and(|t| !t.is_match(relative)) {
                 return None;
             }
             let count = match &config.target {
@@ -262,13 +294,13 @@ fn gather(
                         return None;
                     }
                     if let Some(contents) = known.as_ref().and_then(|known| known.contents) {
-                        scan_read(&mut searcher, regex, contents, scan, relative, cancel)?.count
+                        note(scan_read(&mut searcher, regex, contents, scan, relative, cancel)?)
                     } else {
                         match entry.open() {
                             Some(file) if sketching.wanted(entry, known.is_some()) => {
-                                sketching.scan(&mut searcher, regex, file, scan, relative, cancel, entry)?.count
+                                note(sketching.scan(&mut searcher, regex, file, scan, relative, cancel, entry)?)
                             }
-                            Some(file) => scan_file(&mut searcher, regex, file, scan, relative, cancel)?.count,
+                            Some(file) => note(scan_file(&mut searcher, regex, file, scan, relative, cancel)?),
                             None => UNREAD,
                         }
                     }
@@ -302,8 +334,9 @@ fn gather(
             cancel,
             |mut hit, contents| {
                 if let Some(found) = scan_contents(&mut searcher, regex, contents, scan, Path::new(&hit.path), cancel) {
-                    if found.count > 0 {
-                        hit.count = found.count;
+                    let count = note(found);
+                    if count > 0 {
+                        hit.count = count;
                         on_match(&hit.relative);
                         kept.push(hit);
                     }
@@ -312,6 +345,10 @@ fn gather(
             },
         )?;
         walked.found = kept;
+    }
+    if rules.tally {
+        walked.tally.add(SkipReason::Binary, left_out[0].load(Ordering::Relaxed));
+        walked.tally.add(SkipReason::Denied, left_out[1].load(Ordering::Relaxed));
     }
     Ok(walked)
 }
@@ -395,7 +432,12 @@ fn first_lines(
             failure.check()?;
         }
         let FileScan { lines, .. } = found.unwrap_or_default();
-        out.extend(lines.into_iter().map(|LineHit { line, text }| LineMatch { file: hit.path.clone(), line, text }));
+        out.extend(lines.into_iter().map(|LineHit { line, text, patterns }| LineMatch {
+            file: hit.path.clone(),
+            line,
+            text,
+            patterns,
+        }));
     }
     Ok(out)
 }

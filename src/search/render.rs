@@ -6,14 +6,18 @@
 
 use super::{SearchItems, SearchOutcome, MAX_RESULTS};
 use crate::limits::DEFAULT_MAX_BYTES;
-use crate::render::{bytes_notice, header};
+use crate::render::{bytes_notice, header, skipped_line};
 
 pub const MAX_BYTES: usize = DEFAULT_MAX_BYTES;
 pub const NO_MATCH: &str = "No matches found.";
 
 fn item_lines(items: &SearchItems) -> Vec<String> {
     match items {
-        SearchItems::Matches(m) => m.iter().map(|m| format!("{}:{}: {}", m.file, m.line, m.text)).collect(),
+        // A multiline match shows each of its lines under its own number, as rg -U does.
+        SearchItems::Matches(m) => m
+            .iter()
+            .flat_map(|m| m.text.split('\n').zip(m.line..).map(move |(text, n)| format!("{}:{n}: {text}", m.file)))
+            .collect(),
         SearchItems::Files(f) => f.clone(),
         SearchItems::Counts(c) => c.iter().map(|(file, n)| format!("{file}: {n}")).collect(),
     }
@@ -41,6 +45,9 @@ pub fn render(result: &SearchOutcome) -> String {
         trailer.push(truncation_line(result, lines.len()));
     }
     trailer.extend(result.notice.clone());
+    let skipped =
+        skipped_line(result.skipped.as_deref().unwrap_or_default()).filter(|_| lines.is_empty() || result.truncated);
+    trailer.extend(skipped.clone());
     let mut body: Vec<&str> =
         if lines.is_empty() { vec![NO_MATCH] } else { lines.iter().map(String::as_str).collect() };
     let size = |body: &[&str], trailer: &[String]| {
@@ -48,14 +55,19 @@ pub fn render(result: &SearchOutcome) -> String {
     };
     if size(&body, &trailer) > MAX_BYTES {
         let cut_notice = bytes_notice(MAX_BYTES);
-        let reserve = head.len() + cut_notice.len() + 1 + result.notice.as_ref().map_or(0, |n| n.len() + 1);
+        let skipped = skipped_line(result.skipped.as_deref().unwrap_or_default());
+        let reserve = head.len()
+            + cut_notice.len()
+            + 1
+            + result.notice.as_ref().map_or(0, |n| n.len() + 1)
+            + skipped.as_ref().map_or(0, |l| l.len() + 1);
         let mut used = 0;
         let keep = body.iter().take_while(|l| {
             used += l.len() + 1;
             used + reserve <= MAX_BYTES
         });
         body = keep.copied().collect();
-        trailer = std::iter::once(cut_notice).chain(result.notice.clone()).collect();
+        trailer = std::iter::once(cut_notice).chain(result.notice.clone()).chain(skipped).collect();
     }
     std::iter::once(head).chain(body.iter().map(|l| l.to_string())).chain(trailer).collect::<Vec<_>>().join("\n")
 }
@@ -66,13 +78,18 @@ mod tests {
     use crate::search::LineMatch;
 
     fn outcome(items: SearchItems, match_count: u64, truncated: bool) -> SearchOutcome {
-        SearchOutcome { path: "/w".into(), items, match_count, truncated, notice: None }
+        SearchOutcome { path: "/w".into(), items, match_count, truncated, notice: None, skipped: None }
     }
 
     #[test]
     fn each_mode_has_its_line_shape() {
         let m = outcome(
-            SearchItems::Matches(vec![LineMatch { file: "a.py".into(), line: 3, text: "x = 1".into() }]),
+            SearchItems::Matches(vec![LineMatch {
+                file: "a.py".into(),
+                line: 3,
+                text: "x = 1".into(),
+                patterns: None,
+            }]),
             1,
             false,
         );
@@ -98,8 +115,9 @@ mod tests {
 
     #[test]
     fn output_is_capped() {
-        let matches =
-            (0..500).map(|i| LineMatch { file: format!("file{i}.txt"), line: 1, text: "y".repeat(400) }).collect();
+        let matches = (0..500)
+            .map(|i| LineMatch { file: format!("file{i}.txt"), line: 1, text: "y".repeat(400), patterns: None })
+            .collect();
         let t = render(&outcome(SearchItems::Matches(matches), 500, false));
         assert!(t.len() <= MAX_BYTES, "{}", t.len());
         assert!(t.ends_with(&bytes_notice(MAX_BYTES)));
