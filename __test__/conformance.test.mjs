@@ -5,6 +5,7 @@
 // same model text, the same error code. The local walk is the reference;
 // each case also checks that the local answer is the one the case is about.
 import assert from 'node:assert/strict'
+import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { after, describe, test } from 'node:test'
@@ -404,6 +405,56 @@ test('roots hold against a reader that follows symlinks: a symlink in the search
       assert.equal(local, 'outside-root', `${name} ${where} on disk`)
       const got = await call(viaReader).then((r) => `resolved: ${JSON.stringify(r)}`, (e) => e.code)
       assert.equal(got, 'outside-root', `${name} ${where} through the reader`)
+    }
+  }
+})
+
+// ---------------------------------------------------------------- git scoping
+
+// `git` and `changedSince` on the spec tree made a real repository: the disk
+// and a live index give the same answers and the same model text; a reader
+// (the repository is not on the local disk for it) refuses them. The answers
+// are held to `git status` itself in git-scope.test.mjs.
+test('git scoping: disk and index answer alike; readers refuse it', async (t) => {
+  const dir = makeTmp()
+  t.after(() => removeTmp(dir))
+  writeLocal(dir)
+  for (const fake of ['.git', 'vendored/.git']) fs.rmSync(path.join(dir, fake), { recursive: true, force: true })
+  const env = { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_AUTHOR_NAME: 'a', GIT_AUTHOR_EMAIL: 'a@a', GIT_COMMITTER_NAME: 'a', GIT_COMMITTER_EMAIL: 'a@a' }
+  const git = (...args) => execFileSync('git', args, { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] })
+  git('init', '-q', '-b', 'main')
+  git('add', '-A')
+  git('commit', '-q', '-m', 'spec tree')
+  git('checkout', '-q', '-b', 'work')
+  fs.writeFileSync(path.join(dir, 'src/util.ts'), 'export function util() {\n  return 43 // TODO: committed\n}\n')
+  git('commit', '-q', '-am', 'work')
+  fs.writeFileSync(path.join(dir, 'README.md'), '# Project\n\nTODO: modified\n')
+  fs.writeFileSync(path.join(dir, 'docs/guide.md'), '# Guide\nTODO: staged\n')
+  git('add', 'docs/guide.md')
+  fs.writeFileSync(path.join(dir, 'src/lib/new.ts'), 'export const fresh = 1 // TODO: untracked\n')
+  fs.writeFileSync(path.join(dir, 'debug.log'), 'TODO: ignored\n')
+  const index = await openIndex(dir)
+  t.after(() => index.close())
+  await index.settled()
+  const scopes = [{ git: 'modified' }, { git: 'staged' }, { git: 'untracked' }, { git: 'changed' }, { changedSince: 'main' }]
+  for (const scope of scopes) {
+    const findOptions = { pattern: '**/*', type: 'any', sortBy: 'name', ...scope }
+    const onDisk = await find({ ...findOptions, cwd: dir })
+    assert.ok(onDisk.entries.length > 0, JSON.stringify(scope))
+    const inIndex = await index.find(findOptions)
+    assert.deepEqual(inIndex, onDisk, JSON.stringify(scope))
+    assert.equal(formatFindResult(inIndex), formatFindResult(onDisk))
+    for (const search of [{ pattern: 'TODO' }, { pattern: 'TODO', outputMode: 'count' }, { pattern: '*.ts', target: 'files' }]) {
+      const a = await searchFiles({ ...search, ...scope, cwd: dir })
+      const b = await index.searchFiles({ ...search, ...scope })
+      assert.deepEqual(b, a, `${JSON.stringify(scope)} ${JSON.stringify(search)}`)
+      assert.equal(formatSearchResult(b), formatSearchResult(a))
+    }
+  }
+  for (const p of PLACES) {
+    for (const scope of scopes) {
+      await assert.rejects(find({ pattern: '**/*', ...p.opts, ...scope }), (e) => e instanceof FindFilesError && e.code === 'invalid-argument' && /local disk/.test(e.message), p.name)
+      await assert.rejects(searchFiles({ pattern: 'TODO', ...p.opts, ...scope }), (e) => e.code === 'invalid-argument', p.name)
     }
   }
 })
