@@ -31,7 +31,7 @@ const FIND_OPTIONS = [
   'policy', 'approve', 'roots',
 ]
 const SEARCH_OPTIONS = [
-  'pattern', 'target', 'path', 'cwd', 'fileGlob', 'outputMode', 'ignoreCase', 'noIgnore', 'maxResults', 'signal',
+  'pattern', 'target', 'path', 'cwd', 'fileGlob', 'outputMode', 'ignoreCase', 'noIgnore', 'maxResults', 'context', 'before', 'after', 'signal',
   'timeoutMs', 'policy', 'approve', 'roots',
 ]
 // What the host fixes (JS-only, the workspace, and the host's budgets): not for the model.
@@ -41,7 +41,7 @@ const FIND_DEFAULTS = {
   type: 'file', limit: 1000, sortBy: 'recent', regex: false, matchBase: false, caseSensitive: false, reverse: false,
   hidden: true, gitignore: true, exclude: [],
 }
-const SEARCH_DEFAULTS = { target: 'content', outputMode: 'content', ignoreCase: false, noIgnore: false, maxResults: 50 }
+const SEARCH_DEFAULTS = { target: 'content', outputMode: 'content', ignoreCase: false, noIgnore: false, maxResults: 50, context: 0, before: 0, after: 0 }
 const ENUMS = {
   find: { type: ['file', 'dir', 'any'], sortBy: ['recent', 'name', 'mtime', 'size', 'none'] },
   search_files: { target: ['content', 'files'], outputMode: ['content', 'files', 'count'] },

@@ -52,7 +52,7 @@ pub use render::{default_notice, render as render_find};
 pub use result::{FindOutcome, OmittedDir, Truncation};
 pub use search::options::parse as parse_search_options;
 pub use search::render::render as render_search;
-pub use search::{run as run_search, LineMatch, SearchConfig, SearchItems, SearchOutcome};
+pub use search::{run as run_search, Context, ContextLine, LineMatch, SearchConfig, SearchItems, SearchOutcome};
 
 // The values that cross into and out of a call.
 pub use args::Value;

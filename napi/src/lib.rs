@@ -8,9 +8,9 @@ mod slots;
 
 use agent_find_core::{
     clip, default_notice, lock, parse_find_options, parse_search_options, render_find, render_search, resolve_logical,
-    run_find, run_search, Cancel, CancelFlag, ContentCaps, EntryKind, ErrorCode, FindConfig, FindError, FindOutcome,
-    Found, Index, IndexRef, LineMatch, Meta, OmittedDir, Purpose, SearchConfig, SearchItems, SearchOutcome, Shared,
-    Source, Truncation, Value,
+    run_find, run_search, Cancel, CancelFlag, ContentCaps, ContextLine, EntryKind, ErrorCode, FindConfig, FindError,
+    FindOutcome, Found, Index, IndexRef, LineMatch, Meta, OmittedDir, Purpose, SearchConfig, SearchItems,
+    SearchOutcome, Shared, Source, Truncation, Value,
 };
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
@@ -139,6 +139,25 @@ pub struct JsLineMatch {
     pub line: f64,
     #[napi(js_name = "match")]
     pub text: String,
+    pub column: Option<f64>,
+    pub before: Option<Vec<JsContextLine>>,
+    pub after: Option<Vec<JsContextLine>>,
+}
+
+#[napi(object, js_name = "ContextLine")]
+pub struct JsContextLine {
+    pub line: f64,
+    pub text: String,
+}
+
+/// Context lines for JS: left out when there are none (no context asked).
+fn js_context(lines: Vec<ContextLine>) -> Option<Vec<JsContextLine>> {
+    (!lines.is_empty())
+        .then(|| lines.into_iter().map(|c| JsContextLine { line: c.line as f64, text: c.text }).collect())
+}
+
+fn rust_context(lines: Option<Vec<JsContextLine>>) -> Vec<ContextLine> {
+    lines.unwrap_or_default().into_iter().map(|c| ContextLine { line: c.line.max(0.0) as u64, text: c.text }).collect()
 }
 
 #[napi(object, js_name = "FileCount")]
@@ -155,6 +174,8 @@ pub struct JsSearchResult {
     pub files: Option<Vec<String>>,
     pub counts: Option<Vec<JsFileCount>>,
     pub match_count: f64,
+    /// Files that matched, before `maxResults`.
+    pub file_count: Option<f64>,
     pub truncated: bool,
     pub notice: Option<String>,
 }
@@ -294,13 +315,23 @@ impl From<SearchOutcome> for JsSearchResult {
             files: None,
             counts: None,
             match_count: o.match_count as f64,
+            file_count: Some(o.file_count as f64),
             truncated: o.truncated,
             notice: o.notice,
         };
         match o.items {
             SearchItems::Matches(m) => {
                 r.matches = Some(
-                    m.into_iter().map(|m| JsLineMatch { file: m.file, line: m.line as f64, text: m.text }).collect(),
+                    m.into_iter()
+                        .map(|m| JsLineMatch {
+                            file: m.file,
+                            line: m.line as f64,
+                            text: m.text,
+                            column: m.column.map(|c| c as f64),
+                            before: js_context(m.before),
+                            after: js_context(m.after),
+                        })
+                        .collect(),
                 )
             }
             SearchItems::Files(f) => r.files = Some(f),
@@ -316,7 +347,16 @@ impl From<JsSearchResult> for SearchOutcome {
     fn from(r: JsSearchResult) -> Self {
         let items = if let Some(m) = r.matches {
             SearchItems::Matches(
-                m.into_iter().map(|m| LineMatch { file: m.file, line: m.line.max(0.0) as u64, text: m.text }).collect(),
+                m.into_iter()
+                    .map(|m| LineMatch {
+                        file: m.file,
+                        line: m.line.max(0.0) as u64,
+                        text: m.text,
+                        column: m.column.filter(|c| *c >= 1.0).map(|c| c as u64),
+                        before: rust_context(m.before),
+                        after: rust_context(m.after),
+                    })
+                    .collect(),
             )
         } else if let Some(c) = r.counts {
             SearchItems::Counts(c.into_iter().map(|c| (c.file, c.count.max(0.0) as u64)).collect())
@@ -327,6 +367,7 @@ impl From<JsSearchResult> for SearchOutcome {
             path: r.path,
             items,
             match_count: r.match_count.max(0.0) as u64,
+            file_count: r.file_count.map_or(0, |n| n.max(0.0) as u64),
             truncated: r.truncated,
             notice: r.notice,
         }

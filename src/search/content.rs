@@ -20,14 +20,18 @@ use crate::cancel::Cancel;
 use crate::dir::is_skippable;
 use crate::source::{Contents, Rewind};
 use grep_matcher::Matcher;
-use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkError, SinkFinish, SinkMatch};
+use grep_searcher::{
+    BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkContextKind, SinkError, SinkFinish, SinkMatch,
+};
 use std::cell::{Cell, RefCell};
 use std::fs::File;
 use std::io::{self, Read};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::rc::Rc;
 
-pub use crate::limits::{LINE_PIECE_BYTES, MAX_LINE_BUFFER_BYTES, MAX_LINE_CHARS, PIECE_OVERLAP_BYTES};
+pub use crate::limits::{
+    LINE_PIECE_BYTES, MAX_LINE_BUFFER_BYTES, MAX_LINE_CHARS, MODEL_LINE_CHARS, PIECE_OVERLAP_BYTES,
+};
 pub const CUT_MARK: &str = " …[line cut]";
 /// Starts the text of a match shown from inside an over-long line.
 pub const LEAD_MARK: &str = "[line cut]… ";
@@ -35,8 +39,27 @@ pub const LEAD_MARK: &str = "[line cut]… ";
 const BEFORE_MATCH_BYTES: usize = 80;
 
 /// One matching line.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct LineHit {
+    /// 1-based.
+    pub line: u64,
+    pub text: String,
+    /// 1-based byte column of the line's first match, as `rg --column`
+    /// gives it, for a line longer than `MODEL_LINE_CHARS` bytes (the model
+    /// text shows such a line around it); `None` for shorter lines, so the
+    /// answers for them are as they were, and inside an over-long line
+    /// searched in pieces.
+    pub column: Option<u64>,
+    /// Context lines shown before and after it (`before`/`after` options),
+    /// each line once, as ripgrep prints them: a line that is another
+    /// match's context, or a match, is not repeated.
+    pub before: Vec<ContextLine>,
+    pub after: Vec<ContextLine>,
+}
+
+/// A line around a match.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ContextLine {
     /// 1-based.
     pub line: u64,
     pub text: String,
@@ -65,6 +88,13 @@ pub enum Scan {
 /// Its line buffer is capped (see the module's doc).
 pub fn new_searcher(scan: Scan) -> Searcher {
     builder().line_number(matches!(scan, Scan::Lines(_))).build()
+}
+
+/// A `Scan::Lines` searcher that also reports `before` and `after` lines of
+/// context around each match (grep-searcher's own context handling, the
+/// one ripgrep prints from).
+pub fn context_searcher(before: usize, after: usize) -> Searcher {
+    builder().line_number(true).before_context(before).after_context(after).build()
 }
 
 fn builder() -> SearcherBuilder {
@@ -164,7 +194,7 @@ fn scan_input(
         Input::Chunks(mut chunks) => search_file(searcher, matcher, &mut chunks, scan, cancel),
         Input::Read(bytes) => search_file(searcher, matcher, &mut io::Cursor::new(bytes), scan, cancel),
         Input::Bytes(bytes) => {
-            let mut sink = Collect::new(scan, None);
+            let mut sink = Collect::new(scan, &matcher.engine, None);
             search(searcher, &matcher.engine, From::<&[u8]>::Slice(bytes), &mut sink).map(|()| sink)
         }
     }));
@@ -204,7 +234,7 @@ fn search_file<'m>(
     scan: Scan,
     cancel: &Cancel,
 ) -> Result<Collect<'m>, Stop> {
-    let mut sink = Collect::new(scan, None);
+    let mut sink = Collect::new(scan, &matcher.engine, None);
     let read = Cell::new(0);
     let done =
         search(searcher, &matcher.engine, From::Reader(Checked { file, cancel, cutter: None, read: &read }), &mut sink);
@@ -213,7 +243,11 @@ fn search_file<'m>(
     // search (and whether a match before it counts): every file starts from
     // the same buffer, so answers do not depend on what a thread read before.
     if read.get() > INITIAL_BUFFER_BYTES {
-        *searcher = builder().line_number(searcher.line_number()).build();
+        *searcher = builder()
+            .line_number(searcher.line_number())
+            .before_context(searcher.before_context())
+            .after_context(searcher.after_context())
+            .build();
     }
     match done {
         Err(Stop::TooLong) => {}
@@ -221,7 +255,11 @@ fn search_file<'m>(
     }
     file.rewind_to_start().map_err(Stop::Io)?;
     let breaks = Rc::new(RefCell::new(Vec::new()));
-    let mut sink = Collect::new(scan, Some(Pieces { breaks: Rc::clone(&breaks), engine: &matcher.engine, last: None }));
+    let mut sink = Collect::new(
+        scan,
+        &matcher.engine,
+        Some(Pieces { breaks: Rc::clone(&breaks), engine: &matcher.engine, last: None }),
+    );
     let cutter = Some(Cutter::new(breaks));
     let mut in_pieces = builder().line_number(true).build();
     let read = Cell::new(0);
@@ -392,11 +430,17 @@ struct Collect<'a> {
     found: FileScan,
     binary: bool,
     pieces: Option<Pieces<'a>>,
+    /// Context lines heard since the last match, for the next one.
+    before: Vec<ContextLine>,
+    /// A match past the lines kept was heard: later context is no kept match's.
+    closed: bool,
+    /// Finds where in a kept line its match is.
+    engine: &'a Engine,
 }
 
 impl<'a> Collect<'a> {
-    fn new(scan: Scan, pieces: Option<Pieces<'a>>) -> Collect<'a> {
-        Collect { scan, found: FileScan::default(), binary: false, pieces }
+    fn new(scan: Scan, engine: &'a Engine, pieces: Option<Pieces<'a>>) -> Collect<'a> {
+        Collect { scan, found: FileScan::default(), binary: false, pieces, before: Vec::new(), closed: false, engine }
     }
 }
 
@@ -453,15 +497,33 @@ impl Sink for Collect<'_> {
         }
         self.found.count += 1;
         if let Scan::Lines(n) = self.scan {
+            let before = std::mem::take(&mut self.before);
             if self.found.lines.len() < n {
-                let text = match (&self.pieces, cut) {
-                    (Some(pieces), true) => around_match(pieces.engine, mat.bytes(), lead),
-                    _ => line_text(mat.bytes()),
+                let (text, column) = match &self.pieces {
+                    Some(pieces) if cut => (around_match(pieces.engine, mat.bytes(), lead), None),
+                    Some(_) => (line_text(mat.bytes()), None),
+                    None => matched_text(self.engine, mat.bytes()),
                 };
-                self.found.lines.push(LineHit { line, text });
+                self.found.lines.push(LineHit { line, text, column, before, after: Vec::new() });
+            } else {
+                self.closed = true;
             }
         }
         Ok(self.scan != Scan::Any)
+    }
+
+    fn context(&mut self, _: &Searcher, context: &SinkContext<'_>) -> Result<bool, Stop> {
+        // Inside pieces of an over-long line, context lines would be pieces.
+        if self.closed || self.pieces.is_some() || !matches!(self.scan, Scan::Lines(_)) {
+            return Ok(true);
+        }
+        let line = ContextLine { line: context.line_number().unwrap_or(0), text: line_text(context.bytes()) };
+        match (context.kind(), self.found.lines.last_mut()) {
+            (SinkContextKind::After, Some(last)) => last.after.push(line),
+            (SinkContextKind::After, None) => {}
+            _ => self.before.push(line),
+        }
+        Ok(true)
     }
 
     fn binary_data(&mut self, _: &Searcher, _: u64) -> Result<bool, Stop> {
@@ -479,17 +541,48 @@ impl Sink for Collect<'_> {
 /// before the match, cut to `MAX_LINE_CHARS`, marked where it was cut
 /// (`lead`: the piece itself starts inside the line).
 fn around_match(engine: &Engine, piece: &[u8], lead: bool) -> String {
+    window(piece, first_match(engine, piece).unwrap_or(0), lead)
+}
+
+/// Where the first match in `bytes` starts.
+fn first_match(engine: &Engine, bytes: &[u8]) -> Option<usize> {
     let found = match engine {
-        Engine::Rust(m) => m.find(piece).ok().flatten(),
-        Engine::Pcre2(m) => m.find(piece).ok().flatten(),
+        Engine::Rust(m) => m.find(bytes).ok().flatten(),
+        Engine::Pcre2(m) => m.find(bytes).ok().flatten(),
     };
-    let mut from = found.map_or(0, |m| m.start()).saturating_sub(BEFORE_MATCH_BYTES);
+    found.map(|m| m.start())
+}
+
+/// A matching line's text and, when it is long, its first match's 1-based
+/// byte column (see `LineHit`). A line
+/// over `MAX_LINE_CHARS` whose match lies past what the cut keeps is shown
+/// from a little before the match instead (marked), so the text holds it.
+fn matched_text(engine: &Engine, line: &[u8]) -> (String, Option<u64>) {
+    let content = line.strip_suffix(b"\n").unwrap_or(line);
+    if content.strip_suffix(b"\r").unwrap_or(content).len() <= MODEL_LINE_CHARS {
+        return (line_text(line), None);
+    }
+    let start = first_match(engine, line);
+    let column = start.map(|at| at as u64 + 1);
+    let text = line_text(line);
+    match start {
+        Some(at) if text.ends_with(CUT_MARK) && at + BEFORE_MATCH_BYTES > text.len() - CUT_MARK.len() => {
+            (window(line, at, false), column)
+        }
+        _ => (text, column),
+    }
+}
+
+/// `bytes` from a little before `at`, cut to `MAX_LINE_CHARS`, marked where
+/// it was cut (`lead`: `bytes` itself starts inside the line).
+fn window(bytes: &[u8], at: usize, lead: bool) -> String {
+    let mut from = at.saturating_sub(BEFORE_MATCH_BYTES);
     // Start on a character, not inside one.
-    while from > 0 && piece.get(from).is_some_and(|b| b & 0xC0 == 0x80) {
+    while from > 0 && bytes.get(from).is_some_and(|b| b & 0xC0 == 0x80) {
         from -= 1;
     }
     let mark = if lead || from > 0 { LEAD_MARK } else { "" };
-    format!("{mark}{}", line_text(&piece[from..]))
+    format!("{mark}{}", line_text(&bytes[from..]))
 }
 
 /// The line without its terminator, lossy UTF-8, cut to `MAX_LINE_CHARS`.
@@ -532,7 +625,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(found.count, 2);
-        assert_eq!(found.lines, vec![LineHit { line: 1, text: "alpha".into() }]);
+        assert_eq!(found.lines, vec![LineHit { line: 1, text: "alpha".into(), ..LineHit::default() }]);
         let all = scan_file(
             &mut new_searcher(Scan::Lines(10)),
             &matcher("beta"),
@@ -542,7 +635,7 @@ mod tests {
             &Cancel::never(),
         )
         .unwrap();
-        assert_eq!(all.lines[1], LineHit { line: 3, text: "alpha beta".into() });
+        assert_eq!(all.lines[1], LineHit { line: 3, text: "alpha beta".into(), ..LineHit::default() });
         let any = scan_file(
             &mut new_searcher(Scan::Any),
             &matcher("a"),

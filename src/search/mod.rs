@@ -16,7 +16,8 @@ use crate::pattern::NameMatcher;
 use crate::sandbox::Scope;
 use crate::source::{walk_screened, Contents, Root, Source};
 use crate::walk::{posix_string, Entry, WalkRules, Walked};
-use content::{new_searcher, scan_contents, scan_file, scan_read, FileScan, LineHit, Scan};
+pub use content::ContextLine;
+use content::{context_searcher, new_searcher, scan_contents, scan_file, scan_read, FileScan, LineHit, Scan};
 use grep_searcher::Searcher;
 use matcher::ContentMatcher;
 use std::io::Read;
@@ -81,13 +82,28 @@ pub struct SearchConfig {
     /// What is walked: the disk, a storage or an index.
     pub source: Source,
     pub timeout_ms: Option<u64>,
+    /// Lines of context shown before and after each matching line
+    /// (`before`, `after`, `context`; content output only).
+    pub context: Context,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+/// How many lines of context a content search shows around each match.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Context {
+    pub before: usize,
+    pub after: usize,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct LineMatch {
     pub file: String,
     pub line: u64,
     pub text: String,
+    /// 1-based byte column of the line's first match (`rg --column`).
+    pub column: Option<u64>,
+    /// Context lines (see `LineHit`).
+    pub before: Vec<ContextLine>,
+    pub after: Vec<ContextLine>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -105,6 +121,8 @@ pub struct SearchOutcome {
     /// Matching lines (content and count modes) or matching files (files
     /// mode, and name search), before `maxResults`.
     pub match_count: u64,
+    /// Files that matched, before `maxResults`.
+    pub file_count: u64,
     pub truncated: bool,
     /// Set when nothing matched and always-skipped folders were passed over.
     pub notice: Option<String>,
@@ -135,6 +153,7 @@ pub fn run(config: &SearchConfig, cancel: &Cancel) -> Result<SearchOutcome> {
         hits.sort_unstable_by(|a, b| a.path.cmp(&b.path));
     }
     let max = config.max_results;
+    let file_count = hits.len() as u64;
     let (items, match_count, truncated) = match &config.target {
         Target::Files { .. } | Target::Content { mode: OutputMode::Files, .. } => {
             let total = hits.len() as u64;
@@ -148,7 +167,7 @@ pub fn run(config: &SearchConfig, cancel: &Cancel) -> Result<SearchOutcome> {
         }
         Target::Content { regex, mode: OutputMode::Content, .. } => {
             let total: u64 = hits.iter().map(|h| h.count).sum();
-            let matches = first_lines(&root, regex, &hits, max, cancel)?;
+            let matches = first_lines(&root, regex, &hits, max, config.context, cancel)?;
             (SearchItems::Matches(matches), total, total > max as u64)
         }
     };
@@ -162,7 +181,7 @@ pub fn run(config: &SearchConfig, cancel: &Cancel) -> Result<SearchOutcome> {
         0 => elsewhere::notice(config, &root, &walked.skipped, walked.ignored, cancel)?,
         _ => None,
     };
-    Ok(SearchOutcome { path: config.source.display(&config.scope), items, match_count, truncated, notice })
+    Ok(SearchOutcome { path: config.source.display(&config.scope), items, match_count, file_count, truncated, notice })
 }
 
 /// Walks `root` under `rules` and keeps the files that match: by name, or
@@ -318,16 +337,21 @@ impl Sketching {
     }
 }
 
-/// The first `max` matching lines in path order: the walk only counted, so
-/// only the few files that hold them are read again, for their text.
+/// The first `max` matching lines in path order, with their `context`: the
+/// walk only counted, so only the few files that hold them are read again,
+/// for their text.
 fn first_lines(
     root: &Root,
     regex: &ContentMatcher,
     hits: &[Hit],
     max: usize,
+    context: Context,
     cancel: &Cancel,
 ) -> Result<Vec<LineMatch>> {
-    let mut searcher = new_searcher(Scan::Lines(max));
+    let mut searcher = match context {
+        Context { before: 0, after: 0 } => new_searcher(Scan::Lines(max)),
+        Context { before, after } => context_searcher(before, after),
+    };
     let mut out = Vec::with_capacity(max.min(1024));
     for hit in hits {
         if out.len() >= max {
@@ -342,7 +366,14 @@ fn first_lines(
             failure.check()?;
         }
         let FileScan { lines, .. } = found.unwrap_or_default();
-        out.extend(lines.into_iter().map(|LineHit { line, text }| LineMatch { file: hit.path.clone(), line, text }));
+        out.extend(lines.into_iter().map(|LineHit { line, text, column, before, after }| LineMatch {
+            file: hit.path.clone(),
+            line,
+            text,
+            column,
+            before,
+            after,
+        }));
     }
     Ok(out)
 }

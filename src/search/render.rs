@@ -66,13 +66,18 @@ mod tests {
     use crate::search::LineMatch;
 
     fn outcome(items: SearchItems, match_count: u64, truncated: bool) -> SearchOutcome {
-        SearchOutcome { path: "/w".into(), items, match_count, truncated, notice: None }
+        SearchOutcome { path: "/w".into(), items, match_count, file_count: 0, truncated, notice: None }
     }
 
     #[test]
     fn each_mode_has_its_line_shape() {
         let m = outcome(
-            SearchItems::Matches(vec![LineMatch { file: "a.py".into(), line: 3, text: "x = 1".into() }]),
+            SearchItems::Matches(vec![LineMatch {
+                file: "a.py".into(),
+                line: 3,
+                text: "x = 1".into(),
+                ..Default::default()
+            }]),
             1,
             false,
         );
@@ -98,8 +103,9 @@ mod tests {
 
     #[test]
     fn output_is_capped() {
-        let matches =
-            (0..500).map(|i| LineMatch { file: format!("file{i}.txt"), line: 1, text: "y".repeat(400) }).collect();
+        let matches = (0..500)
+            .map(|i| LineMatch { file: format!("file{i}.txt"), line: 1, text: "y".repeat(400), ..Default::default() })
+            .collect();
         let t = render(&outcome(SearchItems::Matches(matches), 500, false));
         assert!(t.len() <= MAX_BYTES, "{}", t.len());
         assert!(t.ends_with(&bytes_notice(MAX_BYTES)));
