@@ -93,7 +93,7 @@ test('search subcommand: grep-style content search, modes, name search', () => {
   fs.writeFileSync(path.join(dir, 'src', 'todo.py'), 'x = 1\n# TODO one\n# todo two\n')
   const lines = cli('search', 'TODO', 'src', '--glob', '*.py')
   assert.equal(lines.status, 0, lines.stderr)
-  assert.equal(lines.stdout, `Search directory: ${path.join(dir, 'src')}\ntodo.py:2: # TODO one\n`)
+  assert.equal(lines.stdout, `Search directory: ${path.join(dir, 'src')}\nFound 1 matching line in 1 file.\ntodo.py\n  2: # TODO one\n`)
   const counts = cli('search', 'todo', '-i', '--mode', 'count')
   assert.equal(counts.stdout, `Search directory: ${dir}\nsrc/todo.py: 2\n`)
   const files = JSON.parse(cli('search', 'TODO', '--mode', 'files', '--json').stdout)

@@ -127,7 +127,7 @@ describe('toolDefinitions', () => {
     assert.match(toolDefinitions.find.description, /51,200 bytes/, 'says the byte cap')
     assert.match(toolDefinitions.find.description, /case-insensitive/)
     assert.match(toolDefinitions.search_files.description, /Case-sensitive unless `ignoreCase` \(find is case-insensitive\)/)
-    assert.match(toolDefinitions.search_files.description, /longer than 500 characters are clipped/)
+    assert.match(toolDefinitions.search_files.description, /longer than 200 characters is shown around its match/)
     assert.match(toolDefinitions.find.description, /time limit, if any, is set by the host/)
     assert.match(toolDefinitions.find.description, /search_files/, 'points to the other tool')
     assert.match(toolDefinitions.search_files.description, /node_modules/, 'says what it skips')

@@ -37,10 +37,11 @@ const FIND_DESCRIPTION = [
 const SEARCH_DESCRIPTION = [
   'Search inside files with a regular expression, like ripgrep, or find files by name (`target: "files"`).',
   'Skips .git, node_modules, dist, build, target, vendor, .venv, __pycache__ and similar folders, gitignored and binary files,',
-  'unless `noIgnore` is true. Output: the search directory, then `file:line: text` lines (outputMode "content"), the matching',
-  'files newest first ("files"), or `file: count` lines ("count"), with every file path relative to the search directory;',
+  'unless `noIgnore` is true. Output: the search directory, then (outputMode "content") exact totals and each matching file',
+  'once with its lines under it (`  12: text`; context lines `  11- text`, `--` between groups),',
+  'the matching files newest first ("files"), or `file: count` lines ("count"), with every file path relative to the search directory;',
   'at most `maxResults`, with a note when the list was cut, and when nothing matched, a note naming skipped folders that hold matches.',
-  `Case-sensitive unless \`ignoreCase\` (find is case-insensitive); lines longer than ${native.MAX_LINE_CHARS} characters are clipped.`,
+  `Case-sensitive unless \`ignoreCase\` (find is case-insensitive); a line longer than ${native.MODEL_LINE_CHARS} characters is shown around its match as \`12:812: …text…\` (812: its column).`,
   'To list files by path pattern, size or date, use find.',
 ].join(' ')
 

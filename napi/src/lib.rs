@@ -959,3 +959,6 @@ pub const MAX_READER_CONCURRENCY: u32 = js_reader::MAX_CONCURRENCY;
 /// The longest matching line `searchFiles` shows whole (longer ones are clipped).
 #[napi]
 pub const MAX_LINE_CHARS: u32 = agent_find_core::limits::MAX_LINE_CHARS as u32;
+/// The longest matching line the model text shows whole (longer ones as a window around the match).
+#[napi]
+pub const MODEL_LINE_CHARS: u32 = agent_find_core::limits::MODEL_LINE_CHARS as u32;

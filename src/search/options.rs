@@ -65,7 +65,7 @@ fn context(r: &Reader, content_lines: Option<&str>) -> Result<Context> {
         let given = ["before", "after", "context"]
             .into_iter()
             .find(|n| !matches!(r.get(n), Value::Absent | Value::Number(0.0)));
-        return Err(FindError::invalid_argument(&format!(
+        return Err(FindError::invalid_argument(format!(
             "`{}` shows lines around matching lines, and {why} lists none: use `outputMode: 'content'` (the default), or leave `before`, `after` and `context` out",
             given.unwrap_or("context")
         )));
