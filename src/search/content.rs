@@ -650,6 +650,36 @@ mod tests {
     }
 
     #[test]
+    fn context_lines_come_once_and_alike_from_a_file_and_from_memory() {
+        let bytes = b"a\nhit 2\nb\nhit 4\nc\nd\ne\nf\nhit 9\ng\n";
+        let (_tree, p) = file("context", bytes);
+        let m = matcher("hit");
+        let shape = |found: FileScan| {
+            found
+                .lines
+                .iter()
+                .map(|h| {
+                    let lines = |c: &[ContextLine]| c.iter().map(|c| c.line).collect::<Vec<_>>();
+                    (lines(&h.before), h.line, lines(&h.after))
+                })
+                .collect::<Vec<_>>()
+        };
+        let run_file = |scan| {
+            scan_file(&mut context_searcher(1, 2), &m, File::open(&p), scan, Path::new("f"), &Cancel::never()).unwrap()
+        };
+        let expected = vec![(vec![1], 2, vec![3]), (vec![], 4, vec![5, 6]), (vec![8], 9, vec![10])];
+        assert_eq!(shape(run_file(Scan::Lines(10))), expected);
+        let from_memory =
+            scan_read(&mut context_searcher(1, 2), &m, bytes, Scan::Lines(10), Path::new("f"), &Cancel::never());
+        assert_eq!(shape(from_memory.unwrap()), expected);
+        // Cut at two matches: the second keeps its after lines, the third's before is dropped.
+        let cut = run_file(Scan::Lines(2));
+        assert_eq!(cut.count, 3);
+        assert_eq!(shape(cut), expected[..2]);
+        assert_eq!(run_file(Scan::Lines(1)).lines[0].after[0], ContextLine { line: 3, text: "b".into() });
+    }
+
+    #[test]
     fn binary_and_missing_files_are_skipped() {
         let (_tree, p) = file("bin", b"needle\n\x00\x01\x02needle\n");
         assert!(scan_file(
