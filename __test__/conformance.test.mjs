@@ -10,7 +10,7 @@ import path from 'node:path'
 import { after, describe, test } from 'node:test'
 
 import {
-  FindFilesError, find, findFiles, formatFindResult, formatSearchResult, memoryReader, mountReader, searchFiles,
+  FindFilesError, find, findFiles, formatFindResult, formatSearchResult, memoryReader, mountReader, openIndex, searchFiles,
 } from '../index.mjs'
 import { bytes, makeTmp, removeTmp } from './helpers.mjs'
 
@@ -260,6 +260,11 @@ const SEARCH = [
   ['target files, a bare word', { pattern: 'button', target: 'files' }, (r) => assert.deepEqual(r.files, ['src/components/button.css'])],
   ['target files, ignoreCase', { pattern: 'button', target: 'files', ignoreCase: true }, (r) => assert.equal(r.files.length, 2)],
   ['target files, a glob', { pattern: '*.json', target: 'files' }, (r) => assert.ok(r.files.length >= 3)],
+  ['fuzzy, a typo ranks the name first', { pattern: 'utl.ts', target: 'files', fuzzy: true }, (r) => assert.equal(r.files[0], 'src/util.ts')],
+  ['fuzzy, a folder segment', { pattern: 'components', target: 'files', fuzzy: true }, (r) => assert.deepEqual(r.files, ['src/components/Button.tsx', 'src/components/button.css'])],
+  ['fuzzy, non-ASCII names', { pattern: 'apfel', target: 'files', fuzzy: true }, (r) => assert.equal(r.files[0], 'docs/Äpfel.md')],
+  ['fuzzy, maxResults', { pattern: 'json', target: 'files', fuzzy: true, maxResults: 2 }, (r) => assert.equal(r.truncated, true)],
+  ['fuzzy error: with content', { pattern: 'x', fuzzy: true }, 'invalid-argument'],
   ['no match: the notice names skipped folders', { pattern: 'COVONLY' }, (r) => assert.match(r.notice ?? '', /coverage/)],
   ['a binary file is skipped', { pattern: 'BINARYMARK' }, (r) => assert.equal(r.matchCount, 0)],
   ['error invalid-pattern', { pattern: '(' }, 'invalid-pattern'],
@@ -333,6 +338,22 @@ for (const p of PLACES) {
     }
   })
 }
+
+// A live index answers the fuzzy cases as the local walk does (its other
+// searchFiles answers are held to fresh ones in index-content.test.mjs).
+test('an index answers the fuzzy searchFiles cases as the local walk', async (t) => {
+  const index = await openIndex(tmp)
+  t.after(() => index.close())
+  await index.settled()
+  const fuzzyCases = SEARCH.filter(([name]) => name.startsWith('fuzzy'))
+  assert.ok(fuzzyCases.length >= 4)
+  for (const [name, options] of fuzzyCases) {
+    const c = CASES.find((c) => c.name === `searchFiles: ${name}`)
+    const want = await localAnswer(c)
+    const got = await outcome({ ...c, run: () => index.searchFiles(options) }, LOCAL)
+    assert.deepEqual(got.outcome, want.outcome, name)
+  }
+})
 
 // ---------------------------------------------------------------- a reader that follows symlinks
 

@@ -4,7 +4,9 @@
 
 pub mod content;
 mod elsewhere;
+pub mod fuzzy;
 pub mod matcher;
+mod near_miss;
 pub mod options;
 pub mod render;
 
@@ -15,13 +17,16 @@ use crate::error::Result;
 use crate::pattern::NameMatcher;
 use crate::sandbox::Scope;
 use crate::source::{walk_screened, Contents, Root, Source};
-use crate::walk::{posix_string, Entry, WalkRules, Walked};
+use crate::walk::{posix_string, Entry, SkipReason, WalkRules, Walked};
 pub use content::ContextLine;
-use content::{context_searcher, new_searcher, scan_contents, scan_file, scan_read, FileScan, LineHit, Scan};
+use content::{
+    binary_searcher, context_searcher, new_searcher, scan_contents, scan_file, scan_read, FileScan, LineHit, Scan,
+};
 use grep_searcher::Searcher;
 use matcher::ContentMatcher;
 use std::io::Read;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Folders never searched unless `noIgnore`.
 pub const SKIPPED_DIRS: &[&str] = &[
@@ -61,6 +66,8 @@ pub enum Target {
     Content { regex: ContentMatcher, file_glob: Option<NameMatcher>, mode: OutputMode },
     /// A glob over file names (a bare word is a contains-match).
     Files { name: NameMatcher },
+    /// A file name, perhaps misspelled: every file ranked against it (see `fuzzy`).
+    Fuzzy { query: fuzzy::FuzzyQuery },
 }
 
 impl Target {
@@ -68,6 +75,7 @@ impl Target {
     fn newest_first(&self) -> bool {
         match self {
             Target::Files { .. } => true,
+            Target::Fuzzy { .. } => false,
             Target::Content { mode, .. } => *mode == OutputMode::Files,
         }
     }
@@ -82,6 +90,9 @@ pub struct SearchConfig {
     /// What is walked: the disk, a storage or an index.
     pub source: Source,
     pub timeout_ms: Option<u64>,
+    /// Binary files are searched as text instead of skipped: only the
+    /// search for what a search that found nothing missed sets it.
+    pub search_binary: bool,
     /// Lines of context shown before and after each matching line
     /// (`before`, `after`, `context`; content output only).
     pub context: Context,
@@ -124,8 +135,13 @@ pub struct SearchOutcome {
     /// Files that matched, before `maxResults`.
     pub file_count: u64,
     pub truncated: bool,
-    /// Set when nothing matched and always-skipped folders were passed over.
+    /// Set when nothing matched and something near was found (the
+    /// pattern's literal text, other case, binary files; see `near_miss`)
+    /// or places were passed over (see `elsewhere`).
     pub notice: Option<String>,
+    /// With `skipped: true`: what the walk and the search left out, by reason.
+    /// `None` unless asked.
+    pub skipped: Option<Vec<crate::walk::SkippedGroup>>,
 }
 
 /// One file that matched, as a walker thread reports it.
@@ -137,6 +153,8 @@ struct Hit {
     /// in a storage, read after the walk (see `scan_stored`).
     count: u64,
     mtime_ms: f64,
+    /// Its place in a fuzzy search's order.
+    rank: Option<fuzzy::Rank>,
 }
 
 const UNREAD: u64 = u64::MAX;
@@ -146,16 +164,20 @@ pub fn run(config: &SearchConfig, cancel: &Cancel) -> Result<SearchOutcome> {
     let root = config.source.open(&config.scope, cancel)?;
     let newest_first = config.target.newest_first();
     let walked = gather(config, &root, &config.rules, cancel, &|_| true, &|_| {})?;
+    let skipped = config.rules.tally.then(|| crate::skipped::groups(&walked.tally, &root, &config.rules));
     let mut hits = walked.found;
-    if newest_first {
+    if let Target::Fuzzy { .. } = config.target {
+        hits.sort_unstable_by(|a, b| a.rank.cmp(&b.rank).then_with(|| a.path.cmp(&b.path)));
+    } else if newest_first {
         hits.sort_unstable_by(|a, b| b.mtime_ms.total_cmp(&a.mtime_ms).then_with(|| a.path.cmp(&b.path)));
     } else {
         hits.sort_unstable_by(|a, b| a.path.cmp(&b.path));
     }
+    let first_rank = hits.first().and_then(|h| h.rank);
     let max = config.max_results;
     let file_count = hits.len() as u64;
     let (items, match_count, truncated) = match &config.target {
-        Target::Files { .. } | Target::Content { mode: OutputMode::Files, .. } => {
+        Target::Files { .. } | Target::Fuzzy { .. } | Target::Content { mode: OutputMode::Files, .. } => {
             let total = hits.len() as u64;
             let files = hits.into_iter().take(max).map(|h| h.path).collect();
             (SearchItems::Files(files), total, total > max as u64)
@@ -173,15 +195,33 @@ pub fn run(config: &SearchConfig, cancel: &Cancel) -> Result<SearchOutcome> {
     };
     if let Some(err) = match &config.target {
         Target::Content { regex, .. } => regex.failure(),
-        Target::Files { .. } => None,
+        Target::Files { .. } | Target::Fuzzy { .. } => None,
     } {
         return Err(err);
     }
-    let notice = match match_count {
-        0 => elsewhere::notice(config, &root, &walked.skipped, walked.ignored, cancel)?,
+    let notice = match (match_count, &config.target) {
+        (0, _) => {
+            let near = near_miss::notice(config, &root, cancel)?;
+            let places = elsewhere::notice(config, &root, &walked.skipped, walked.ignored, cancel)?;
+            match (near, places) {
+                (Some(near), Some(places)) => Some(format!("{near} {places}")),
+                (near, places) => near.or(places),
+            }
+        }
+        (_, Target::Fuzzy { query }) => {
+            first_rank.filter(|r| !r.is_literal()).map(|_| fuzzy::approximate_notice(query))
+        }
         _ => None,
     };
-    Ok(SearchOutcome { path: config.source.display(&config.scope), items, match_count, file_count, truncated, notice })
+    Ok(SearchOutcome {
+        path: config.source.display(&config.scope),
+        items,
+        match_count,
+        file_count,
+        truncated,
+        notice,
+        skipped,
+    })
 }
 
 /// Walks `root` under `rules` and keeps the files that match: by name, or
@@ -202,17 +242,43 @@ fn gather(
     };
     let screen = match &config.target {
         Target::Content { regex, .. } => regex.prefilter(),
-        Target::Files { .. } => None,
+        Target::Files { .. } | Target::Fuzzy { .. } => None,
+    };
+    let searcher_for = |scan| if config.search_binary { binary_searcher() } else { new_searcher(scan) };
+    // Files a content search left out (binary, denied), for `skipped`.
+    let left_out = [AtomicU64::new(0), AtomicU64::new(0)];
+    let note = |found: FileScan| {
+        match found.left_out {
+            Some(SkipReason::Binary) => left_out[0].fetch_add(1, Ordering::Relaxed),
+            Some(_) => left_out[1].fetch_add(1, Ordering::Relaxed),
+            None => 0,
+        };
+        found.count
     };
     let mut walked = walk_screened(root, rules, cancel, screen, || {
-        let mut searcher = new_searcher(scan);
+        let mut searcher = searcher_for(scan);
         let mut sketching = Sketching::default();
+        let mut scorer = match &config.target {
+            Target::Fuzzy { query } => Some(query.scorer()),
+            _ => None,
+        };
         move |relative: &Path, kind, entry: &Entry| {
             if kind != EntryKind::File || !wanted(relative) {
                 return None;
             }
             let count = match &config.target {
                 Target::Files { name } => u64::from(name.is_match(relative)),
+                Target::Fuzzy { .. } => {
+                    // Ranked by name alone: no time to read, no contents.
+                    let rank = match relative.to_str() {
+                        Some(text) if std::path::MAIN_SEPARATOR == '/' => scorer.as_mut()?.rank(text)?,
+                        _ => scorer.as_mut()?.rank(&posix_string(relative))?,
+                    };
+                    on_match(relative);
+                    // `relative` is only kept to read a file's contents later: not here.
+                    let path = posix_string(relative);
+                    return Some(Hit { path, relative: PathBuf::new(), count: 1, mtime_ms: 0.0, rank: Some(rank) });
+                }
                 Target::Content { regex, file_glob, .. } => {
                     if file_glob.as_ref().is_some_and(|g| !g.is_match(relative)) {
                         return None;
@@ -228,13 +294,13 @@ fn gather(
                         return None;
                     }
                     if let Some(contents) = known.as_ref().and_then(|known| known.contents) {
-                        scan_read(&mut searcher, regex, contents, scan, relative, cancel)?.count
+                        note(scan_read(&mut searcher, regex, contents, scan, relative, cancel)?)
                     } else {
                         match entry.open() {
                             Some(file) if sketching.wanted(entry, known.is_some()) => {
-                                sketching.scan(&mut searcher, regex, file, scan, relative, cancel, entry)?.count
+                                note(sketching.scan(&mut searcher, regex, file, scan, relative, cancel, entry)?)
                             }
-                            Some(file) => scan_file(&mut searcher, regex, file, scan, relative, cancel)?.count,
+                            Some(file) => note(scan_file(&mut searcher, regex, file, scan, relative, cancel)?),
                             None => UNREAD,
                         }
                     }
@@ -255,12 +321,12 @@ fn gather(
                 Some(Err(e)) if e.kind() == std::io::ErrorKind::NotFound => return None,
                 _ => 0.0,
             };
-            Some(Hit { path: posix_string(relative), relative: relative.to_path_buf(), count, mtime_ms })
+            Some(Hit { path: posix_string(relative), relative: relative.to_path_buf(), count, mtime_ms, rank: None })
         }
     })?;
     if let (Target::Content { regex, .. }, false) = (&config.target, root.opens_in_walk()) {
         // The walk only listed these: their contents come now.
-        let mut searcher = new_searcher(scan);
+        let mut searcher = searcher_for(scan);
         let mut kept = Vec::new();
         root.read_each(
             std::mem::take(&mut walked.found),
@@ -268,8 +334,9 @@ fn gather(
             cancel,
             |mut hit, contents| {
                 if let Some(found) = scan_contents(&mut searcher, regex, contents, scan, Path::new(&hit.path), cancel) {
-                    if found.count > 0 {
-                        hit.count = found.count;
+                    let count = note(found);
+                    if count > 0 {
+                        hit.count = count;
                         on_match(&hit.relative);
                         kept.push(hit);
                     }
@@ -278,6 +345,10 @@ fn gather(
             },
         )?;
         walked.found = kept;
+    }
+    if rules.tally {
+        walked.tally.add(SkipReason::Binary, left_out[0].load(Ordering::Relaxed));
+        walked.tally.add(SkipReason::Denied, left_out[1].load(Ordering::Relaxed));
     }
     Ok(walked)
 }

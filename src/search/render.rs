@@ -14,7 +14,7 @@
 
 use super::{LineMatch, SearchItems, SearchOutcome, MAX_RESULTS};
 use crate::limits::{DEFAULT_MAX_BYTES, MODEL_LINE_CHARS};
-use crate::render::{bytes_notice, header};
+use crate::render::{bytes_notice, header, skipped_line};
 use crate::search::content::LEAD_MARK;
 
 pub const MAX_BYTES: usize = DEFAULT_MAX_BYTES;
@@ -152,6 +152,9 @@ pub fn render(result: &SearchOutcome) -> String {
         _ => {}
     }
     trailer.extend(result.notice.clone());
+    let skipped =
+        skipped_line(result.skipped.as_deref().unwrap_or_default()).filter(|_| lines.is_empty() || result.truncated);
+    trailer.extend(skipped.clone());
     let mut body: Vec<&str> =
         if lines.is_empty() { vec![NO_MATCH] } else { lines.iter().map(String::as_str).collect() };
     let size = |body: &[&str], trailer: &[String]| {
@@ -159,14 +162,19 @@ pub fn render(result: &SearchOutcome) -> String {
     };
     if size(&body, &trailer) > MAX_BYTES {
         let cut_notice = bytes_notice(MAX_BYTES);
-        let reserve = head.len() + cut_notice.len() + 1 + result.notice.as_ref().map_or(0, |n| n.len() + 1);
+        let skipped = skipped_line(result.skipped.as_deref().unwrap_or_default());
+        let reserve = head.len()
+            + cut_notice.len()
+            + 1
+            + result.notice.as_ref().map_or(0, |n| n.len() + 1)
+            + skipped.as_ref().map_or(0, |l| l.len() + 1);
         let mut used = 0;
         let keep = body.iter().take_while(|l| {
             used += l.len() + 1;
             used + reserve <= MAX_BYTES
         });
         body = keep.copied().collect();
-        trailer = std::iter::once(cut_notice).chain(result.notice.clone()).collect();
+        trailer = std::iter::once(cut_notice).chain(result.notice.clone()).chain(skipped).collect();
     }
     std::iter::once(head).chain(body.iter().map(|l| l.to_string())).chain(trailer).collect::<Vec<_>>().join("\n")
 }
@@ -177,7 +185,7 @@ mod tests {
     use crate::search::{ContextLine, LineMatch};
 
     fn outcome(items: SearchItems, match_count: u64, truncated: bool) -> SearchOutcome {
-        SearchOutcome { path: "/w".into(), items, match_count, file_count: 0, truncated, notice: None }
+        SearchOutcome { path: "/w".into(), items, match_count, file_count: 0, truncated, notice: None, skipped: None }
     }
 
     #[test]
