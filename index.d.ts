@@ -408,6 +408,20 @@ export interface SearchOptions extends CallOptions {
   noIgnore?: boolean
   /** Default 50; values above 500 are clamped. */
   maxResults?: number
+  /** Content output only: lines of context before and after each matching line (as rg -C); at most 20 (more is lowered). Default 0. */
+  context?: number
+  /** Content output only: lines before each matching line (as rg -B); overrides `context` for that side. */
+  before?: number
+  /** Content output only: lines after each matching line (as rg -A); overrides `context` for that side. */
+  after?: number
+}
+
+/** A line around a match (`before`, `after`, `context`). */
+export interface ContextLine {
+  /** 1-based. */
+  line: number
+  /** Cut at 500 characters like a match. */
+  text: string
 }
 
 export interface LineMatch {
@@ -415,10 +429,22 @@ export interface LineMatch {
   file: string
   /** 1-based. */
   line: number
-  /** The matching line, cut at 500 characters (marked `…[line cut]`); with `multiline`, the match's lines joined by `\n`. */
+  /**
+   * The matching line, cut at 500 characters (marked `…[line cut]`); when the match lies past the cut, shown from a
+   * little before it instead (marked `[line cut]… ` at the start); with `multiline`, the match's lines joined by `\n`.
+   */
   match: string
   /** With `patterns`: the indexes of the patterns that match this line (or these lines). */
   patterns?: number[]
+  /** 1-based byte column of the line's first match, as `rg --column` gives it (absent inside a line over 4 MiB). */
+  column?: number
+  /**
+   * With `before`/`context`: the lines shown before it. Each line is shown once, as rg prints it: a line that is the
+   * previous match's `after` context, or a match, is not repeated here.
+   */
+  before?: ContextLine[]
+  /** With `after`/`context`: the lines shown after it, up to the next match. */
+  after?: ContextLine[]
 }
 
 interface SearchResultBase {
@@ -426,6 +452,8 @@ interface SearchResultBase {
   path: string
   /** Matching lines (content, count) or matching files (files), before `maxResults`. */
   matchCount: number
+  /** Files that matched, before `maxResults`. */
+  fileCount?: number
   truncated: boolean
   /**
    * When nothing matched and always-skipped folders were passed over: names them. With `fuzzy`, when no path holds

@@ -18,7 +18,10 @@ use crate::pattern::NameMatcher;
 use crate::sandbox::Scope;
 use crate::source::{walk_screened, Contents, Root, Source};
 use crate::walk::{posix_string, Entry, SkipReason, WalkRules, Walked};
-use content::{binary_searcher, new_searcher, scan_contents, scan_file, scan_read, FileScan, LineHit, Scan};
+pub use content::ContextLine;
+use content::{
+    binary_searcher, context_searcher, new_searcher, scan_contents, scan_file, scan_read, FileScan, LineHit, Scan,
+};
 use grep_searcher::Searcher;
 use matcher::ContentMatcher;
 use std::io::Read;
@@ -92,9 +95,19 @@ pub struct SearchConfig {
     /// Binary files are searched as text instead of skipped: only the
     /// search for what a search that found nothing missed sets it.
     pub search_binary: bool,
+    /// Lines of context shown before and after each matching line
+    /// (`before`, `after`, `context`; content output only).
+    pub context: Context,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+/// How many lines of context a content search shows around each match.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Context {
+    pub before: usize,
+    pub after: usize,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct LineMatch {
     pub file: String,
     pub line: u64,
@@ -102,6 +115,11 @@ pub struct LineMatch {
     pub text: String,
     /// With `patterns`: the indexes of those that match the line(s).
     pub patterns: Option<Vec<u32>>,
+    /// 1-based byte column of the line's first match (`rg --column`).
+    pub column: Option<u64>,
+    /// Context lines (see `LineHit`).
+    pub before: Vec<ContextLine>,
+    pub after: Vec<ContextLine>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -119,6 +137,8 @@ pub struct SearchOutcome {
     /// Matching lines (content and count modes) or matching files (files
     /// mode, and name search), before `maxResults`.
     pub match_count: u64,
+    /// Files that matched, before `maxResults`.
+    pub file_count: u64,
     pub truncated: bool,
     /// Set when nothing matched and something near was found (the
     /// pattern's literal text, other case, binary files; see `near_miss`)
@@ -160,6 +180,7 @@ pub fn run(config: &SearchConfig, cancel: &Cancel) -> Result<SearchOutcome> {
     }
     let first_rank = hits.first().and_then(|h| h.rank);
     let max = config.max_results;
+    let file_count = hits.len() as u64;
     let (items, match_count, truncated) = match &config.target {
         Target::Files { .. } | Target::Fuzzy { .. } | Target::Content { mode: OutputMode::Files, .. } => {
             let total = hits.len() as u64;
@@ -176,12 +197,12 @@ pub fn run(config: &SearchConfig, cancel: &Cancel) -> Result<SearchOutcome> {
             if regex.modes.multiline {
                 // A run of matches is one item, so the count of matches
                 // cannot tell whether items were left out: one more is sought.
-                let mut matches = first_lines(&root, regex, &hits, max + 1, cancel)?;
+                let mut matches = first_lines(&root, regex, &hits, max + 1, config.context, cancel)?;
                 let truncated = matches.len() > max;
                 matches.truncate(max);
                 (SearchItems::Matches(matches), total, truncated)
             } else {
-                let matches = first_lines(&root, regex, &hits, max, cancel)?;
+                let matches = first_lines(&root, regex, &hits, max, config.context, cancel)?;
                 (SearchItems::Matches(matches), total, total > max as u64)
             }
         }
@@ -206,7 +227,15 @@ pub fn run(config: &SearchConfig, cancel: &Cancel) -> Result<SearchOutcome> {
         }
         _ => None,
     };
-    Ok(SearchOutcome { path: config.source.display(&config.scope), items, match_count, truncated, notice, skipped })
+    Ok(SearchOutcome {
+        path: config.source.display(&config.scope),
+        items,
+        match_count,
+        file_count,
+        truncated,
+        notice,
+        skipped,
+    })
 }
 
 /// Walks `root` under `rules` and keeps the files that match: by name, or
@@ -396,16 +425,21 @@ impl Sketching {
     }
 }
 
-/// The first `max` matching lines in path order: the walk only counted, so
-/// only the few files that hold them are read again, for their text.
+/// The first `max` matching lines in path order, with their `context`: the
+/// walk only counted, so only the few files that hold them are read again,
+/// for their text.
 fn first_lines(
     root: &Root,
     regex: &ContentMatcher,
     hits: &[Hit],
     max: usize,
+    context: Context,
     cancel: &Cancel,
 ) -> Result<Vec<LineMatch>> {
-    let mut searcher = new_searcher(Scan::Lines(max));
+    let mut searcher = match context {
+        Context { before: 0, after: 0 } => new_searcher(Scan::Lines(max)),
+        Context { before, after } => context_searcher(before, after),
+    };
     let mut out = Vec::with_capacity(max.min(1024));
     for hit in hits {
         if out.len() >= max {
@@ -420,11 +454,14 @@ fn first_lines(
             failure.check()?;
         }
         let FileScan { lines, .. } = found.unwrap_or_default();
-        out.extend(lines.into_iter().map(|LineHit { line, text, patterns }| LineMatch {
+        out.extend(lines.into_iter().map(|LineHit { line, text, patterns, column, before, after }| LineMatch {
             file: hit.path.clone(),
             line,
             text,
             patterns,
+            column,
+            before,
+            after,
         }));
     }
     Ok(out)

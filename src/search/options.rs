@@ -3,10 +3,10 @@
 
 use super::fuzzy::FuzzyQuery;
 use super::matcher::{ContentMatcher, Modes};
-use super::{OutputMode, SearchConfig, Target, DEFAULT_MAX_RESULTS, MAX_RESULTS, SKIPPED_DIRS};
+use super::{Context, OutputMode, SearchConfig, Target, DEFAULT_MAX_RESULTS, MAX_RESULTS, SKIPPED_DIRS};
 use crate::args::{wrong, Reader, Value};
 use crate::error::{FindError, Result};
-use crate::limits::MAX_SEARCH_PATTERNS;
+use crate::limits::{MAX_CONTEXT_LINES, MAX_SEARCH_PATTERNS};
 use crate::option_table::Call;
 use crate::pattern::{NameMatcher, PatternMode};
 use crate::sandbox::Scope;
@@ -140,6 +140,27 @@ fn name_pattern(pattern: &str) -> String {
     escaped
 }
 
+/// `before`, `after` and `context` (which sets both; `before` and `after`
+/// win over it, as `-B`/`-A` over `-C` in rg), each clamped to
+/// `MAX_CONTEXT_LINES`. Only matching lines have context: in another output
+/// mode a count above 0 is refused.
+fn context(r: &Reader, content_lines: Option<&str>) -> Result<Context> {
+    let read = |name| r.count(name, 0.0, false).map(|n| n.flatten().map(|n| n.min(MAX_CONTEXT_LINES)));
+    let both = read("context")?;
+    let context =
+        Context { before: read("before")?.or(both).unwrap_or(0), after: read("after")?.or(both).unwrap_or(0) };
+    if let (Some(why), true) = (content_lines, context != Context::default()) {
+        let given = ["before", "after", "context"]
+            .into_iter()
+            .find(|n| !matches!(r.get(n), Value::Absent | Value::Number(0.0)));
+        return Err(FindError::invalid_argument(format!(
+            "`{}` shows lines around matching lines, and {why} lists none: use `outputMode: 'content'` (the default), or leave `before`, `after` and `context` out",
+            given.unwrap_or("context")
+        )));
+    }
+    Ok(context)
+}
+
 pub fn parse(fields: &[(String, Value)], source: Source) -> Result<SearchConfig> {
     let r = Reader { fields };
     r.only(Call::Search)?;
@@ -210,6 +231,15 @@ pub fn parse(fields: &[(String, Value)], source: Source) -> Result<SearchConfig>
             "`fuzzy` ranks file names, not file contents: pass `target: 'files'` with it (then `pattern` is the file name to look for, typos allowed), or leave `fuzzy` out to search contents with a regex",
         ));
     }
+    let context = context(
+        &r,
+        match (target, mode) {
+            (true, _) => Some("`target: 'files'`"),
+            (false, OutputMode::Files) => Some("`outputMode: 'files'`"),
+            (false, OutputMode::Count) => Some("`outputMode: 'count'`"),
+            (false, OutputMode::Content) => None,
+        },
+    )?;
     let target = if target {
         if file_glob.is_some() {
             return Err(FindError::invalid_argument(
@@ -268,7 +298,7 @@ pub fn parse(fields: &[(String, Value)], source: Source) -> Result<SearchConfig>
         record_ignored: !no_ignore,
         tally: r.flag("skipped", false)?,
     };
-    Ok(SearchConfig { target, types, rules, max_results, scope, source, timeout_ms, search_binary: false })
+    Ok(SearchConfig { target, types, rules, max_results, scope, source, timeout_ms, search_binary: false, context })
 }
 
 #[cfg(test)]
@@ -327,6 +357,26 @@ mod tests {
     }
 
     #[test]
+    fn context_is_read_clamped_and_refused_where_no_lines_are_shown() {
+        let n = Value::Number;
+        let c = |pairs: &[(&str, Value)]| {
+            let mut all = vec![("pattern", text("x"))];
+            all.extend_from_slice(pairs);
+            parse_disk(&opts(&all))
+        };
+        assert_eq!(c(&[]).unwrap().context, Context::default());
+        assert_eq!(c(&[("context", n(2.0))]).unwrap().context, Context { before: 2, after: 2 });
+        assert_eq!(c(&[("context", n(2.0)), ("after", n(0.0))]).unwrap().context, Context { before: 2, after: 0 });
+        assert_eq!(c(&[("before", n(1e9))]).unwrap().context, Context { before: MAX_CONTEXT_LINES, after: 0 });
+        for mode in [("outputMode", text("files")), ("outputMode", text("count")), ("target", text("files"))] {
+            let e = c(&[mode.clone(), ("after", n(1.0))]).unwrap_err();
+            assert_eq!(e.code, ErrorCode::InvalidArgument);
+            assert!(e.message.starts_with("`after` shows lines around matching lines"), "{}", e.message);
+            assert!(c(&[mode, ("context", n(0.0))]).is_ok(), "0 lines of context is no context");
+        }
+    }
+
+    #[test]
     fn argument_errors() {
         for (k, v) in [
             ("maxResults", Value::Number(0.0)),
@@ -338,6 +388,9 @@ mod tests {
             ("fileGlob", text("")),
             ("ignoreCase", text("yes")),
             ("globs", text("*.py")),
+            ("context", Value::Number(-1.0)),
+            ("before", Value::Number(1.5)),
+            ("after", text("2")),
         ] {
             let e = parse_disk(&opts(&[("pattern", text("x")), (k, v)])).unwrap_err();
             assert_eq!(e.code, ErrorCode::InvalidArgument, "{k}");
