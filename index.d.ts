@@ -308,6 +308,15 @@ export interface SearchOptions extends CallOptions {
   noIgnore?: boolean
   /** Default 50; values above 500 are clamped. */
   maxResults?: number
+  /** Skip this many results first (lines in content mode, files otherwise), in the result's order. Default 0. */
+  offset?: number
+  /** The `cursor` of an earlier result, to get its next page; the other options must be the same (else `invalid-argument`). */
+  cursor?: string
+  /**
+   * With `timeoutMs`: when the time runs out, answer with what was found (`incomplete: true`, in path order, with a
+   * `cursor` to continue) instead of rejecting with `aborted`. An abort by `signal` still rejects. Default false.
+   */
+  partial?: boolean
 }
 
 export interface LineMatch {
@@ -325,8 +334,16 @@ interface SearchResultBase {
   /** Matching lines (content, count) or matching files (files), before `maxResults`. */
   matchCount: number
   truncated: boolean
-  /** When nothing matched and always-skipped folders were passed over: names them. */
+  /** When nothing matched and always-skipped folders were passed over: names them; or that the index changed since `cursor`. */
   notice?: string
+  /** When more follows (`truncated` or `incomplete`): pass it as `cursor`, with the same options, for the next page. */
+  cursor?: string
+  /** With `offset` or `cursor`: how many results of the whole answer come before the first one shown. */
+  offset?: number
+  /** `partial` ran out of time: the results are the start of the answer (up to `cursor`); `matchCount` counts what was found so far. */
+  incomplete?: true
+  /** On an index: its folder changed since the `cursor` was made (the page is of the tree as it is now). */
+  indexChanged?: true
 }
 
 export interface ContentSearchResult extends SearchResultBase {
@@ -334,7 +351,7 @@ export interface ContentSearchResult extends SearchResultBase {
 }
 
 export interface FilesSearchResult extends SearchResultBase {
-  /** Newest-modified first. */
+  /** Newest-modified first (in path order with `partial`). */
   files: string[]
 }
 

@@ -169,7 +169,7 @@ mod tests {
         assert!(e.message.starts_with("unknown option `xxx"), "{}", e.message);
         assert!(
             e.message.ends_with(
-                "; the options are: pattern, path, target, fileGlob, outputMode, ignoreCase, noIgnore, maxResults, timeoutMs, roots, cwd, signal, policy, approve, reader"
+                "; the options are: pattern, path, target, fileGlob, outputMode, ignoreCase, noIgnore, maxResults, offset, cursor, timeoutMs, partial, roots, cwd, signal, policy, approve, reader"
             ),
             "{}",
             e.message

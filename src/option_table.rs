@@ -254,7 +254,18 @@ pub const OPTIONS: &[OptionSpec] = &[
     opt(SEARCH, "maxResults", Kind::Integer { minimum: 1 }, Default::Count(limits::DEFAULT_MAX_RESULTS))
         .model("At most this many lines, files or counts (values above {maxResultsCap} are lowered to {maxResultsCap}).")
         .flag("max-results", Some("N"), "at most N results (default {maxResults}, max {maxResultsCap})"),
+    opt(SEARCH, "offset", Kind::Integer { minimum: 0 }, Default::Count(0))
+        .model("Skip this many results first (lines, files or counts, in the result's order).")
+        .flag("offset", Some("N"), "skip the first N results"),
+    opt(SEARCH, "cursor", Kind::Text, Default::None)
+        .model("To get the next page, pass the `cursor` of the previous result here, with the same other options.")
+        .flag("cursor", Some("CURSOR"), "continue from the cursor of an earlier result"),
     opt(BOTH, "timeoutMs", Kind::Number, Default::None).flag("timeout", Some("MS"), "give up after MS milliseconds"),
+    opt(SEARCH, "partial", Kind::Bool, Default::Bool(false)).flag(
+        "partial",
+        None,
+        "when --timeout runs out, print what was found (in path order) and a cursor to continue, instead of failing",
+    ),
     opt(BOTH, "roots", Kind::Texts, Default::None)
         .flag("root", Some("DIR"), "only search inside DIR (repeatable)")
         .repeats(),

@@ -157,6 +157,14 @@ pub struct JsSearchResult {
     pub match_count: f64,
     pub truncated: bool,
     pub notice: Option<String>,
+    /// Where the next page starts, when more follows.
+    pub cursor: Option<String>,
+    /// With `offset` or `cursor`: the results of the whole answer before the first one shown.
+    pub offset: Option<f64>,
+    /// `partial` ran out of time (set only then).
+    pub incomplete: Option<bool>,
+    /// The index changed since the `cursor` was made (set only then).
+    pub index_changed: Option<bool>,
 }
 
 /// What `Plan.run` resolves to: one of `result`, `paths`, `text`, `search`,
@@ -296,6 +304,10 @@ impl From<SearchOutcome> for JsSearchResult {
             match_count: o.match_count as f64,
             truncated: o.truncated,
             notice: o.notice,
+            cursor: o.cursor,
+            offset: o.offset.map(|n| n as f64),
+            incomplete: o.incomplete.then_some(true),
+            index_changed: o.index_changed.then_some(true),
         };
         match o.items {
             SearchItems::Matches(m) => {
@@ -329,6 +341,10 @@ impl From<JsSearchResult> for SearchOutcome {
             match_count: r.match_count.max(0.0) as u64,
             truncated: r.truncated,
             notice: r.notice,
+            cursor: r.cursor,
+            offset: r.offset.map(|n| n.max(0.0) as u64),
+            incomplete: r.incomplete == Some(true),
+            index_changed: r.index_changed == Some(true),
         }
     }
 }
@@ -597,10 +613,13 @@ impl Job {
         }
     }
 
-    /// What stops it: `flag`, and `timeoutMs` counted from `made` (as `run_job` makes it).
+    /// What stops its wait for a slot: `flag`, and `timeoutMs` counted from
+    /// `made` (as `run_job` makes it), except for a `partial` search, which
+    /// answers (with nothing searched) once its time is out.
     fn cancel(&self, flag: CancelFlag, made: std::time::Instant) -> Cancel {
         let timeout_ms = match self {
             Job::Find(config, _) => config.timeout_ms,
+            Job::Search(config) if config.page.partial => None,
             Job::Search(config) => config.timeout_ms,
         };
         Cancel::since(flag, timeout_ms, made)

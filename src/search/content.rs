@@ -47,6 +47,8 @@ pub struct LineHit {
 pub struct FileScan {
     pub count: u64,
     pub lines: Vec<LineHit>,
+    /// With `Scan::Window`: the matching lines at or after its `from_line`.
+    pub window: u64,
 }
 
 /// How much of each file to read.
@@ -58,13 +60,17 @@ pub enum Scan {
     Count,
     /// Count every matching line and keep the text of the first `n`.
     Lines(usize),
+    /// Count every matching line and keep the text of `n` of those at or
+    /// after line `from_line`, once the first `skip` of them are passed: a
+    /// page that starts inside a file.
+    Window { from_line: u64, skip: u64, n: usize },
 }
 
 /// A searcher for one thread; it reuses its buffers across files. Counting
 /// lines costs a pass over every byte, so only `Scan::Lines` asks for numbers.
 /// Its line buffer is capped (see the module's doc).
 pub fn new_searcher(scan: Scan) -> Searcher {
-    builder().line_number(matches!(scan, Scan::Lines(_))).build()
+    builder().line_number(matches!(scan, Scan::Lines(_) | Scan::Window { .. })).build()
 }
 
 fn builder() -> SearcherBuilder {
@@ -452,14 +458,20 @@ impl Sink for Collect<'_> {
             lead = cut_before;
         }
         self.found.count += 1;
-        if let Scan::Lines(n) = self.scan {
-            if self.found.lines.len() < n {
-                let text = match (&self.pieces, cut) {
-                    (Some(pieces), true) => around_match(pieces.engine, mat.bytes(), lead),
-                    _ => line_text(mat.bytes()),
-                };
-                self.found.lines.push(LineHit { line, text });
+        let wanted = match self.scan {
+            Scan::Lines(n) => self.found.lines.len() < n,
+            Scan::Window { from_line, skip, n } if line >= from_line => {
+                self.found.window += 1;
+                self.found.window > skip && self.found.lines.len() < n
             }
+            _ => false,
+        };
+        if wanted {
+            let text = match (&self.pieces, cut) {
+                (Some(pieces), true) => around_match(pieces.engine, mat.bytes(), lead),
+                _ => line_text(mat.bytes()),
+            };
+            self.found.lines.push(LineHit { line, text });
         }
         Ok(self.scan != Scan::Any)
     }

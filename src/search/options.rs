@@ -1,5 +1,6 @@
 //! Reading `searchFiles` options into a validated `SearchConfig`.
 
+use super::cursor::{fingerprint, Cursor, Paging};
 use super::matcher::ContentMatcher;
 use super::{OutputMode, SearchConfig, Target, DEFAULT_MAX_RESULTS, MAX_RESULTS, SKIPPED_DIRS};
 use crate::args::{wrong, Reader, Value};
@@ -113,7 +114,23 @@ pub fn parse(fields: &[(String, Value)], source: Source) -> Result<SearchConfig>
         // A search that finds nothing looks in what was ignored (see `elsewhere`).
         record_ignored: !no_ignore,
     };
-    Ok(SearchConfig { target, rules, max_results, scope, source, timeout_ms })
+    let offset = match r.get("offset") {
+        Value::Absent => 0,
+        Value::Number(n) if *n >= 0.0 && n.fract() == 0.0 && *n <= 9_007_199_254_740_991.0 => *n as u64,
+        other => return Err(wrong("offset", "a whole number, 0 or more (how many results to pass over)", other)),
+    };
+    let cursor = match r.get("cursor") {
+        Value::Absent => None,
+        Value::Text(t) => Some(Cursor::decode(t)?),
+        other => return Err(wrong("cursor", "the `cursor` string of an earlier result", other)),
+    };
+    let partial = r.flag("partial", false)?;
+    let page = Paging { offset, cursor, fingerprint: fingerprint(fields), partial };
+    let config = SearchConfig { target, rules, max_results, scope, source, timeout_ms, page };
+    if let Some(cursor) = &config.page.cursor {
+        cursor.check(config.page.fingerprint, config.order())?;
+    }
+    Ok(config)
 }
 
 #[cfg(test)]
@@ -183,6 +200,12 @@ mod tests {
             ("fileGlob", text("")),
             ("ignoreCase", text("yes")),
             ("globs", text("*.py")),
+            ("offset", Value::Number(-1.0)),
+            ("offset", Value::Number(1.5)),
+            ("offset", text("3")),
+            ("cursor", Value::Number(3.0)),
+            ("cursor", text("not a cursor")),
+            ("partial", text("yes")),
         ] {
             let e = parse_disk(&opts(&[("pattern", text("x")), (k, v)])).unwrap_err();
             assert_eq!(e.code, ErrorCode::InvalidArgument, "{k}");

@@ -1,9 +1,11 @@
 //! The text a model reads for a search (`formatSearchResult`): the search
 //! directory first (as `find`'s text has it, so relative paths can be
 //! joined), then `file:line: text` lines, a path a line, or `file: N` lines,
-//! then the truncation line and the notice; capped at `MAX_BYTES` like
+//! then the truncation line, what an incomplete (`partial`) search covered,
+//! the cursor of the next page and the notice; capped at `MAX_BYTES` like
 //! `find` output.
 
+use super::cursor::{Cursor, Key, Order};
 use super::{SearchItems, SearchOutcome, MAX_RESULTS};
 use crate::limits::DEFAULT_MAX_BYTES;
 use crate::render::{bytes_notice, header};
@@ -21,16 +23,61 @@ fn item_lines(items: &SearchItems) -> Vec<String> {
 
 fn truncation_line(result: &SearchOutcome, shown: usize) -> String {
     let advice = format!("narrow the pattern or `path`, or raise `maxResults` (max {MAX_RESULTS})");
+    let total = result.match_count;
+    // A later page says which items it shows.
+    if let Some(first) = result.offset.filter(|_| shown > 0) {
+        let (from, to) = (first + 1, first + shown as u64);
+        return match &result.items {
+            SearchItems::Matches(_) => format!("Showing matching lines {from}-{to} of {total}; {advice}."),
+            SearchItems::Files(_) => format!("Showing matching files {from}-{to} of {total}; {advice}."),
+            SearchItems::Counts(_) => {
+                format!("Showing counts for files {from}-{to}; {total} matching lines in all; {advice}.")
+            }
+        };
+    }
     match &result.items {
         SearchItems::Matches(_) => {
-            format!("Showing the first {shown} of {} matching lines; {advice}.", result.match_count)
+            format!("Showing the first {shown} of {total} matching lines; {advice}.")
         }
-        SearchItems::Files(_) => format!("Showing {shown} of {} matching files; {advice}.", result.match_count),
-        SearchItems::Counts(_) => format!(
-            "Showing counts for the first {shown} files; {} matching lines in all; {advice}.",
-            result.match_count
-        ),
+        SearchItems::Files(_) => format!("Showing {shown} of {total} matching files; {advice}."),
+        SearchItems::Counts(_) => {
+            format!("Showing counts for the first {shown} files; {total} matching lines in all; {advice}.")
+        }
     }
+}
+
+/// What an incomplete search covered.
+fn incomplete_line(result: &SearchOutcome) -> String {
+    let found = match &result.items {
+        SearchItems::Files(_) => format!("{} matching files", result.match_count),
+        _ => format!("{} matching lines", result.match_count),
+    };
+    format!(
+        "Search incomplete: `timeoutMs` ran out before every file was searched. Shown: the results of the files searched in time, in path order; {found} found so far (more may exist)."
+    )
+}
+
+fn cursor_line(cursor: &str) -> String {
+    format!("Next page: call again with the same options and `cursor: \"{cursor}\"`.")
+}
+
+/// The cursor that continues right after the last item the text kept,
+/// when the text had to drop some of the page's items: only where an item
+/// alone names its place (by path; a newest-first file list's items lack
+/// their time).
+fn cursor_after(result: &SearchOutcome, kept: usize) -> Option<String> {
+    let cursor = Cursor::decode(result.cursor.as_deref()?).ok()?;
+    if cursor.order != Order::Path {
+        return None;
+    }
+    let last = match &result.items {
+        SearchItems::Matches(m) => {
+            Key::Path { path: m.get(kept.checked_sub(1)?)?.file.clone(), line: m[kept - 1].line }
+        }
+        SearchItems::Counts(c) => Key::Path { path: c.get(kept.checked_sub(1)?)?.0.clone(), line: 0 },
+        SearchItems::Files(f) => Key::Path { path: f.get(kept.checked_sub(1)?)?.clone(), line: 0 },
+    };
+    Some(Cursor { start: last.after(), skip: 0, ..cursor }.encode())
 }
 
 pub fn render(result: &SearchOutcome) -> String {
@@ -40,6 +87,10 @@ pub fn render(result: &SearchOutcome) -> String {
     if result.truncated {
         trailer.push(truncation_line(result, lines.len()));
     }
+    if result.incomplete {
+        trailer.push(incomplete_line(result));
+    }
+    trailer.extend(result.cursor.as_deref().map(cursor_line));
     trailer.extend(result.notice.clone());
     let mut body: Vec<&str> =
         if lines.is_empty() { vec![NO_MATCH] } else { lines.iter().map(String::as_str).collect() };
@@ -48,14 +99,27 @@ pub fn render(result: &SearchOutcome) -> String {
     };
     if size(&body, &trailer) > MAX_BYTES {
         let cut_notice = bytes_notice(MAX_BYTES);
-        let reserve = head.len() + cut_notice.len() + 1 + result.notice.as_ref().map_or(0, |n| n.len() + 1);
+        // The page's cursor would pass over the items the text dropped: a
+        // cursor right after the last line kept (of the same length) replaces it.
+        let next = result.cursor.as_deref().map(cursor_line);
+        let incomplete = result.incomplete.then(|| incomplete_line(result));
+        let reserve = head.len()
+            + cut_notice.len()
+            + 1
+            + result.notice.as_ref().map_or(0, |n| n.len() + 1)
+            + next.as_ref().map_or(0, |n| n.len() + 1)
+            + incomplete.as_ref().map_or(0, |n| n.len() + 1);
         let mut used = 0;
         let keep = body.iter().take_while(|l| {
             used += l.len() + 1;
             used + reserve <= MAX_BYTES
         });
         body = keep.copied().collect();
-        trailer = std::iter::once(cut_notice).chain(result.notice.clone()).collect();
+        let next = match next {
+            Some(_) => cursor_after(result, body.len()).map(|c| cursor_line(&c)),
+            None => None,
+        };
+        trailer = std::iter::once(cut_notice).chain(incomplete).chain(next).chain(result.notice.clone()).collect();
     }
     std::iter::once(head).chain(body.iter().map(|l| l.to_string())).chain(trailer).collect::<Vec<_>>().join("\n")
 }
@@ -66,7 +130,17 @@ mod tests {
     use crate::search::LineMatch;
 
     fn outcome(items: SearchItems, match_count: u64, truncated: bool) -> SearchOutcome {
-        SearchOutcome { path: "/w".into(), items, match_count, truncated, notice: None }
+        SearchOutcome {
+            path: "/w".into(),
+            items,
+            match_count,
+            truncated,
+            notice: None,
+            cursor: None,
+            offset: None,
+            incomplete: false,
+            index_changed: false,
+        }
     }
 
     #[test]
