@@ -37,6 +37,20 @@ export interface CallOptions {
   approve?: (req: AccessRequest) => boolean | Promise<boolean>
   /** Sandbox: `path` must resolve (through `..` and symlinks) inside one of these. */
   roots?: string[]
+  /**
+   * Default false. Report what the walk (and a content search) left out, by reason, in `skipped`, and in the
+   * model text when the answer is empty or cut: `Not searched: node_modules/ (.gitignore:3: node_modules/), 3 binary files.`
+   */
+  skipped?: boolean
+}
+
+/** What was left out for one reason (`skipped: true`). */
+export interface SkippedGroup {
+  reason: 'ignored' | 'hidden' | 'excluded' | 'always-skipped' | 'depth' | 'symlink' | 'denied' | 'binary'
+  /** Entries left out; a folder counts once (it is not entered). */
+  count: number
+  /** The first folders left out, in path order (no trailing `/`); `rule` for an ignored one: `file:line: pattern`. */
+  folders: Array<{ path: string; rule?: string }>
 }
 
 export interface FindOptions extends CallOptions {
@@ -76,6 +90,11 @@ export interface FindOptions extends CallOptions {
   exclude?: string[]
   /** Default 51200 (at least 256): cap on the rendered model text. */
   maxBytes?: number
+  /**
+   * A token budget for the model text, counted as 4 bytes a token (at least 64): the text is cut to
+   * `maxTokens * 4` bytes when that is below `maxBytes`, and the cut says how many of how many it shows.
+   */
+  maxTokens?: number
 }
 
 export interface FindEntry {
@@ -112,6 +131,8 @@ export interface FindResult {
   hint?: string
   /** When truncated: the folders holding most left-out entries. */
   omitted?: OmittedDir[]
+  /** With `skipped: true`: what was left out, by reason. */
+  skipped?: SkippedGroup[]
 }
 
 // ---------------------------------------------------------------------------
@@ -290,6 +311,47 @@ export declare function findFiles(pattern: string, options?: CallOptions): Promi
 /** The text a model reads for a FindResult. */
 export declare function formatFindResult(result: FindResult): string
 
+/** An ignore-file line that matches the path `explain` was asked about. */
+export interface IgnoreRule {
+  /** Relative to the search directory (`.gitignore`, `src/.ignore`, `../.gitignore`, `.git/info/exclude`), or `core.excludesFile`. */
+  file: string
+  /** From 1. */
+  line: number
+  /** The line as written. */
+  pattern: string
+  /** False for a `!` line, which re-includes the path. */
+  ignores: boolean
+}
+
+export type ExplainReason =
+  | 'found' | 'missing' | 'outside' | 'search-directory' | 'hidden' | 'ignored' | 'git-dir' | 'always-skipped'
+  | 'excluded' | 'symlink' | 'depth' | 'special' | 'type' | 'pattern' | 'metadata'
+
+/** Why a path is or is not in the results of a `find`. */
+export interface Explanation {
+  /** Relative to the search directory; absolute when outside it. */
+  path: string
+  found: boolean
+  reason: ExplainReason
+  /** The entry the reason is about: the path itself or a folder on its way (relative). */
+  at?: string
+  /** The ignore line that decides: it ignores (`reason: 'ignored'`) or re-includes. */
+  rule?: IgnoreRule
+  /** When `rule` re-includes: the line it overrides. */
+  overrides?: IgnoreRule
+  /** The `exclude` glob, for `reason: 'excluded'`. */
+  exclude?: string
+  /** One or two sentences for a model. */
+  text: string
+}
+
+/**
+ * Why `path` (relative to `cwd`, or absolute) is or is not in the results of
+ * `find(options)`; without `pattern`, only the walk's rules and the filters decide.
+ * On the local disk only.
+ */
+export declare function explain(path: string, options?: Partial<FindOptions>): Promise<Explanation>
+
 export interface SearchOptions extends CallOptions {
   /**
    * For target 'content', a regex in ripgrep's syntax (the Rust `regex` crate); one that needs lookaround or a
@@ -298,6 +360,13 @@ export interface SearchOptions extends CallOptions {
   pattern: string
   /** Default 'content'. */
   target?: 'content' | 'files'
+  /**
+   * With target 'files' only (else `invalid-argument`): `pattern` is a file name or a path's tail, not a glob, and
+   * typos are allowed (`indx.js`, `pakage.json`); every file is ranked against it and `files` come best first
+   * (exact name, name prefix, word or folder match, near spelling, then its letters in order), ties by path.
+   * Case is ignored. `notice` says when no path holds the query as written (the order is then a guess).
+   */
+  fuzzy?: boolean
   /** Content search only: which files, e.g. '*.py', '*.{ts,tsx}' (no '/': the file name; with '/': the relative path); '.py' and '.{ts,tsx}' mean '*.py' and '*.{ts,tsx}'. */
   fileGlob?: string
   /** Default 'content'. */
@@ -334,8 +403,6 @@ interface SearchResultBase {
   /** Matching lines (content, count) or matching files (files), before `maxResults`. */
   matchCount: number
   truncated: boolean
-  /** When nothing matched and always-skipped folders were passed over: names them; or that the index changed since `cursor`. */
-  notice?: string
   /** When more follows (`truncated` or `incomplete`): pass it as `cursor`, with the same options, for the next page. */
   cursor?: string
   /** With `offset` or `cursor`: how many results of the whole answer come before the first one shown. */
@@ -344,6 +411,14 @@ interface SearchResultBase {
   incomplete?: true
   /** On an index: its folder changed since the `cursor` was made (the page is of the tree as it is now). */
   indexChanged?: true
+  /**
+   * When nothing matched and always-skipped folders were passed over: names them. With `fuzzy`, when no path holds
+   * the query as written: says the order is approximate (typo and subsequence matches). On an index: that it
+   * changed since the `cursor` was made.
+   */
+  notice?: string
+  /** With `skipped: true`: what was left out, by reason (binary files among them). */
+  skipped?: SkippedGroup[]
 }
 
 export interface ContentSearchResult extends SearchResultBase {
@@ -351,7 +426,7 @@ export interface ContentSearchResult extends SearchResultBase {
 }
 
 export interface FilesSearchResult extends SearchResultBase {
-  /** Newest-modified first (in path order with `partial`). */
+  /** Newest-modified first (in path order with `partial`); with `fuzzy`, best-ranked first. */
   files: string[]
 }
 

@@ -3,7 +3,7 @@
 // under js/, each of which says what it owns. index.mjs re-exports the same
 // values as ESM; index.d.ts types them.
 
-const { find, findFiles, searchFiles, findText } = require('./js/search.js')
+const { find, findFiles, searchFiles, explain, findText } = require('./js/search.js')
 const { formatFindResult, formatSearchResult } = require('./js/format.js')
 const { FindFilesError } = require('./js/errors.js')
 const { memoryReader } = require('./js/readers/memory.js')
@@ -12,7 +12,7 @@ const { openIndex } = require('./js/file-index.js')
 const { toolDefinitions, openaiTool, anthropicTool, vercelTool, createTools } = require('./js/tools.js')
 
 module.exports = {
-  find, findFiles, searchFiles, formatFindResult, formatSearchResult, FindFilesError, memoryReader, mountReader, openIndex,
+  find, findFiles, searchFiles, explain, formatFindResult, formatSearchResult, FindFilesError, memoryReader, mountReader, openIndex,
   toolDefinitions, openaiTool, anthropicTool, vercelTool, createTools,
 }
 // Internal, for bin/agent-find.js: not part of the public surface.

@@ -5,6 +5,7 @@ export const {
   find,
   findFiles,
   searchFiles,
+  explain,
   formatFindResult,
   formatSearchResult,
   FindFilesError,

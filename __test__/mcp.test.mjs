@@ -65,9 +65,9 @@ describe('agent-find mcp', () => {
     assert.ok(instructions.includes(root) && instructions.includes(other), instructions)
   })
 
-  test('lists find and search_files with the JSON Schemas of toolDefinitions, read-only', async () => {
+  test('lists find, search_files and explain_path with the JSON Schemas of toolDefinitions, read-only', async () => {
     const { tools } = await server.client.listTools()
-    assert.deepEqual(tools.map((t) => t.name), ['find', 'search_files'])
+    assert.deepEqual(tools.map((t) => t.name), ['find', 'search_files', 'explain_path'])
     for (const tool of tools) {
       const def = toolDefinitions[tool.name]
       assert.equal(tool.description, def.description)

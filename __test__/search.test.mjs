@@ -138,7 +138,7 @@ test('truncation keeps the true matchCount', async (t) => {
   assert.equal(r.matchCount, 60)
   assert.equal(r.truncated, true)
   assert.deepEqual(r.matches.map((m) => `${m.file}:${m.line}`), ['f00.txt:1', 'f00.txt:2', 'f01.txt:1', 'f01.txt:2', 'f02.txt:1'])
-  assert.match(formatSearchResult(r), /\nShowing the first 5 of 60 matching lines; narrow the pattern or `path`, or raise `maxResults` \(max 500\)\.$/)
+  assert.match(formatSearchResult(r), /\nShowing the first 5 of 60 matching lines; narrow the pattern or `path`, or raise `maxResults` \(max 500\)\.\nNext page: call again with the same options and `cursor: "[0-9a-f]+"`\.$/)
   const def = await searchFiles({ pattern: 'hit', path: dir })
   assert.equal(def.matches.length, 50, 'default maxResults is 50')
   const clamped = await searchFiles({ pattern: 'hit', path: dir, maxResults: 100000 })

@@ -28,20 +28,20 @@ import { rejectsWith, setMtime, tmpTree } from './helpers.mjs'
 const FIND_OPTIONS = [
   'pattern', 'path', 'cwd', 'regex', 'matchBase', 'caseSensitive', 'type', 'limit', 'maxLimit', 'maxDepth', 'sortBy',
   'reverse', 'modifiedSince', 'minSize', 'maxSize', 'hidden', 'gitignore', 'exclude', 'maxBytes', 'signal', 'timeoutMs',
-  'policy', 'approve', 'roots',
+  'policy', 'approve', 'roots', 'skipped', 'maxTokens',
 ]
 const SEARCH_OPTIONS = [
-  'pattern', 'target', 'path', 'cwd', 'fileGlob', 'outputMode', 'ignoreCase', 'noIgnore', 'maxResults', 'signal',
-  'timeoutMs', 'policy', 'approve', 'roots',
+  'pattern', 'target', 'fuzzy', 'path', 'cwd', 'fileGlob', 'outputMode', 'ignoreCase', 'noIgnore', 'maxResults', 'signal',
+  'timeoutMs', 'policy', 'approve', 'roots', 'skipped', 'offset', 'cursor', 'partial',
 ]
 // What the host fixes (JS-only, the workspace, and the host's budgets): not for the model.
-const HOST_ONLY = ['cwd', 'roots', 'signal', 'policy', 'approve', 'timeoutMs', 'maxLimit', 'maxBytes']
+const HOST_ONLY = ['cwd', 'roots', 'signal', 'policy', 'approve', 'timeoutMs', 'partial', 'maxLimit', 'maxBytes']
 // The defaults and enums docs/API.md gives.
 const FIND_DEFAULTS = {
   type: 'file', limit: 1000, sortBy: 'recent', regex: false, matchBase: false, caseSensitive: false, reverse: false,
-  hidden: true, gitignore: true, exclude: [],
+  hidden: true, gitignore: true, exclude: [], skipped: false,
 }
-const SEARCH_DEFAULTS = { target: 'content', outputMode: 'content', ignoreCase: false, noIgnore: false, maxResults: 50 }
+const SEARCH_DEFAULTS = { target: 'content', fuzzy: false, outputMode: 'content', ignoreCase: false, noIgnore: false, maxResults: 50, skipped: false, offset: 0 }
 const ENUMS = {
   find: { type: ['file', 'dir', 'any'], sortBy: ['recent', 'name', 'mtime', 'size', 'none'] },
   search_files: { target: ['content', 'files'], outputMode: ['content', 'files', 'count'] },
@@ -51,6 +51,7 @@ const ajv = new Ajv({ strict: true, allErrors: true })
 const validators = {
   find: ajv.compile(toolDefinitions.find.parameters),
   search_files: ajv.compile(toolDefinitions.search_files.parameters),
+  explain_path: ajv.compile(toolDefinitions.explain_path.parameters),
 }
 
 /** A small workspace with some of everything: depth, sizes, ages, a dotfile, an ignored file. */
@@ -107,8 +108,8 @@ describe('a time limit the host set', () => {
 })
 
 describe('toolDefinitions', () => {
-  test('find and search_files: name, a description written for a model, an object schema', () => {
-    assert.deepEqual(Object.keys(toolDefinitions), ['find', 'search_files'])
+  test('find, search_files and explain_path: name, a description written for a model, an object schema', () => {
+    assert.deepEqual(Object.keys(toolDefinitions), ['find', 'search_files', 'explain_path'])
     for (const [key, def] of Object.entries(toolDefinitions)) {
       assert.equal(def.name, key)
       assert.match(def.name, /^[a-zA-Z0-9_-]{1,64}$/, 'a name every SDK accepts')
@@ -116,7 +117,7 @@ describe('toolDefinitions', () => {
       assert.equal(typeof def.title, 'string')
       const p = def.parameters
       assert.equal(p.type, 'object')
-      assert.deepEqual(p.required, ['pattern'])
+      assert.deepEqual(p.required, [key === 'explain_path' ? 'path' : 'pattern'])
       assert.equal(p.additionalProperties, false)
       for (const [name, prop] of Object.entries(p.properties)) {
         assert.ok(prop.description && prop.description.length > 15, `${key}.${name} has a description`)
@@ -202,6 +203,11 @@ describe('tool arguments: ajv and the tools agree', () => {
       { pattern: 'TODO', noIgnore: true, outputMode: 'files', maxResults: 3 },
       { pattern: 'util', target: 'files' },
     ],
+    explain_path: [
+      { path: 'src/a.ts' },
+      { path: 'src', type: 'dir', hidden: false, gitignore: true, exclude: ['dist'], maxDepth: 2 },
+      { path: 'src/a.ts', pattern: '**/*.ts', minSize: 0, modifiedSince: '2020-01-01' },
+    ],
   }
   const INVALID = {
     find: [
@@ -223,6 +229,14 @@ describe('tool arguments: ajv and the tools agree', () => {
       { pattern: '*', cwd: '/' },
       { pattern: '*', maxLimit: 1e9 },
     ],
+    explain_path: [
+      {},
+      { pattern: '*.ts' },
+      { path: 42 },
+      { path: 'a', limit: 3 },
+      { path: 'a', hidden: 'yes' },
+      { path: 'a', roots: ['/'] },
+    ],
     search_files: [
       {},
       { pattern: 'x', outputMode: 'lines' },
@@ -235,7 +249,7 @@ describe('tool arguments: ajv and the tools agree', () => {
     ],
   }
 
-  for (const tool of ['find', 'search_files']) {
+  for (const tool of ['find', 'search_files', 'explain_path']) {
     test(`${tool}: sample arguments the schema accepts, the tool runs`, async (t) => {
       const tools = createTools({ cwd: workspace(t) })
       for (const args of VALID[tool]) {
@@ -298,10 +312,11 @@ describe('SDK adapters', () => {
   test('createTools carries the adapted tools, executing in its workspace', async (t) => {
     const dir = workspace(t)
     const tools = createTools({ cwd: dir })
-    assert.deepEqual(tools.definitions, [toolDefinitions.find, toolDefinitions.search_files])
-    assert.deepEqual(tools.openaiTools, [openaiTool(toolDefinitions.find), openaiTool(toolDefinitions.search_files)])
-    assert.deepEqual(tools.anthropicTools, [anthropicTool(toolDefinitions.find), anthropicTool(toolDefinitions.search_files)])
-    assert.deepEqual(Object.keys(tools.vercelTools), ['find', 'search_files'])
+    const defs = Object.values(toolDefinitions)
+    assert.deepEqual(tools.definitions, defs)
+    assert.deepEqual(tools.openaiTools, defs.map(openaiTool))
+    assert.deepEqual(tools.anthropicTools, defs.map(anthropicTool))
+    assert.deepEqual(Object.keys(tools.vercelTools), ['find', 'search_files', 'explain_path'])
     const text = await tools.vercelTools.find.execute({ pattern: '**/*.ts', sortBy: 'name' }, { toolCallId: 'c1', messages: [] })
     assert.equal(text, formatFindResult(await find({ pattern: '**/*.ts', sortBy: 'name', cwd: dir })))
     // A refused call throws, so the SDK reports a tool error to the model rather than an ordinary answer.
@@ -429,7 +444,7 @@ describe('createTools (codemode)', () => {
       [['search_files', { pattern: '(' }], /^Error \(invalid-pattern\): /],
       [['find', { pattern: '*', path: 'missing' }], /^Error \(not-found\): /],
       [['find', { pattern: '*', path: 'README.md' }], /^Error \(not-a-dir\): /],
-      [['grep', { pattern: 'x' }], /^Error \(invalid-argument\): unknown tool `grep`; the tools are find and search_files$/],
+      [['grep', { pattern: 'x' }], /^Error \(invalid-argument\): unknown tool `grep`; the tools are find, search_files, explain_path$/],
       [['find', { pattern: '*', limitt: 3 }], /unknown argument `limitt`; the arguments are `pattern`, `path`/],
     ]
     for (const [[name, args], expected] of cases) {

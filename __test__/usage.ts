@@ -3,6 +3,7 @@
 // option and result field appears here, and the `@ts-expect-error` lines prove
 // that wrong option types are really rejected.
 import {
+  explain,
   find,
   findFiles,
   formatFindResult,
@@ -18,6 +19,9 @@ import {
   type SearchResult,
   type Decision,
   type EntryType,
+  type Explanation,
+  type ExplainReason,
+  type IgnoreRule,
   type FindEntry,
   type FindFilesErrorCode,
   type FindOptions,
@@ -118,7 +122,7 @@ function describeResult(result: FindResult): string[] {
   return lines
 }
 
-function explain(code: FindFilesErrorCode): string {
+function explainCode(code: FindFilesErrorCode): string {
   switch (code) {
     case 'invalid-argument':
     case 'invalid-pattern':
@@ -150,6 +154,13 @@ export async function usage(): Promise<void> {
   const text: string = formatFindResult(a)
   const files: string[] = await findFiles('**/*.ts')
   const more: string[] = await findFiles('**/*.ts', 'src')
+  const why: Explanation = await explain('build/out.js', { cwd: '/repo', hidden: false, pattern: '**/*.js' })
+  const reason: ExplainReason = why.reason
+  const rule: IgnoreRule | undefined = why.rule
+  const cited: string = rule ? `${rule.file}:${rule.line}: ${rule.pattern} ${rule.ignores}` : why.text
+  const plain: boolean = (await explain('a.ts')).found && reason !== 'ignored' && cited.length > 0 && why.overrides?.line !== 0
+  // @ts-expect-error the path is a string
+  await explain(42)
   // Storage readers: the host's own, and the two shipped.
   const own: StorageReader = {
     async list(dir: string): Promise<DirectoryEntry[]> {
@@ -198,7 +209,7 @@ export async function usage(): Promise<void> {
       const code: FindFilesErrorCode = err.code
       const name: 'FindFilesError' = err.name
       const message: string = err.message
-      console.log(explain(code), name, message)
+      console.log(explainCode(code), name, message)
     }
   }
   const made = new FindFilesError('aborted', 'stopped', { cause: new Error('why') })

@@ -1,14 +1,15 @@
 #!/usr/bin/env node
 'use strict'
 // The `agent-find` command: `agent-find <pattern> [path]` finds files,
-// `agent-find search <regex> [path]` searches their contents, `agent-find mcp`
-// serves both as MCP tools over stdio (see js/mcp.js). The model text by
+// `agent-find search <regex> [path]` searches their contents, `agent-find
+// explain <path> [pattern]` says why find lists a path or not, `agent-find mcp`
+// serves them as MCP tools over stdio (see js/mcp.js). The model text by
 // default, `--json` for the result object. Exit 0 on success (also when
 // nothing matched), 2 on bad usage, 1 on any other error; the error code
 // leads the line on stderr.
 
 const { parseArgs } = require('node:util')
-const { find, findText, formatFindResult, searchFiles, formatSearchResult, FindFilesError } = require('..')
+const { find, findText, formatFindResult, searchFiles, formatSearchResult, explain, FindFilesError } = require('..')
 const { optionsOf } = require('../js/options.js')
 
 /** The usage lines of the flags of one call's options (see js/options.js), then the CLI's own. */
@@ -27,6 +28,7 @@ Options:
 ${flagLines('find', [['--json', 'print the FindResult as JSON'], ['-h, --help', 'show this help'], ['-V, --version', 'show the version']])}
 
 Content search: agent-find search --help
+Why a path is (not) listed: agent-find explain <path> [pattern]   (agent-find explain --help)
 MCP server (stdio): agent-find mcp --root DIR   (agent-find mcp --help)
 Exit status: 0 on success (also when nothing matched), 2 on bad usage, 1 on other errors.`
 
@@ -38,6 +40,16 @@ dist, build, target, vendor, .venv and other dependency folders, and gitignored 
 
 Options:
 ${flagLines('search', [['--json', 'print the SearchResult as JSON'], ['-h, --help', 'show this help']])}`
+
+const EXPLAIN_USAGE = `Usage: agent-find explain <path> [pattern] [options]
+
+Say why <path> is or is not listed by \`agent-find [pattern]\` run here with the same
+options: the ignore-file line that hides it (as git check-ignore -v names it), or the
+other reason (hidden, --exclude, --max-depth, a symlink on the way, the type, the pattern,
+size or date filters, missing). Without a pattern, only the walk's rules and filters decide.
+
+Options:
+${flagLines('find', [['--json', 'print the Explanation as JSON'], ['-h, --help', 'show this help']])}`
 
 /** parseArgs' description of the flags of one call's options. */
 function flagsOf(call) {
@@ -107,12 +119,27 @@ const COMMANDS = {
     run: searchFiles,
     format: formatSearchResult,
   },
+  explain: {
+    usage: EXPLAIN_USAGE,
+    flags: flagsOf('find'),
+    options: (values, positionals) => {
+      const [target, pattern, ...extra] = positionals
+      if (target === undefined) throw new FindFilesError('invalid-argument', 'missing <path>; try: agent-find explain build/out.js')
+      if (extra.length) throw new FindFilesError('invalid-argument', `unexpected argument '${extra[0]}': give one path and at most one pattern`)
+      const options = optionsFrom('find', values, pattern === undefined ? ['**'] : [pattern], '')
+      if (pattern === undefined) delete options.pattern
+      return { target, options }
+    },
+    run: ({ target, options }) => explain(target, options),
+    format: (explanation) => explanation.text,
+  },
 }
 
 async function main(argv) {
   if (argv[0] === 'mcp') return require('../js/mcp.js').main(argv.slice(1))
-  const command = argv[0] === 'search' ? COMMANDS.search : COMMANDS.find
-  const args = command === COMMANDS.search ? argv.slice(1) : argv
+  const named = argv[0] === 'search' || argv[0] === 'explain' ? argv[0] : undefined
+  const command = COMMANDS[named ?? 'find']
+  const args = named ? argv.slice(1) : argv
   let parsed
   try {
     parsed = parseArgs({ args, allowPositionals: true, options: { ...command.flags, ...CLI_FLAGS } })

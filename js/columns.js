@@ -85,7 +85,7 @@ function decodeAll(first, takeSlice, add) {
 
 /** The FindResult, with its keys in the order docs/API.md shows. */
 async function findResult(out) {
-  const { first, path, matched, truncated, truncatedBy, notice, hint, omitted } = out.result
+  const { first, path, matched, truncated, truncatedBy, notice, hint, omitted, skipped } = out.result
   const entries = []
   if (out.remaining || first.count > 0) {
     await decodeAll(first, out.remaining && (() => out.remaining.takeEntries()), (slice) => addEntries(slice, entries))
@@ -95,6 +95,7 @@ async function findResult(out) {
   if (notice !== undefined) result.notice = notice
   if (hint !== undefined) result.hint = hint
   if (omitted !== undefined) result.omitted = omitted
+  if (skipped !== undefined) result.skipped = skipped
   return result
 }
 

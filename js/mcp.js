@@ -1,5 +1,5 @@
 'use strict'
-// `agent-find mcp`: the `find` and `search_files` tools over MCP (stdio), with
+// `agent-find mcp`: the `find`, `search_files` and `explain_path` tools over MCP (stdio), with
 // the official SDK, confined to the --root folders (default: the current
 // folder). Loaded only by the `mcp` subcommand, so `require('agent-find')`
 // never loads the SDK.
@@ -81,7 +81,7 @@ function idOf(head) {
 
 const USAGE = `Usage: agent-find mcp [--root DIR]... [--timeout MS] [--no-index]
 
-Serve the find and search_files tools to an MCP client over stdio.
+Serve the find, search_files and explain_path tools to an MCP client over stdio.
 Every search stays inside the roots (default: the current folder); relative
 paths start at the first root. A live index of each root answers repeated
 searches from memory; until it is built, and wherever it cannot watch,
@@ -130,7 +130,7 @@ async function serve({ roots, timeoutMs, index = true } = {}) {
       capabilities: { tools: {} },
       instructions:
         `File search in ${roots.map((r) => `\`${r}\``).join(', ')}. Use find to list files by glob, type, size or date ` +
-        `and search_files to search their contents. Relative paths start at \`${roots[0]}\`; paths outside the roots are refused.`,
+        `and search_files to search their contents; explain_path says why find does not list a path. Relative paths start at \`${roots[0]}\`; paths outside the roots are refused.`,
     },
   )
 

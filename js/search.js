@@ -5,6 +5,7 @@
 // the plain data for Rust; and the internal `findText` (for the CLI) and
 // `findFilesWith` (for createTools).
 
+const nodePath = require('node:path')
 const binding = require('./native.js')
 const { FindFilesError, invalid, abortedError } = require('./errors.js')
 const { isNonArrayObject } = require('./util.js')
@@ -110,4 +111,25 @@ function searches(index) {
 
 const { find, findFiles, searchFiles } = searches(undefined)
 
-module.exports = { find, findFiles, searchFiles, searches, findText, findFilesWith }
+/**
+ * `explain(path, options?)`: why `path` (relative to `cwd`, or absolute) is or
+ * is not in the results of `find(options)`; with no `pattern`, only the walk's
+ * rules and the filters decide.
+ */
+async function explain(target, options) {
+  if (typeof target !== 'string' || target === '') {
+    throw invalid("explain(path, options?) takes the path to explain as a non-empty string, such as 'build/out.js'")
+  }
+  if (options !== undefined && options !== null && !isNonArrayObject(options)) {
+    throw invalid('the second argument of explain(path, options) must be an options object (find\'s options)')
+  }
+  const opts = { ...(options || {}) }
+  if (opts.reader !== undefined && opts.reader !== null) {
+    throw invalid('`explain` reads the local disk; it does not take a `reader`: drop `reader`, or call find() on the reader to see what it lists')
+  }
+  const cwd = typeof opts.cwd === 'string' && opts.cwd !== '' ? opts.cwd : '.'
+  opts.explain = nodePath.resolve(cwd, target)
+  return (await runPlan('explain_path', 'explain', opts)).explanation
+}
+
+module.exports = { find, findFiles, searchFiles, explain, searches, findText, findFilesWith }

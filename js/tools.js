@@ -1,6 +1,6 @@
 'use strict'
-// agent-find for language models: the `find` and `search_files` tool
-// definitions (JSON Schema), adapters to the shapes the common SDKs take
+// agent-find for language models: the `find`, `search_files` and
+// `explain_path` tool definitions (JSON Schema), adapters to the shapes the common SDKs take
 // (OpenAI, Anthropic, Vercel AI SDK), and `createTools`, the workspace-bound,
 // JSON-in / JSON-out surface for codemode scripts and tool hosts.
 //
@@ -10,7 +10,7 @@
 const nodePath = require('node:path')
 
 const { FindFilesError } = require('./errors.js')
-const { find, findFilesWith, searchFiles } = require('./search.js')
+const { find, findFilesWith, searchFiles, explain } = require('./search.js')
 const { formatFindResult, formatSearchResult } = require('./format.js')
 const native = require('./native.js')
 const { optionsOf, parametersOf, HOST_FIXED } = require('./options.js')
@@ -44,8 +44,28 @@ const SEARCH_DESCRIPTION = [
   'To list files by path pattern, size or date, use find.',
 ].join(' ')
 
+const EXPLAIN_DESCRIPTION = [
+  'Explain why a file or folder is or is not listed by find: names the ignore-file line that hides it',
+  '(`.gitignore:3: build/`, and a `!` line that re-includes it), as `git check-ignore -v` does, or the other reason:',
+  'hidden, an `exclude` glob, `.git`, deeper than `maxDepth`, below a symlink, not of the `type` asked, the pattern does not',
+  'match, outside the size or date filters, missing, or outside the search directory. Pass the options of the find call that',
+  'missed it. Call it before concluding that something does not exist. Reads only the folders on the way, so it is cheap.',
+].join(' ')
+
 const FIND_PARAMETERS = parametersOf('find')
 const SEARCH_PARAMETERS = parametersOf('search')
+
+/** What decides whether find lists a path: find's options but the order and caps, with `path` the path to explain. */
+const EXPLAIN_PARAMETERS = (() => {
+  const properties = {
+    path: { type: 'string', description: 'The file or folder to explain, relative to the workspace (or absolute), such as "build/out.js".' },
+  }
+  const irrelevant = ['path', 'limit', 'sortBy', 'reverse']
+  for (const [name, schema] of Object.entries(FIND_PARAMETERS.properties)) {
+    if (!irrelevant.includes(name)) properties[name] = name === 'pattern' ? { ...schema, description: `Optional: the find pattern, to check it too. ${schema.description}` } : schema
+  }
+  return { type: 'object', properties, required: ['path'], additionalProperties: false }
+})()
 
 function deepFreeze(value) {
   if (value && typeof value === 'object') {
@@ -58,6 +78,7 @@ function deepFreeze(value) {
 const toolDefinitions = deepFreeze({
   find: { name: 'find', title: 'Find files', description: FIND_DESCRIPTION, parameters: FIND_PARAMETERS },
   search_files: { name: 'search_files', title: 'Search files', description: SEARCH_DESCRIPTION, parameters: SEARCH_PARAMETERS },
+  explain_path: { name: 'explain_path', title: 'Explain a path', description: EXPLAIN_DESCRIPTION, parameters: EXPLAIN_PARAMETERS },
 })
 
 const TOOL_NAMES = Object.keys(toolDefinitions)
@@ -219,13 +240,21 @@ function createTools(options = {}) {
     live.run(withHost(toolArgs('find', args, argError), findHost, signal), find, (index, o) => index.find(o))
   const runSearch = (args, signal) =>
     live.run(withHost(toolArgs('search_files', args, argError), call, signal), searchFiles, (index, o) => index.searchFiles(o))
+  const runExplain = (args, signal) => {
+    const { path, ...rest } = toolArgs('explain_path', typeof args === 'string' && !JSON_OBJECT_START.test(args) ? { path: args } : args, argError)
+    if (typeof path !== 'string' || path === '') {
+      throw new FindFilesError('invalid-argument', 'explain_path: `path` is missing: pass the file or folder to explain, such as "build/out.js"')
+    }
+    return explain(path, withHost(rest, call, signal))
+  }
 
   /** One tool call's model text; a FindFilesError (its message as a model should read it) when refused. */
   const runTool = async (name, args, signal) => {
     try {
       if (name === 'find') return formatFindResult(await runFind(args, signal))
       if (name === 'search_files') return formatSearchResult(await runSearch(args, signal))
-      throw new FindFilesError('invalid-argument', `unknown tool \`${name}\`; the tools are ${TOOL_NAMES.join(' and ')}`)
+      if (name === 'explain_path') return (await runExplain(args, signal)).text
+      throw new FindFilesError('invalid-argument', `unknown tool \`${name}\`; the tools are ${TOOL_NAMES.join(', ')}`)
     } catch (error) {
       if (error instanceof FindFilesError) throw new FindFilesError(error.code, forModel(error.message), { cause: error })
       throw error
@@ -270,7 +299,15 @@ function createTools(options = {}) {
     },
 
     /**
-     * Runs one tool call from a model: `name` is 'find' or 'search_files',
+     * `explain` in the workspace: why a path is or is not listed by `find`
+     * with these options. Takes `{ path, ...findOptions }`, its JSON text, or the path string.
+     */
+    async explain(args) {
+      return plain(await runExplain(args))
+    },
+
+    /**
+     * Runs one tool call from a model: `name` is 'find', 'search_files' or 'explain_path',
      * `args` an object or its JSON text. Resolves to `{ text, isError }`:
      * the model text, or the error (`Error (code): message`) for the model
      * to read and recover from. Only bugs reject.

@@ -119,7 +119,50 @@ impl Patterns {
     /// The last matching line's verdict.
     fn matched(&self, path: &Path, is_dir: bool, ignore_case: bool) -> Option<bool> {
         let cell = if ignore_case { &self.folded } else { &self.exact };
-        cell.get_or_init(|| Lines::parse(&self.text, ignore_case)).matched(path, is_dir)
+        cell.get_or_init(|| Lines::parse(&self.text, ignore_case, false)).matched(path, is_dir)
+    }
+
+    /// The last matching line itself: its number (from 1), its text, and
+    /// whether it ignores (else it re-includes). Compiled afresh each time,
+    /// with each line's number kept: only `explain` asks, once per entry.
+    fn matched_line(&self, path: &Path, is_dir: bool, ignore_case: bool) -> Option<(usize, String, bool)> {
+        Lines::parse(&self.text, ignore_case, true).matched_line(path, is_dir)
+    }
+
+    /// The last matching line that ignores, among the file's first `before`
+    /// lines: the line a `!` line at `before + 1` overrides in this file.
+    fn ignoring_line_before(
+        &self,
+        before: usize,
+        path: &Path,
+        is_dir: bool,
+        ignore_case: bool,
+    ) -> Option<(usize, String, bool)> {
+        let mut end = before;
+        while end > 0 {
+            let text = self.text.split(|&b| b == b'\n').take(end).collect::<Vec<_>>().join(&b'\n');
+            let (line, glob, ignores) = Lines::parse(&text, ignore_case, true).matched_line(path, is_dir)?;
+            if ignores {
+                return Some((line, glob, ignores));
+            }
+            end = line.saturating_sub(1);
+        }
+        None
+    }
+}
+
+impl Lines {
+    /// The last matching line of lines parsed `numbered`.
+    fn matched_line(&self, path: &Path, is_dir: bool) -> Option<(usize, String, bool)> {
+        self.0.iter().rev().find_map(|g| {
+            let (glob, ignores) = match g.matched(path, is_dir) {
+                Match::None => return None,
+                Match::Ignore(glob) => (glob, true),
+                Match::Whitelist(glob) => (glob, false),
+            };
+            let number = glob.from().and_then(|from| from.to_str()?.parse().ok()).unwrap_or(0);
+            Some((number, glob.original().to_string(), ignores))
+        })
     }
 }
 
@@ -139,10 +182,16 @@ struct Lines(Vec<Gitignore>);
 
 impl Lines {
     /// Compiles a file's text (after a UTF-8 byte order mark, which git skips).
-    fn parse(text: &[u8], ignore_case: bool) -> Lines {
+    /// `numbered`: each line's glob carries its number (from 1) as its
+    /// `from`, for `Patterns::matched_line`.
+    fn parse(text: &[u8], ignore_case: bool, numbered: bool) -> Lines {
         let text = text.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(text);
-        let lines: Vec<Cow<'_, str>> =
-            text.split(|&b| b == b'\n').map(|line| text_of(line.strip_suffix(b"\r").unwrap_or(line))).collect();
+        let lines: Vec<(usize, Cow<'_, str>)> = text
+            .split(|&b| b == b'\n')
+            .map(|line| text_of(line.strip_suffix(b"\r").unwrap_or(line)))
+            .enumerate()
+            .map(|(i, line)| (if numbered { i + 1 } else { 0 }, line))
+            .collect();
         Lines(compile(&lines, ignore_case))
     }
 
@@ -158,13 +207,15 @@ impl Lines {
 
 /// Compiles lines into one `Gitignore`, or, past the regex size limit, into
 /// halves (recursively). A single line too large to compile never matches.
-fn compile(lines: &[Cow<'_, str>], ignore_case: bool) -> Vec<Gitignore> {
+/// A line numbered 0 carries no number.
+fn compile(lines: &[(usize, Cow<'_, str>)], ignore_case: bool) -> Vec<Gitignore> {
     let mut builder = GitignoreBuilder::new(".");
     // Before any line is added: it applies to lines added after it.
     let _ = builder.case_insensitive(ignore_case);
-    for line in lines {
+    for (number, line) in lines {
+        let from = (*number > 0).then(|| PathBuf::from(number.to_string()));
         // A line that is not a valid glob never matches, as in git.
-        let _ = builder.add_line(None, line);
+        let _ = builder.add_line(from, line);
     }
     match builder.build() {
         Ok(g) if g.is_empty() => Vec::new(),
@@ -487,6 +538,74 @@ impl Rules {
         }
         by_ignore.or(by_gitignore).or(by_exclude).or(by_global).unwrap_or(false)
     }
+
+    /// The ignore lines that match the entry at `relative`, strongest
+    /// first (the order `is_ignored` decides by: `.ignore` files, then
+    /// `.gitignore` files, then `info/exclude`, then the global file; the
+    /// deepest folder first in each): the first one decides.
+    pub fn matching_lines(&self, relative: &Path, is_dir: bool) -> Vec<IgnoreLine> {
+        let Some(mut node) = self.0.as_deref() else { return Vec::new() };
+        let text = path_text(relative);
+        let (mut ignore, mut gitignore, mut exclude, mut global) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let mut saw_git = false;
+        loop {
+            let joined;
+            let (path, folder) = match &node.at {
+                Place::Walked(start) => {
+                    let folder = text.as_os_str().as_encoded_bytes().get(..start.saturating_sub(1)).unwrap_or_default();
+                    (tail(&text, *start), String::from_utf8_lossy(folder).into_owned())
+                }
+                Place::Above(below) => {
+                    joined = Path::new(below).join(&*text);
+                    (joined.as_path(), vec![".."; Path::new(below).components().count()].join("/"))
+                }
+            };
+            let in_folder = |name: &str| if folder.is_empty() { name.to_string() } else { format!("{folder}/{name}") };
+            // A file's deciding line, and when it re-includes, the line it overrides in the same file.
+            let add = |into: &mut Vec<IgnoreLine>, patterns: Option<&Patterns>, file: String| {
+                let Some(patterns) = patterns else { return };
+                let Some((line, text, ignores)) = patterns.matched_line(path, is_dir, node.ignore_case) else { return };
+                into.push(IgnoreLine { file: file.clone(), line, text, ignores });
+                if !ignores {
+                    if let Some((line, text, ignores)) =
+                        patterns.ignoring_line_before(line.saturating_sub(1), path, is_dir, node.ignore_case)
+                    {
+                        into.push(IgnoreLine { file, line, text, ignores });
+                    }
+                }
+            };
+            let rules = &node.rules;
+            add(&mut ignore, rules.ignore.as_ref(), in_folder(IGNORE));
+            if !saw_git {
+                add(&mut gitignore, rules.gitignore.as_ref(), in_folder(GITIGNORE));
+                if let Some(repo) = &rules.repo {
+                    add(&mut exclude, repo.exclude.as_ref(), in_folder(".git/info/exclude"));
+                    add(&mut global, repo.global.as_deref(), "core.excludesFile".to_string());
+                    saw_git = true;
+                }
+            }
+            match node.parent.as_deref() {
+                Some(parent) => node = parent,
+                None => break,
+            }
+        }
+        ignore.into_iter().chain(gitignore).chain(exclude).chain(global).collect()
+    }
+}
+
+/// One ignore-file line that matches an entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IgnoreLine {
+    /// The file, relative to the search directory (`.gitignore`,
+    /// `src/.ignore`, `../.gitignore`, `.git/info/exclude`), or
+    /// `core.excludesFile` for the user's global excludes file.
+    pub file: String,
+    /// From 1.
+    pub line: usize,
+    /// The line as written.
+    pub text: String,
+    /// It ignores the entry (else, a `!` line, it re-includes it).
+    pub ignores: bool,
 }
 
 #[cfg(test)]

@@ -19,6 +19,7 @@ mod content_sketch;
 mod dir;
 mod entry;
 mod error;
+mod explain;
 mod filter;
 mod find;
 mod folder_counts;
@@ -37,6 +38,7 @@ mod result;
 mod sandbox;
 mod search;
 mod shared;
+mod skipped;
 mod sort;
 mod source;
 mod storage;
@@ -46,13 +48,16 @@ mod testing;
 mod walk;
 
 // The calls, and the text a model reads of their answers.
+pub use explain::{run as explain, Explanation, Reason as ExplainReason};
 pub use find::{run as run_find, FindConfig};
+pub use gitignore::IgnoreLine;
 pub use options::{parse as parse_find_options, Purpose};
 pub use render::{default_notice, render as render_find};
 pub use result::{FindOutcome, OmittedDir, Truncation};
 pub use search::options::parse as parse_search_options;
 pub use search::render::render as render_search;
 pub use search::{run as run_search, LineMatch, SearchConfig, SearchItems, SearchOutcome};
+pub use walk::{SkipReason, SkippedFolder, SkippedGroup};
 
 // The values that cross into and out of a call.
 pub use args::Value;

@@ -11,6 +11,11 @@ pub const DEFAULT_MAX_LIMIT: usize = 1000;
 pub const DEFAULT_MAX_BYTES: usize = 51200;
 /// Below this, the header and the truncation notice alone may not fit.
 pub const MIN_MAX_BYTES: usize = 256;
+/// Bytes counted as one token for `maxTokens` (a common estimate for English
+/// and code with the tokenizers models use; documented with the option).
+pub const BYTES_PER_TOKEN: usize = 4;
+/// The smallest `maxTokens`: `MIN_MAX_BYTES` worth.
+pub const MIN_MAX_TOKENS: usize = MIN_MAX_BYTES / BYTES_PER_TOKEN;
 /// How many of the most crowded folders `omitted` names.
 pub const OMITTED_DIRS: usize = 5;
 

@@ -173,7 +173,7 @@ pub const OPTIONS: &[OptionSpec] = &[
     ),
     opt(SEARCH, "pattern", Kind::Text, Default::None).model(
         "For target 'content': a regular expression (Rust/ripgrep syntax; lookaround and backreferences also work, as with rg -P) matched against each line; escape literal ( ) [ ] . * + ? { } | \\. \
-         For target 'files': a file-name glob ('*.py'); a plain word without * or ? matches names that contain it.",
+         For target 'files': a file-name glob ('*.py'); a plain word without * or ? matches names that contain it. With `fuzzy`: a file name or path to rank files against, not a glob.",
     ),
     opt(BOTH, "path", Kind::Text, Default::None).model(PATH_HELP),
     opt(FIND, "type", Kind::Choice(&["file", "dir", "any"]), Default::Text("file"))
@@ -231,6 +231,9 @@ pub const OPTIONS: &[OptionSpec] = &[
         Some("N"),
         "cap on the printed text (default {maxBytes})",
     ),
+    opt(FIND, "maxTokens", Kind::Integer { minimum: limits::MIN_MAX_TOKENS as u32 }, Default::None)
+        .model("A budget for the answer's text, in tokens (counted as 4 bytes each; at least {minMaxTokens}): the list is cut to fit and says how many of how many it shows.")
+        .flag("max-tokens", Some("N"), "fit the printed text in about N tokens (4 bytes each)"),
     opt(SEARCH, "target", Kind::Choice(&["content", "files"]), Default::Text("content"))
         .model("'content' searches inside files; 'files' matches file names.")
         .switch_to(
@@ -238,6 +241,9 @@ pub const OPTIONS: &[OptionSpec] = &[
             "files",
             "match file names instead: <regex> is a name glob (a bare word is a contains-match)",
         ),
+    opt(SEARCH, "fuzzy", Kind::Bool, Default::Bool(false))
+        .model("With target 'files': `pattern` is a file name you half remember, typos allowed ('indx.js', 'pakage.json', 'readme'); every file is ranked against it, best first: exact name, name prefix, word or folder match, near spelling, letters in order.")
+        .flag("fuzzy", None, "with --files: rank file names against <regex> as a name, typos allowed"),
     opt(SEARCH, "fileGlob", Kind::Text, Default::None)
         .model("Content search only: which files to search, e.g. '*.py', '*.{ts,tsx}', 'src/**/*.rs'; '.py' and '.{ts,tsx}' mean '*.py' and '*.{ts,tsx}'.")
         .flag("glob", Some("GLOB"), "only files matching GLOB, e.g. '*.py' or '*.{ts,tsx}'"),
@@ -260,6 +266,9 @@ pub const OPTIONS: &[OptionSpec] = &[
     opt(SEARCH, "cursor", Kind::Text, Default::None)
         .model("To get the next page, pass the `cursor` of the previous result here, with the same other options.")
         .flag("cursor", Some("CURSOR"), "continue from the cursor of an earlier result"),
+    opt(BOTH, "skipped", Kind::Bool, Default::Bool(false))
+        .model("Also report what was left out and why, counted during the walk at no extra walk: entries by reason (ignored, naming the .gitignore line; hidden; excluded; always-skipped folders; past maxDepth; symlinks, never followed; permission denied; binary files) and the first folders of each.")
+        .flag("skipped", None, "report what was left out, by reason"),
     opt(BOTH, "timeoutMs", Kind::Number, Default::None).flag("timeout", Some("MS"), "give up after MS milliseconds"),
     opt(SEARCH, "partial", Kind::Bool, Default::Bool(false)).flag(
         "partial",
@@ -289,12 +298,13 @@ pub fn native_names(call: Call) -> Vec<&'static str> {
 
 /// `text` with each `{name}` of a number or list from `limits` written out.
 pub fn fill(text: &str) -> String {
-    let values: [(&str, String); 5] = [
+    let values: [(&str, String); 6] = [
         ("{limit}", limits::DEFAULT_LIMIT.to_string()),
         ("{maxLimit}", limits::DEFAULT_MAX_LIMIT.to_string()),
         ("{maxBytes}", limits::DEFAULT_MAX_BYTES.to_string()),
         ("{maxResults}", limits::DEFAULT_MAX_RESULTS.to_string()),
         ("{maxResultsCap}", limits::MAX_RESULTS.to_string()),
+        ("{minMaxTokens}", limits::MIN_MAX_TOKENS.to_string()),
     ];
     values.iter().fold(text.to_string(), |text, (name, value)| text.replace(name, value))
 }

@@ -14,6 +14,7 @@ use crate::sort::SortBy;
 use crate::source::Source;
 use crate::walk::{Excludes, WalkRules};
 
+use crate::limits::{BYTES_PER_TOKEN, MIN_MAX_TOKENS};
 pub use crate::limits::{DEFAULT_LIMIT, DEFAULT_MAX_BYTES, DEFAULT_MAX_LIMIT, MIN_MAX_BYTES};
 
 /// What the options are for.
@@ -124,8 +125,20 @@ pub fn parse(fields: &[(String, Value)], purpose: Purpose, source: Source) -> Re
         max_depth,
         skip_dirs: &[".git"],
         record_ignored: false,
+        tally: r.flag("skipped", false)?,
     };
 
+    // `maxTokens` lowers the byte cap to its estimate; `maxBytes` (the host's) still holds.
+    let max_tokens = match purpose {
+        Purpose::Find => r.count("maxTokens", MIN_MAX_TOKENS as f64, false)?.flatten(),
+        Purpose::FindFiles => None,
+    };
+    let token_bytes = max_tokens.map(|t| t.saturating_mul(BYTES_PER_TOKEN));
+    let (max_bytes, max_tokens) = match (max_bytes, token_bytes) {
+        (Some(bytes), Some(tb)) if tb >= bytes => (Some(bytes), None),
+        (_, Some(tb)) => (Some(tb), max_tokens),
+        (bytes, None) => (bytes, None),
+    };
     Ok(FindConfig {
         source,
         pattern,
@@ -135,7 +148,7 @@ pub fn parse(fields: &[(String, Value)], purpose: Purpose, source: Source) -> Re
         filters: Filters { kind, min_size, max_size, modified_since },
         sort,
         reverse: r.flag("reverse", false)?,
-        caps: Caps { limit, max_limit, max_bytes },
+        caps: Caps { limit, max_limit, max_bytes, max_tokens },
         scope,
         timeout_ms,
         want_meta: purpose == Purpose::Find,
@@ -162,7 +175,7 @@ mod tests {
     #[test]
     fn defaults_are_the_contracts() {
         let c = parse(&opts(&[]), Purpose::Find, Source::Disk).unwrap();
-        assert_eq!(c.caps, Caps { limit: 1000, max_limit: Some(1000), max_bytes: Some(51200) });
+        assert_eq!(c.caps, Caps { limit: 1000, max_limit: Some(1000), max_bytes: Some(51200), max_tokens: None });
         assert_eq!(c.sort, SortBy::Recent);
         assert!(!c.reverse);
         assert_eq!(c.filters.kind, TypeFilter::File);

@@ -16,7 +16,10 @@ pub struct Caps {
     /// `None` is `Infinity`.
     pub max_limit: Option<usize>,
     /// `None`: no text will be rendered (programmatic calls such as `findFiles`).
+    /// The byte cap in force: `maxBytes`, or less when `maxTokens` asks for less.
     pub max_bytes: Option<usize>,
+    /// `maxTokens`, when it is what sets `max_bytes`: a cut then says so.
+    pub max_tokens: Option<usize>,
 }
 
 pub struct Page {
@@ -29,12 +32,21 @@ pub struct Page {
 pub use crate::limits::OMITTED_DIRS;
 
 /// `kept` is the sorted first `limit` matches; `left_out` counts the rest by folder.
-pub fn paginate(
+#[cfg(test)]
+pub fn paginate(search_path: &str, kept: Vec<Found>, left_out: FolderCounts, matched: usize, caps: Caps) -> Page {
+    paginate_leaving(search_path, kept, left_out, matched, caps, 0)
+}
+
+/// `paginate`, leaving `reserve` bytes of the byte cap for a line the text
+/// may end with (the `skipped` line): kept whenever that line exists, so
+/// the text fits with it whether or not it is shown.
+pub fn paginate_leaving(
     search_path: &str,
     mut kept: Vec<Found>,
     mut left_out: FolderCounts,
     matched: usize,
     caps: Caps,
+    reserve: usize,
 ) -> Page {
     let mut truncated_by = match (matched <= kept.len(), caps.max_limit) {
         (true, _) => None,
@@ -55,10 +67,17 @@ pub fn paginate(
             prefix.push(prefix.last().copied().unwrap_or(0) + 1 + render::entry_len(found));
         }
         let trailer_len = |notice: &Option<String>, omitted: &[OmittedDir]| {
-            notice.as_ref().map_or(0, |n| n.len() + 1) + render::omitted_line(omitted).map_or(0, |l| l.len() + 1)
+            reserve
+                + notice.as_ref().map_or(0, |n| n.len() + 1)
+                + render::omitted_line(omitted).map_or(0, |l| l.len() + 1)
         };
         if prefix[kept.len()] + trailer_len(&notice, &omitted) > max_bytes {
-            let bytes_notice = Some(render::bytes_notice(max_bytes));
+            // Sized with `matched` for the count shown: no shorter than the final one.
+            let cut_notice = |shown: usize| match caps.max_tokens {
+                Some(tokens) => render::tokens_notice(tokens, shown, matched),
+                None => render::bytes_notice(max_bytes),
+            };
+            let bytes_notice = Some(cut_notice(matched));
             let mut reserve = trailer_len(&bytes_notice, &[]);
             let mut cut_omitted = Vec::new();
             let mut keep = 0;
@@ -94,7 +113,7 @@ pub fn paginate(
             }
             kept.truncate(keep);
             truncated_by = Some(Truncation::Bytes);
-            notice = bytes_notice;
+            notice = Some(cut_notice(keep));
             omitted = cut_omitted;
         }
     }
@@ -123,7 +142,7 @@ mod tests {
     }
 
     fn caps(limit: usize, max_bytes: Option<usize>) -> Caps {
-        Caps { limit, max_limit: Some(1000), max_bytes }
+        Caps { limit, max_limit: Some(1000), max_bytes, max_tokens: None }
     }
 
     #[test]
@@ -156,8 +175,13 @@ mod tests {
         let p = paginate("/w", files(&["a"]), dirs_of(&["b", "c"]), 3, caps(1, None));
         assert_eq!(p.truncated_by, Some(Truncation::Limit));
         assert_eq!(p.notice.unwrap(), render::limit_notice(3, 1, Some(1000)));
-        let p =
-            paginate("/w", files(&["a"]), dirs_of(&["b"]), 2, Caps { limit: 1, max_limit: Some(1), max_bytes: None });
+        let p = paginate(
+            "/w",
+            files(&["a"]),
+            dirs_of(&["b"]),
+            2,
+            Caps { limit: 1, max_limit: Some(1), max_bytes: None, max_tokens: None },
+        );
         assert_eq!(p.truncated_by, Some(Truncation::Maximum));
         let p = paginate("/w", files(&["a"]), FolderCounts::default(), 1, caps(1, Some(10_000)));
         assert_eq!(p.truncated_by, None);
@@ -179,6 +203,7 @@ mod tests {
                 notice: p.notice,
                 hint: None,
                 omitted: p.omitted,
+                skipped: None,
             };
             let text = render::render(&outcome);
             assert!(text.len() <= max, "{} > {max}", text.len());
@@ -186,5 +211,63 @@ mod tests {
             assert!(text.len() + 40 > max, "cap {max} wasted: {}", text.len());
             assert!(text.contains(&render::bytes_notice(max)));
         }
+    }
+
+    #[test]
+    fn byte_cap_holds_with_the_skipped_line() {
+        use crate::walk::{SkipReason, SkippedFolder, SkippedGroup};
+        let names: Vec<String> = (0..500).map(|i| format!("dir{}/file-{i:04}.txt", i % 7)).collect();
+        let all = files(&names.iter().map(String::as_str).collect::<Vec<_>>());
+        let folder = |path: &str| SkippedFolder { path: path.into(), rule: Some(format!(".gitignore:1: {path}/")) };
+        let skipped = vec![
+            SkippedGroup {
+                reason: SkipReason::Ignored,
+                count: 40,
+                folders: vec![folder("node_modules"), folder("dist")],
+            },
+            SkippedGroup { reason: SkipReason::Binary, count: 3, folders: vec![] },
+        ];
+        let line = render::skipped_line(&skipped).unwrap();
+        assert_eq!(
+            line,
+            "Not searched: node_modules/ (.gitignore:1: node_modules/), dist/ (.gitignore:1: dist/), 38 more ignored entries, 3 binary files."
+        );
+        for max in [300, 1000, 4000] {
+            let p = paginate_leaving(
+                "/workspace",
+                all.clone(),
+                FolderCounts::default(),
+                500,
+                caps(1000, Some(max)),
+                line.len() + 1,
+            );
+            let outcome = crate::result::FindOutcome {
+                path: "/workspace".into(),
+                entries: p.entries,
+                matched: 500,
+                truncated_by: p.truncated_by,
+                notice: p.notice,
+                hint: None,
+                omitted: p.omitted,
+                skipped: Some(skipped.clone()),
+            };
+            let text = render::render(&outcome);
+            assert!(text.len() <= max, "{} > {max}", text.len());
+            assert!(text.ends_with(&line), "{text}");
+        }
+        // An answer neither empty nor cut does not show it.
+        let p =
+            paginate_leaving("/w", files(&["a"]), FolderCounts::default(), 1, caps(10, Some(10_000)), line.len() + 1);
+        let whole = crate::result::FindOutcome {
+            path: "/w".into(),
+            entries: p.entries,
+            matched: 1,
+            truncated_by: p.truncated_by,
+            notice: p.notice,
+            hint: None,
+            omitted: p.omitted,
+            skipped: Some(skipped),
+        };
+        assert_eq!(render::render(&whole), "Search directory: /w\na");
     }
 }

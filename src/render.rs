@@ -3,6 +3,7 @@
 
 use crate::entry::{EntryKind, Found};
 use crate::result::{FindOutcome, OmittedDir};
+use crate::walk::{SkipReason, SkippedGroup};
 
 pub const NO_MATCH: &str = "No files matched.";
 
@@ -45,6 +46,14 @@ pub fn bytes_notice(max_bytes: usize) -> String {
     format!("Output truncated at {max_bytes} bytes; refine the pattern or narrow `path`.")
 }
 
+/// The cut notice when `maxTokens` set the byte cap: what was shown of what.
+pub fn tokens_notice(max_tokens: usize, shown: usize, matched: usize) -> String {
+    format!(
+        "Output cut to maxTokens ({max_tokens} tokens, counted as {} bytes each): showing {shown} of {matched} matches; refine the pattern, narrow `path` or raise `maxTokens`.",
+        crate::limits::BYTES_PER_TOKEN
+    )
+}
+
 /// The notice for a result that says it was cut but carries no notice
 /// (one built by hand): the text docs/API.md gives, with the default caps.
 pub fn default_notice(by: crate::result::Truncation, matched: usize, shown: usize) -> Option<String> {
@@ -72,8 +81,60 @@ pub fn omitted_line(omitted: &[OmittedDir]) -> Option<String> {
     Some(format!("Most left-out entries are in: {}", parts.join(", ")))
 }
 
+/// The longest `skipped` line, in bytes: it must fit any byte cap's room.
+pub const MAX_SKIPPED_LINE: usize = 240;
+
+/// One line saying what the walk left out (the `skipped` option), for a
+/// text whose answer is empty or cut: ``Not searched: node_modules/
+/// (.gitignore:3: node_modules/), .cache/ (hidden), 12 more ignored entries,
+/// 3 binary files.`` At most `MAX_SKIPPED_LINE` bytes.
+pub fn skipped_line(groups: &[SkippedGroup]) -> Option<String> {
+    let mut parts = Vec::new();
+    for g in groups {
+        let label = match g.reason {
+            SkipReason::Ignored => "ignored",
+            SkipReason::Hidden => "hidden",
+            SkipReason::Excluded => "excluded",
+            SkipReason::AlwaysSkipped => "always skipped",
+            SkipReason::Depth => "past maxDepth",
+            SkipReason::Symlink => "symlink, not followed",
+            SkipReason::Denied => "permission denied",
+            SkipReason::Binary => "binary",
+        };
+        for folder in &g.folders {
+            parts.push(format!("{}/ ({})", folder.path, folder.rule.as_deref().unwrap_or(label)));
+        }
+        let rest = g.count.saturating_sub(g.folders.len() as u64);
+        if rest == 0 {
+            continue;
+        }
+        let more = if g.folders.is_empty() { "" } else { "more " };
+        let plural = rest != 1;
+        parts.push(match g.reason {
+            SkipReason::Symlink => format!("{rest} {more}symlink{} (not followed)", if plural { "s" } else { "" }),
+            SkipReason::Binary => format!("{rest} {more}binary file{}", if plural { "s" } else { "" }),
+            _ => format!("{rest} {more}{label} entr{}", if plural { "ies" } else { "y" }),
+        });
+    }
+    if parts.is_empty() {
+        return None;
+    }
+    let line = format!("Not searched: {}.", parts.join(", "));
+    Some(match line.len() > MAX_SKIPPED_LINE {
+        true => {
+            let mut end = MAX_SKIPPED_LINE - " …".len();
+            while !line.is_char_boundary(end) {
+                end -= 1;
+            }
+            format!("{} …", &line[..end])
+        }
+        false => line,
+    })
+}
+
 /// The whole model text: header, one line per entry, then the truncation
-/// notice, the omitted-folders line and the hint, each when present.
+/// notice, the omitted-folders line and the hint, each when present, and
+/// with `skipped`, what was left out when the answer is empty or cut.
 pub fn render(result: &FindOutcome) -> String {
     let mut out = header(&result.path);
     if result.entries.is_empty() && result.matched == 0 {
@@ -84,7 +145,13 @@ pub fn render(result: &FindOutcome) -> String {
         out.push('\n');
         push_entry(&mut out, found);
     }
-    let trailer = [result.notice.clone(), omitted_line(&result.omitted), result.hint.clone()];
+    let shows_skipped = result.entries.is_empty() || result.truncated_by.is_some();
+    let trailer = [
+        result.notice.clone(),
+        omitted_line(&result.omitted),
+        result.hint.clone(),
+        skipped_line(result.skipped.as_deref().unwrap_or_default()).filter(|_| shows_skipped),
+    ];
     for line in trailer.into_iter().flatten() {
         out.push('\n');
         out.push_str(&line);
@@ -114,6 +181,7 @@ mod tests {
             notice: None,
             hint: None,
             omitted: vec![],
+            skipped: None,
         }
     }
 

@@ -52,4 +52,7 @@ pub struct FindOutcome {
     pub notice: Option<String>,
     pub hint: Option<String>,
     pub omitted: Vec<OmittedDir>,
+    /// With `skipped: true`: what the walk left out, by reason.
+    /// `None` unless asked.
+    pub skipped: Option<Vec<crate::walk::SkippedGroup>>,
 }

@@ -7,10 +7,11 @@ mod js_reader;
 mod slots;
 
 use agent_find_core::{
-    clip, default_notice, lock, parse_find_options, parse_search_options, render_find, render_search, resolve_logical,
-    run_find, run_search, Cancel, CancelFlag, ContentCaps, EntryKind, ErrorCode, FindConfig, FindError, FindOutcome,
-    Found, Index, IndexRef, LineMatch, Meta, OmittedDir, Purpose, SearchConfig, SearchItems, SearchOutcome, Shared,
-    Source, Truncation, Value,
+    clip, default_notice, explain, lock, parse_find_options, parse_search_options, render_find, render_search,
+    resolve_logical, run_find, run_search, Cancel, CancelFlag, ContentCaps, EntryKind, ErrorCode, Explanation,
+    FindConfig, FindError, FindOutcome, Found, IgnoreLine, Index, IndexRef, LineMatch, Meta, OmittedDir, Purpose,
+    SearchConfig, SearchItems, SearchOutcome, Shared, SkipReason, SkippedFolder, SkippedGroup, Source, Truncation,
+    Value,
 };
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
@@ -32,6 +33,55 @@ pub struct JsOmittedDir {
     pub count: f64,
 }
 
+/// What a walk left out for one reason (the `skipped` option).
+#[napi(object, js_name = "SkippedGroup")]
+pub struct JsSkippedGroup {
+    #[napi(
+        ts_type = "'ignored' | 'hidden' | 'excluded' | 'always-skipped' | 'depth' | 'symlink' | 'denied' | 'binary'"
+    )]
+    pub reason: String,
+    /// Entries left out (a folder counts once: it is not entered).
+    pub count: f64,
+    /// The first folders left out, in path order (no trailing `/`).
+    pub folders: Vec<JsSkippedFolder>,
+}
+
+#[napi(object, js_name = "SkippedFolder")]
+pub struct JsSkippedFolder {
+    pub path: String,
+    /// For an ignored folder: the ignore line, `file:line: pattern`.
+    pub rule: Option<String>,
+}
+
+fn skipped_to_js(groups: Option<Vec<SkippedGroup>>) -> Option<Vec<JsSkippedGroup>> {
+    groups.map(|groups| {
+        groups
+            .into_iter()
+            .map(|g| JsSkippedGroup {
+                reason: g.reason.name().to_string(),
+                count: g.count as f64,
+                folders: g.folders.into_iter().map(|f| JsSkippedFolder { path: f.path, rule: f.rule }).collect(),
+            })
+            .collect()
+    })
+}
+
+/// A result's `skipped` as JS hands it back (an unknown reason is passed over).
+fn skipped_from_js(groups: Option<Vec<JsSkippedGroup>>) -> Option<Vec<SkippedGroup>> {
+    groups.map(|groups| {
+        groups
+            .into_iter()
+            .filter_map(|g| {
+                Some(SkippedGroup {
+                    reason: SkipReason::parse(&g.reason)?,
+                    count: g.count.max(0.0) as u64,
+                    folders: g.folders.into_iter().map(|f| SkippedFolder { path: f.path, rule: f.rule }).collect(),
+                })
+            })
+            .collect()
+    })
+}
+
 /// A `FindResult` as JS passes it back to `formatFindResult`.
 #[napi(object, js_name = "FindResult", object_to_js = false)]
 pub struct JsFindResult {
@@ -44,6 +94,7 @@ pub struct JsFindResult {
     pub notice: Option<String>,
     pub hint: Option<String>,
     pub omitted: Option<Vec<JsOmittedDir>>,
+    pub skipped: Option<Vec<JsSkippedGroup>>,
 }
 
 /// Entries in columns: `paths` joined by NUL (which no file name holds) and
@@ -124,6 +175,7 @@ pub struct FindOutput {
     pub notice: Option<String>,
     pub hint: Option<String>,
     pub omitted: Option<Vec<JsOmittedDir>>,
+    pub skipped: Option<Vec<JsSkippedGroup>>,
 }
 
 /// A failure as data: the JS wrapper turns it into a `FindFilesError`.
@@ -165,10 +217,63 @@ pub struct JsSearchResult {
     pub incomplete: Option<bool>,
     /// The index changed since the `cursor` was made (set only then).
     pub index_changed: Option<bool>,
+    pub skipped: Option<Vec<JsSkippedGroup>>,
+}
+
+/// An ignore-file line that matches the path `explain` was asked about.
+#[napi(object, js_name = "IgnoreRule", object_from_js = false)]
+pub struct JsIgnoreLine {
+    /// The file, relative to the search directory (`.gitignore`, `src/.ignore`,
+    /// `../.gitignore`, `.git/info/exclude`), or `core.excludesFile`.
+    pub file: String,
+    /// From 1.
+    pub line: f64,
+    /// The line as written.
+    pub pattern: String,
+    /// It ignores the path; false for a `!` line, which re-includes it.
+    pub ignores: bool,
+}
+
+impl From<IgnoreLine> for JsIgnoreLine {
+    fn from(l: IgnoreLine) -> Self {
+        JsIgnoreLine { file: l.file, line: l.line as f64, pattern: l.text, ignores: l.ignores }
+    }
+}
+
+/// Why a path is or is not in the results of a `find` (see `explain`).
+#[napi(object, js_name = "Explanation", object_from_js = false)]
+pub struct JsExplanation {
+    pub path: String,
+    pub found: bool,
+    #[napi(
+        ts_type = "'found' | 'missing' | 'outside' | 'search-directory' | 'hidden' | 'ignored' | 'git-dir' | 'always-skipped' | 'excluded' | 'symlink' | 'depth' | 'special' | 'type' | 'pattern' | 'metadata'"
+    )]
+    pub reason: String,
+    pub at: Option<String>,
+    pub rule: Option<JsIgnoreLine>,
+    pub overrides: Option<JsIgnoreLine>,
+    pub exclude: Option<String>,
+    pub text: String,
+}
+
+impl From<Explanation> for JsExplanation {
+    fn from(e: Explanation) -> Self {
+        JsExplanation {
+            path: e.path,
+            found: e.found,
+            reason: e.reason.name().to_string(),
+            at: e.at,
+            rule: e.rule.map(Into::into),
+            overrides: e.overrides.map(Into::into),
+            exclude: e.exclude,
+            text: e.text,
+        }
+    }
 }
 
 /// What `Plan.run` resolves to: one of `result`, `paths`, `text`, `search`,
-/// `error`, and with a large `result` or `paths`, `remaining` for the rest.
+/// `explanation`, `error`, and with a large `result` or `paths`, `remaining`
+/// for the rest.
 #[napi(object, object_from_js = false)]
 pub struct RunOutput {
     pub result: Option<FindOutput>,
@@ -176,13 +281,22 @@ pub struct RunOutput {
     /// The model text of a `find` (purpose `"findText"`, for the CLI).
     pub text: Option<String>,
     pub search: Option<JsSearchResult>,
+    pub explanation: Option<JsExplanation>,
     pub error: Option<Failure>,
     pub remaining: Option<Remaining>,
 }
 
 impl RunOutput {
     fn empty() -> Self {
-        RunOutput { result: None, paths: None, text: None, search: None, error: None, remaining: None }
+        RunOutput {
+            result: None,
+            paths: None,
+            text: None,
+            search: None,
+            explanation: None,
+            error: None,
+            remaining: None,
+        }
     }
 }
 
@@ -254,6 +368,7 @@ fn find_output(o: FindOutcome) -> (FindOutput, Option<Remaining>) {
         hint: o.hint,
         omitted: (!o.omitted.is_empty())
             .then(|| o.omitted.into_iter().map(|d| JsOmittedDir { dir: d.dir, count: d.count as f64 }).collect()),
+        skipped: skipped_to_js(o.skipped),
     };
     (output, remaining)
 }
@@ -289,6 +404,7 @@ impl From<JsFindResult> for FindOutcome {
                 .into_iter()
                 .map(|d| OmittedDir { dir: d.dir, count: d.count.max(0.0) as usize })
                 .collect(),
+            skipped: skipped_from_js(r.skipped),
             entries,
         }
     }
@@ -308,6 +424,7 @@ impl From<SearchOutcome> for JsSearchResult {
             offset: o.offset.map(|n| n as f64),
             incomplete: o.incomplete.then_some(true),
             index_changed: o.index_changed.then_some(true),
+            skipped: skipped_to_js(o.skipped),
         };
         match o.items {
             SearchItems::Matches(m) => {
@@ -345,6 +462,7 @@ impl From<JsSearchResult> for SearchOutcome {
             offset: r.offset.map(|n| n.max(0.0) as u64),
             incomplete: r.incomplete == Some(true),
             index_changed: r.index_changed == Some(true),
+            skipped: skipped_from_js(r.skipped),
         }
     }
 }
@@ -401,7 +519,7 @@ enum Job {
 }
 
 /// The shape a find's answer crosses into JS in.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 enum Answer {
     /// A `FindResult`, entries in columnar slices.
     Entries,
@@ -410,6 +528,8 @@ enum Answer {
     /// The model text alone, rendered here: the CLI prints it without making
     /// an object per entry.
     Text,
+    /// Why this path (absolute) is or is not among the entries.
+    Explain(Arc<std::path::Path>),
 }
 
 /// The options as read from JS, not yet parsed: parsing compiles the
@@ -425,8 +545,23 @@ struct Input {
 impl Input {
     /// Options into a `Job`: validation and pattern compiling. Off the loop.
     fn parse(self) -> std::result::Result<Job, FindError> {
-        let Input { fields, source, purpose } = self;
-        let find = |purpose, answer| {
+        let Input { mut fields, source, purpose } = self;
+        let mut explained = None;
+        if purpose == "explain" {
+            // The JS wrapper resolves the path asked about (against `cwd`) and passes it in `explain`.
+            let at = fields.iter().position(|(name, _)| name == "explain");
+            explained = match at.map(|i| fields.remove(i).1) {
+                Some(Value::Text(path)) if std::path::Path::new(&path).is_absolute() => {
+                    Some(Arc::from(std::path::Path::new(&path)))
+                }
+                _ => return Err(FindError::invalid_argument("`explain(path, options)` takes the path as a string")),
+            };
+            // With no pattern, only the walk's rules (and the filters) decide.
+            if !fields.iter().any(|(name, _)| name == "pattern") {
+                fields.push(("pattern".to_string(), Value::Text("**".to_string())));
+            }
+        }
+        let find = |purpose, answer: Answer| {
             parse_find_options(&fields, purpose, source.clone()).map(|mut c| {
                 // The text shows no size or date: read them only where a filter or the order needs them.
                 c.want_meta &= !matches!(answer, Answer::Text);
@@ -438,8 +573,11 @@ impl Input {
             "findFiles" => find(Purpose::FindFiles, Answer::Paths),
             "findText" => find(Purpose::Find, Answer::Text),
             "find" => find(Purpose::Find, Answer::Entries),
+            "explain" => {
+                find(Purpose::Find, Answer::Explain(explained.unwrap_or_else(|| Arc::from(std::path::Path::new("/")))))
+            }
             other => Err(FindError::invalid_argument(format!(
-                "internal: unknown purpose `{}`; it is find, findText, findFiles or search",
+                "internal: unknown purpose `{}`; it is find, findText, findFiles, search or explain",
                 clip(other, 40)
             ))),
         }
@@ -651,6 +789,10 @@ fn compile_slots() -> &'static tokio::sync::Semaphore {
 fn run_job(job: &Job, flag: CancelFlag, made: std::time::Instant) -> RunOutput {
     yield_to_the_loop();
     let done = match job {
+        Job::Find(config, Answer::Explain(target)) => {
+            let cancel = Cancel::since(flag, config.timeout_ms, made);
+            explain(config, target, &cancel).map(|e| RunOutput { explanation: Some(e.into()), ..RunOutput::empty() })
+        }
         Job::Find(config, answer) => {
             let cancel = Cancel::since(flag, config.timeout_ms, made);
             run_find(config, &cancel).map(|outcome| match answer {
@@ -659,6 +801,7 @@ fn run_job(job: &Job, flag: CancelFlag, made: std::time::Instant) -> RunOutput {
                     RunOutput { result: Some(result), remaining, ..RunOutput::empty() }
                 }
                 Answer::Text => RunOutput { text: Some(render_find(&outcome)), ..RunOutput::empty() },
+                Answer::Explain(_) => unreachable_explain(),
                 Answer::Paths => {
                     let root = &config.scope.logical_path;
                     let paths: Vec<String> =
@@ -677,6 +820,11 @@ fn run_job(job: &Job, flag: CancelFlag, made: std::time::Instant) -> RunOutput {
         }
     };
     done.unwrap_or_else(failed)
+}
+
+/// Explain answers are matched before `run_find`.
+fn unreachable_explain() -> RunOutput {
+    failed(FindError::new(ErrorCode::FsError, "internal error in agent-find: explain ran as find"))
 }
 
 fn failed(e: FindError) -> RunOutput {

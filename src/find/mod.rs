@@ -9,7 +9,7 @@ use crate::dir::Dir;
 use crate::entry::{raw_bytes, EntryKind, Found, Meta};
 use crate::error::{ErrorCode, Result};
 use crate::filter::Filters;
-use crate::page::{paginate, Caps};
+use crate::page::{paginate_leaving, Caps};
 use crate::pattern::NameMatcher;
 use crate::result::FindOutcome;
 use crate::sandbox::Scope;
@@ -95,6 +95,7 @@ pub fn run(config: &FindConfig, cancel: &Cancel) -> Result<FindOutcome> {
     if let Some(err) = config.matcher.failure() {
         return Err(err);
     }
+    let skipped = config.rules.tally.then(|| crate::skipped::groups(&walked.tally, &root, &config.rules));
     let Gathered { best: mut found, matched, per_dir: mut left_out } = Gathered::merge(walked.found);
     // What falls past the limit here is already counted, by folder, in `left_out`.
     sort_and_split(&mut found, order, config.caps.limit);
@@ -115,7 +116,8 @@ pub fn run(config: &FindConfig, cancel: &Cancel) -> Result<FindOutcome> {
         },
         _ => None,
     };
-    let page = paginate(&path, found, left_out, matched, config.caps);
+    let reserve = crate::render::skipped_line(skipped.as_deref().unwrap_or_default()).map_or(0, |line| line.len() + 1);
+    let page = paginate_leaving(&path, found, left_out, matched, config.caps, reserve);
     let mut outcome = FindOutcome {
         path,
         entries: page.entries,
@@ -124,6 +126,7 @@ pub fn run(config: &FindConfig, cancel: &Cancel) -> Result<FindOutcome> {
         notice: page.notice,
         hint,
         omitted: page.omitted,
+        skipped,
     };
     if let (Some(max_bytes), true) = (config.caps.max_bytes, outcome.hint.is_some()) {
         if crate::render::render(&outcome).len() > max_bytes {

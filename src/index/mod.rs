@@ -255,6 +255,7 @@ impl Index {
             max_depth: None,
             skip_dirs: &[".git"],
             record_ignored: false,
+            tally: false,
         };
         let walked = walk_dir(dir, &self.real_path, &everything, &Cancel::never(), || Building {
             watch,

@@ -15,7 +15,8 @@ use crate::entry::{EntryKind, Meta};
 use crate::error::{clip, ErrorCode, FindError, Result};
 use crate::sandbox::{search_path_error, Asked};
 use crate::walk::{
-    thread_count, Collector, Entry, Gate, KnownContents, KnownFile, OpenedFolders, Pending, WalkRules, CANCEL_EVERY,
+    thread_count, Collector, Entry, Gate, KnownContents, KnownFile, OpenedFolders, Pending, Tally, WalkRules,
+    CANCEL_EVERY,
 };
 use std::cell::{Cell, RefCell};
 use std::path::Path;
@@ -36,6 +37,8 @@ pub struct Visible {
     /// folder). Kept with the list, so a search answered from it again still
     /// says where matches were not looked for.
     pub ignored: Vec<(String, bool)>,
+    /// With `WalkRules::tally`: what the rules left out, by reason.
+    pub tally: Tally,
 }
 
 impl Visible {
@@ -80,6 +83,7 @@ where
     let visible = index.visible(&key, |tree| list_visible(index, tree, rel, root, gate))?;
     gate.add_skipped(visible.skipped.iter().cloned());
     gate.add_ignored(visible.ignored.iter().cloned());
+    gate.add_tally(&visible.tally);
     // Files are opened from the search folder, by handle (content search).
     // A search folder the OS refuses to open (mode 000 or --x, or below an
     // r-- folder) is refused as a walk on disk refuses it, never answered
@@ -226,8 +230,7 @@ fn list_visible(index: &Index, tree: &Tree, rel: &[u8], root: &Path, gate: &Gate
         let (_, mut visit) = gate.visit(work, |_| Ok(node.rules.clone()))?;
         for &child in &node.children {
             let entry = tree.node(child);
-            let is_dir = entry.kind == EntryKind::Dir;
-            let Some(rel) = visit.child(os(tree.name(child)), is_dir)? else { continue };
+            let Some(rel) = visit.child(os(tree.name(child)), entry.kind)? else { continue };
             visible.paths.extend_from_slice(rel.as_os_str().as_encoded_bytes());
             visible.ends.push(visible.paths.len() as u32);
             visible.kinds.push(entry.kind);
@@ -238,5 +241,6 @@ fn list_visible(index: &Index, tree: &Tree, rel: &[u8], root: &Path, gate: &Gate
     }
     visible.skipped = gate.take_skipped();
     visible.ignored = gate.take_ignored();
+    visible.tally = gate.take_tally();
     Ok(visible)
 }

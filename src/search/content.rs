@@ -19,6 +19,7 @@ use super::matcher::{ContentMatcher, Engine};
 use crate::cancel::Cancel;
 use crate::dir::is_skippable;
 use crate::source::{Contents, Rewind};
+use crate::walk::SkipReason;
 use grep_matcher::Matcher;
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkError, SinkFinish, SinkMatch};
 use std::cell::{Cell, RefCell};
@@ -49,6 +50,15 @@ pub struct FileScan {
     pub lines: Vec<LineHit>,
     /// With `Scan::Window`: the matching lines at or after its `from_line`.
     pub window: u64,
+    /// Set (with no count and no lines) when the file was left out: binary,
+    /// or its opening denied.
+    pub left_out: Option<SkipReason>,
+}
+
+impl FileScan {
+    fn left_out(reason: SkipReason) -> Option<FileScan> {
+        Some(FileScan { left_out: Some(reason), ..FileScan::default() })
+    }
 }
 
 /// How much of each file to read.
@@ -71,6 +81,12 @@ pub enum Scan {
 /// Its line buffer is capped (see the module's doc).
 pub fn new_searcher(scan: Scan) -> Searcher {
     builder().line_number(matches!(scan, Scan::Lines(_) | Scan::Window { .. })).build()
+}
+
+/// A searcher that stops at nothing: binary files are searched as text
+/// (only to tell that matches exist in files a search skipped as binary).
+pub fn binary_searcher() -> Searcher {
+    builder().binary_detection(BinaryDetection::none()).build()
 }
 
 fn builder() -> SearcherBuilder {
@@ -102,6 +118,7 @@ pub fn scan_file(
 ) -> Option<FileScan> {
     match file {
         Ok(file) => scan_input(searcher, matcher, Input::File(&file), scan, name, cancel),
+        Err(e) if e.kind() == io::ErrorKind::PermissionDenied => FileScan::left_out(SkipReason::Denied),
         Err(e) if is_skippable(&e) => None,
         Err(e) => {
             matcher.fail_io(&name.to_string_lossy(), "cannot open", &e);
@@ -176,7 +193,8 @@ fn scan_input(
     }));
     let shown = || name.to_string_lossy();
     match done {
-        Ok(Ok(sink)) => (!sink.binary).then_some(sink.found),
+        Ok(Ok(sink)) if sink.binary => FileScan::left_out(SkipReason::Binary),
+        Ok(Ok(sink)) => Some(sink.found),
         Ok(Err(Stop::Io(e))) if is_skippable(&e) || e.kind() == io::ErrorKind::InvalidInput => None,
         Ok(Err(Stop::Io(e))) => {
             matcher.fail_io(&shown(), "cannot read", &e);
@@ -219,7 +237,8 @@ fn search_file<'m>(
     // search (and whether a match before it counts): every file starts from
     // the same buffer, so answers do not depend on what a thread read before.
     if read.get() > INITIAL_BUFFER_BYTES {
-        *searcher = builder().line_number(searcher.line_number()).build();
+        *searcher =
+            builder().line_number(searcher.line_number()).binary_detection(searcher.binary_detection().clone()).build();
     }
     match done {
         Err(Stop::TooLong) => {}
@@ -229,7 +248,7 @@ fn search_file<'m>(
     let breaks = Rc::new(RefCell::new(Vec::new()));
     let mut sink = Collect::new(scan, Some(Pieces { breaks: Rc::clone(&breaks), engine: &matcher.engine, last: None }));
     let cutter = Some(Cutter::new(breaks));
-    let mut in_pieces = builder().line_number(true).build();
+    let mut in_pieces = builder().line_number(true).binary_detection(searcher.binary_detection().clone()).build();
     let read = Cell::new(0);
     search(&mut in_pieces, &matcher.engine, From::Reader(Checked { file, cancel, cutter, read: &read }), &mut sink)?;
     Ok(sink)
@@ -571,15 +590,16 @@ mod tests {
     #[test]
     fn binary_and_missing_files_are_skipped() {
         let (_tree, p) = file("bin", b"needle\n\x00\x01\x02needle\n");
-        assert!(scan_file(
+        let found = scan_file(
             &mut new_searcher(Scan::Count),
             &matcher("needle"),
             File::open(&p),
             Scan::Count,
             Path::new("f"),
-            &Cancel::never()
+            &Cancel::never(),
         )
-        .is_none());
+        .expect("a binary file is left out, and said so");
+        assert_eq!((found.count, found.lines.len(), found.left_out), (0, 0, Some(SkipReason::Binary)));
         std::fs::remove_file(&p).unwrap();
         assert!(scan_file(
             &mut new_searcher(Scan::Count),
@@ -720,7 +740,9 @@ mod tests {
                 Path::new("a.txt"),
                 &Cancel::never(),
             );
-            assert!(found.is_none());
+            // Denied is left out and said so; gone, or anything else, gives nothing.
+            let denied = found.as_ref().is_some_and(|f| f.left_out == Some(SkipReason::Denied) && f.count == 0);
+            assert!(found.is_none() || denied);
             m.failure()
         };
         assert!(run(std::io::Error::from_raw_os_error(libc::ENOENT)).is_none());

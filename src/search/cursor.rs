@@ -15,7 +15,9 @@
 //!
 //! Items are ordered as the result lists them: by path and then line
 //! (content and count modes, and file lists under `partial`), or newest
-//! first with ties by path (file lists otherwise, as the contract asks).
+//! first with ties by path (file lists otherwise, as the contract asks), or
+//! by rank (fuzzy name search: the key is a place, as the ranking depends
+//! on the names alone).
 
 use crate::args::Value;
 use crate::error::{FindError, Result};
@@ -42,6 +44,8 @@ pub enum Order {
     Path,
     /// Newest modification first, ties by path.
     Newest,
+    /// A fuzzy search's ranking, which depends on the names alone.
+    Rank,
 }
 
 /// An item's place in its order; a page starts at the first item whose key
@@ -52,6 +56,8 @@ pub enum Key {
     Path { path: String, line: u64 },
     /// A file in newest-first order.
     Newest { mtime_ms: f64, path: String },
+    /// A place in a ranking.
+    Rank { at: u64 },
 }
 
 impl Key {
@@ -64,6 +70,7 @@ impl Key {
             (Key::Newest { mtime_ms, path }, Key::Newest { mtime_ms: m, path: p }) => {
                 m.total_cmp(mtime_ms).then_with(|| path.as_str().cmp(p.as_str()))
             }
+            (Key::Rank { at }, Key::Rank { at: a }) => at.cmp(a),
             // `Cursor::decode` refuses a cursor of another order.
             _ => Ordering::Greater,
         }
@@ -75,6 +82,7 @@ impl Key {
             Key::Path { path, line } => Key::Path { path: path.clone(), line: line + 1 },
             // No path holds a NUL: `path` + NUL is the least path after it.
             Key::Newest { mtime_ms, path } => Key::Newest { mtime_ms: *mtime_ms, path: format!("{path}\0") },
+            Key::Rank { at } => Key::Rank { at: at + 1 },
         }
     }
 }
@@ -131,7 +139,12 @@ fn refused(why: &str) -> FindError {
 impl Cursor {
     /// The text a result hands back: hex, so it survives any transport.
     pub fn encode(&self) -> String {
-        let mut bytes = vec![VERSION, if self.order == Order::Path { b'p' } else { b'n' }];
+        let order = match self.order {
+            Order::Path => b'p',
+            Order::Newest => b'n',
+            Order::Rank => b'r',
+        };
+        let mut bytes = vec![VERSION, order];
         bytes.extend(self.fingerprint.to_le_bytes());
         match self.generation {
             Some(g) => {
@@ -144,11 +157,15 @@ impl Cursor {
         let path = match &self.start {
             Key::Path { path, line } => {
                 bytes.extend(line.to_le_bytes());
-                path
+                path.as_str()
             }
             Key::Newest { mtime_ms, path } => {
                 bytes.extend(mtime_ms.to_bits().to_le_bytes());
-                path
+                path.as_str()
+            }
+            Key::Rank { at } => {
+                bytes.extend(at.to_le_bytes());
+                ""
             }
         };
         bytes.extend(path.as_bytes());
@@ -160,7 +177,7 @@ impl Cursor {
     /// Reads a cursor, refused with `invalid-argument` when it is not one a
     /// search made.
     pub fn decode(text: &str) -> Result<Cursor> {
-        if text.len() > MAX_CURSOR_CHARS || text.len() % 2 != 0 || !text.bytes().all(|b| b.is_ascii_hexdigit()) {
+        if text.len() > MAX_CURSOR_CHARS || !text.len().is_multiple_of(2) || !text.bytes().all(|b| b.is_ascii_hexdigit()) {
             return Err(refused("is not a cursor a search returned"));
         }
         let bytes: Vec<u8> =
@@ -186,6 +203,7 @@ impl Cursor {
         let order = match take(1)? {
             b"p" => Order::Path,
             b"n" => Order::Newest,
+            b"r" => Order::Rank,
             _ => return None,
         };
         let fingerprint = u64_at(take(8)?);
@@ -200,6 +218,8 @@ impl Cursor {
         let start = match order {
             Order::Path => Key::Path { path, line: number },
             Order::Newest => Key::Newest { mtime_ms: f64::from_bits(number), path },
+            Order::Rank if path.is_empty() => Key::Rank { at: number },
+            Order::Rank => return None,
         };
         Some(Cursor { order, fingerprint, generation, start, skip })
     }

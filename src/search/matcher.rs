@@ -60,6 +60,9 @@ pub struct ContentMatcher {
     failure: Arc<OnceLock<FindError>>,
     /// The trigrams every match holds, for a live index's sketches.
     prefilter: Option<Arc<Prefilter>>,
+    /// The pattern as given, and whether case is ignored.
+    pattern: Arc<str>,
+    ignore_case: bool,
 }
 
 impl ContentMatcher {
@@ -92,7 +95,23 @@ impl ContentMatcher {
             Engine::Rust(_) => Prefilter::new(pattern, ignore_case).map(Arc::new),
             Engine::Pcre2(_) => None,
         };
-        Ok(ContentMatcher { engine, failure: Arc::new(OnceLock::new()), prefilter })
+        Ok(ContentMatcher {
+            engine,
+            failure: Arc::new(OnceLock::new()),
+            prefilter,
+            pattern: pattern.into(),
+            ignore_case,
+        })
+    }
+
+    /// The pattern as given.
+    pub fn pattern(&self) -> &str {
+        &self.pattern
+    }
+
+    /// Whether case is ignored.
+    pub fn ignores_case(&self) -> bool {
+        self.ignore_case
     }
 
     /// Whether a file with this sketch of its contents may hold a match.

@@ -5,25 +5,27 @@
 pub mod content;
 pub mod cursor;
 mod elsewhere;
+pub mod fuzzy;
 pub mod matcher;
+mod near_miss;
 pub mod options;
 pub mod render;
 
 use crate::cancel::Cancel;
 use crate::content_sketch::{Sketcher, MAX_SKETCHED_FILE_BYTES};
 use crate::entry::EntryKind;
-use crate::error::FindError;
-use crate::error::Result;
+use crate::error::{FindError, Result};
 use crate::pattern::NameMatcher;
 use crate::sandbox::Scope;
 use crate::source::{walk_screened, Backend, Contents, Root, Source};
-use crate::walk::{posix_string, Entry, WalkRules, Walked};
-use content::{new_searcher, scan_contents, scan_file, scan_read, FileScan, LineHit, Scan};
+use crate::walk::{posix_string, Entry, SkipReason, WalkRules, Walked};
+use content::{binary_searcher, new_searcher, scan_contents, scan_file, scan_read, FileScan, LineHit, Scan};
 use cursor::{Budget, Cursor, Key, Order, Paging};
 use grep_searcher::Searcher;
 use matcher::ContentMatcher;
 use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Folders never searched unless `noIgnore`.
 pub const SKIPPED_DIRS: &[&str] = &[
@@ -63,13 +65,16 @@ pub enum Target {
     Content { regex: ContentMatcher, file_glob: Option<NameMatcher>, mode: OutputMode },
     /// A glob over file names (a bare word is a contains-match).
     Files { name: NameMatcher },
+    /// A file name, perhaps misspelled: every file ranked against it (see `fuzzy`).
+    Fuzzy { query: fuzzy::FuzzyQuery },
 }
 
 impl Target {
-    /// Whether the result is a list of files.
-    fn lists_files(&self) -> bool {
+    /// Whether results come newest-modified first (file lists), not in path order.
+    fn newest_first(&self) -> bool {
         match self {
             Target::Files { .. } => true,
+            Target::Fuzzy { .. } => false,
             Target::Content { mode, .. } => *mode == OutputMode::Files,
         }
     }
@@ -84,19 +89,23 @@ pub struct SearchConfig {
     /// What is walked: the disk, a storage or an index.
     pub source: Source,
     pub timeout_ms: Option<u64>,
+    /// Binary files are searched as text instead of skipped: only the
+    /// search for what a search that found nothing missed sets it.
+    pub search_binary: bool,
     /// `offset`, `cursor`, `partial`.
     pub page: Paging,
 }
 
 impl SearchConfig {
-    /// The order of the result's items: file lists newest first, except
-    /// under `partial` (a partial answer must be a start of the full one,
-    /// and which files are newest is known only once all are searched);
-    /// lines and counts by path, then line.
+    /// The order of the result's items: fuzzy matches by rank; file lists
+    /// newest first, except under `partial` (a partial answer must be a
+    /// start of the full one, and which files are newest is known only once
+    /// all are searched); lines and counts by path, then line.
     pub fn order(&self) -> Order {
-        match self.target.lists_files() && !self.page.partial {
-            true => Order::Newest,
-            false => Order::Path,
+        match &self.target {
+            Target::Fuzzy { .. } => Order::Rank,
+            target if target.newest_first() && !self.page.partial => Order::Newest,
+            _ => Order::Path,
         }
     }
 }
@@ -124,9 +133,14 @@ pub struct SearchOutcome {
     /// mode, and name search), before `maxResults`.
     pub match_count: u64,
     pub truncated: bool,
-    /// Set when nothing matched and always-skipped folders were passed over,
-    /// or the index changed since the `cursor` was made.
+    /// Set when nothing matched and something near was found (the
+    /// pattern's literal text, other case, binary files; see `near_miss`)
+    /// or places were passed over (see `elsewhere`), or when the index
+    /// changed since the `cursor` was made.
     pub notice: Option<String>,
+    /// With `skipped: true`: what the walk and the search left out, by reason.
+    /// `None` unless asked.
+    pub skipped: Option<Vec<crate::walk::SkippedGroup>>,
     /// Where the next page starts, when more follows (`truncated` or `incomplete`).
     pub cursor: Option<String>,
     /// How many items of the whole answer come before the first one shown
@@ -140,7 +154,6 @@ pub struct SearchOutcome {
 }
 
 /// One file that matched, as a walker thread reports it.
-#[derive(Clone)]
 struct Hit {
     path: String,
     /// The path to open (the real name, also when it is not UTF-8).
@@ -149,6 +162,8 @@ struct Hit {
     /// in a storage, read after the walk (see `scan_stored`).
     count: u64,
     mtime_ms: f64,
+    /// Its place in a fuzzy search's order.
+    rank: Option<fuzzy::Rank>,
 }
 
 const UNREAD: u64 = u64::MAX;
@@ -183,14 +198,17 @@ pub fn run(config: &SearchConfig, cancel: &Cancel) -> Result<SearchOutcome> {
     };
     let wanted = |relative: &Path| from.is_none_or(|from| posix_string(relative).as_str() >= from);
     let walked = gather(config, &root, &config.rules, cancel, &wanted, &|_| {}, budget.as_ref())?;
+    let skipped = config.rules.tally.then(|| crate::skipped::groups(&walked.tally, &root, &config.rules));
     let mut hits = walked.found;
     let order = config.order();
     match order {
+        Order::Rank => hits.sort_unstable_by(|a, b| a.rank.cmp(&b.rank).then_with(|| a.path.cmp(&b.path))),
         Order::Newest => {
             hits.sort_unstable_by(|a, b| b.mtime_ms.total_cmp(&a.mtime_ms).then_with(|| a.path.cmp(&b.path)))
         }
         Order::Path => hits.sort_unstable_by(|a, b| a.path.cmp(&b.path)),
     }
+    let first_rank = hits.first().and_then(|h| h.rank);
     let lines = matches!(config.target, Target::Content { mode: OutputMode::Content | OutputMode::Count, .. });
     let match_count: u64 = if lines { hits.iter().map(|h| h.count).sum() } else { hits.len() as u64 };
     // The answer covers the files before the first one left unsearched.
@@ -198,9 +216,11 @@ pub fn run(config: &SearchConfig, cancel: &Cancel) -> Result<SearchOutcome> {
     if let Some(bound) = &bound {
         hits.retain(|h| h.path < *bound);
     }
-    let key = |h: &Hit| match order {
+    // The key of the item at `at` in the answer.
+    let key = |at: usize, h: &Hit| match order {
         Order::Path => Key::Path { path: h.path.clone(), line: 0 },
         Order::Newest => Key::Newest { mtime_ms: h.mtime_ms, path: h.path.clone() },
+        Order::Rank => Key::Rank { at: at as u64 },
     };
     let start = config.page.cursor.as_ref().map(|c| c.start.clone());
     let skip = config.page.offset.saturating_add(config.page.cursor.as_ref().map_or(0, |c| c.skip));
@@ -210,7 +230,8 @@ pub fn run(config: &SearchConfig, cancel: &Cancel) -> Result<SearchOutcome> {
         (Some(Key::Path { path, .. }), Target::Content { mode: OutputMode::Content, .. }) => {
             hits.partition_point(|h| h.path < *path)
         }
-        (Some(start), _) => hits.partition_point(|h| key(h).cmp_to(start).is_lt()),
+        (Some(Key::Rank { at }), _) => usize::try_from(*at).unwrap_or(usize::MAX).min(hits.len()),
+        (Some(start), _) => hits.partition_point(|h| key(0, h).cmp_to(start).is_lt()),
         (None, _) => 0,
     };
     // Items are lines in content mode, files otherwise.
@@ -220,12 +241,12 @@ pub fn run(config: &SearchConfig, cancel: &Cancel) -> Result<SearchOutcome> {
     let max = config.max_results;
     let mut page = Page { passed, ..Page::default() };
     let items = match &config.target {
-        Target::Files { .. } | Target::Content { mode: OutputMode::Files, .. } => {
-            let shown = page.window(hits, skip, max, &key);
+        Target::Files { .. } | Target::Fuzzy { .. } | Target::Content { mode: OutputMode::Files, .. } => {
+            let shown = page.window(hits, before, skip, max, &key);
             SearchItems::Files(shown.iter().map(|h| h.path.clone()).collect())
         }
         Target::Content { mode: OutputMode::Count, .. } => {
-            let shown = page.window(hits, skip, max, &key);
+            let shown = page.window(hits, before, skip, max, &key);
             SearchItems::Counts(shown.iter().map(|h| (h.path.clone(), h.count)).collect())
         }
         Target::Content { regex, mode: OutputMode::Content, .. } => {
@@ -239,7 +260,7 @@ pub fn run(config: &SearchConfig, cancel: &Cancel) -> Result<SearchOutcome> {
     };
     if let Some(err) = match &config.target {
         Target::Content { regex, .. } => regex.failure(),
-        Target::Files { .. } => None,
+        Target::Files { .. } | Target::Fuzzy { .. } => None,
     } {
         return Err(err);
     }
@@ -253,8 +274,19 @@ pub fn run(config: &SearchConfig, cancel: &Cancel) -> Result<SearchOutcome> {
     let cursor = next
         .map(|(start, skip)| Cursor { order, fingerprint: config.page.fingerprint, generation, start, skip }.encode());
     let index_changed = config.page.cursor.as_ref().is_some_and(|c| c.generation != generation);
-    let mut notice = match (match_count, incomplete) {
-        (0, false) => elsewhere::notice(config, &root, &walked.skipped, walked.ignored, cancel)?,
+    let mut notice = match (match_count, &config.target) {
+        (_, _) if incomplete => None,
+        (0, _) => {
+            let near = near_miss::notice(config, &root, cancel)?;
+            let places = elsewhere::notice(config, &root, &walked.skipped, walked.ignored, cancel)?;
+            match (near, places) {
+                (Some(near), Some(places)) => Some(format!("{near} {places}")),
+                (near, places) => near.or(places),
+            }
+        }
+        (_, Target::Fuzzy { query }) => {
+            first_rank.filter(|r| !r.is_literal()).map(|_| fuzzy::approximate_notice(query))
+        }
         _ => None,
     };
     if index_changed {
@@ -271,6 +303,7 @@ pub fn run(config: &SearchConfig, cancel: &Cancel) -> Result<SearchOutcome> {
         match_count,
         truncated,
         notice,
+        skipped,
         cursor,
         // Under a budget from a cursor, what came before is not counted.
         offset: (paged && from.is_none()).then_some(page.passed),
@@ -291,14 +324,22 @@ struct Page {
 }
 
 impl Page {
-    /// A page of whole files: `skip` passed over, then at most `max`.
-    fn window<'h>(&mut self, hits: &'h [Hit], skip: u64, max: usize, key: &dyn Fn(&Hit) -> Key) -> &'h [Hit] {
+    /// A page of whole files: `skip` passed over, then at most `max`;
+    /// `hits` start at `base` in the answer.
+    fn window<'h>(
+        &mut self,
+        hits: &'h [Hit],
+        base: usize,
+        skip: u64,
+        max: usize,
+        key: &dyn Fn(usize, &Hit) -> Key,
+    ) -> &'h [Hit] {
         let from = usize::try_from(skip).unwrap_or(usize::MAX).min(hits.len());
         self.skip_left = skip - from as u64;
         self.passed += from as u64;
         let shown = &hits[from..hits.len().min(from.saturating_add(max))];
         if from + shown.len() < hits.len() {
-            self.next = shown.last().map(|h| key(h).after());
+            self.next = shown.last().map(|h| key(base + from + shown.len() - 1, h).after());
         }
         shown
     }
@@ -391,17 +432,43 @@ fn gather(
     };
     let screen = match &config.target {
         Target::Content { regex, .. } => regex.prefilter(),
-        Target::Files { .. } => None,
+        Target::Files { .. } | Target::Fuzzy { .. } => None,
+    };
+    let searcher_for = |scan| if config.search_binary { binary_searcher() } else { new_searcher(scan) };
+    // Files a content search left out (binary, denied), for `skipped`.
+    let left_out = [AtomicU64::new(0), AtomicU64::new(0)];
+    let note = |found: FileScan| {
+        match found.left_out {
+            Some(SkipReason::Binary) => left_out[0].fetch_add(1, Ordering::Relaxed),
+            Some(_) => left_out[1].fetch_add(1, Ordering::Relaxed),
+            None => 0,
+        };
+        found.count
     };
     let mut walked = walk_screened(root, rules, cancel, screen, || {
-        let mut searcher = new_searcher(scan);
+        let mut searcher = searcher_for(scan);
         let mut sketching = Sketching::default();
+        let mut scorer = match &config.target {
+            Target::Fuzzy { query } => Some(query.scorer()),
+            _ => None,
+        };
         move |relative: &Path, kind, entry: &Entry| {
             if kind != EntryKind::File || !wanted(relative) {
                 return None;
             }
             let count = match &config.target {
                 Target::Files { name } => u64::from(name.is_match(relative)),
+                Target::Fuzzy { .. } => {
+                    // Ranked by name alone: no time to read, no contents.
+                    let rank = match relative.to_str() {
+                        Some(text) if std::path::MAIN_SEPARATOR == '/' => scorer.as_mut()?.rank(text)?,
+                        _ => scorer.as_mut()?.rank(&posix_string(relative))?,
+                    };
+                    on_match(relative);
+                    // `relative` is only kept to read a file's contents later: not here.
+                    let path = posix_string(relative);
+                    return Some(Hit { path, relative: PathBuf::new(), count: 1, mtime_ms: 0.0, rank: Some(rank) });
+                }
                 Target::Content { regex, file_glob, .. } => {
                     if file_glob.as_ref().is_some_and(|g| !g.is_match(relative)) {
                         return None;
@@ -420,13 +487,13 @@ fn gather(
                         return None;
                     }
                     if let Some(contents) = known.as_ref().and_then(|known| known.contents) {
-                        scan_read(&mut searcher, regex, contents, scan, relative, cancel)?.count
+                        note(scan_read(&mut searcher, regex, contents, scan, relative, cancel)?)
                     } else {
                         match entry.open() {
                             Some(file) if sketching.wanted(entry, known.is_some()) => {
-                                sketching.scan(&mut searcher, regex, file, scan, relative, cancel, entry)?.count
+                                note(sketching.scan(&mut searcher, regex, file, scan, relative, cancel, entry)?)
                             }
-                            Some(file) => scan_file(&mut searcher, regex, file, scan, relative, cancel)?.count,
+                            Some(file) => note(scan_file(&mut searcher, regex, file, scan, relative, cancel)?),
                             None => UNREAD,
                         }
                     }
@@ -447,13 +514,13 @@ fn gather(
                 Some(Err(e)) if e.kind() == std::io::ErrorKind::NotFound => return None,
                 _ => 0.0,
             };
-            Some(Hit { path: posix_string(relative), relative: relative.to_path_buf(), count, mtime_ms })
+            Some(Hit { path: posix_string(relative), relative: relative.to_path_buf(), count, mtime_ms, rank: None })
         }
     })?;
     if let (Target::Content { regex, .. }, false) = (&config.target, reads_in_walk) {
         // The walk only listed these: their contents come now (under a
         // budget, in path order, so what is read in time is a start).
-        let mut searcher = new_searcher(scan);
+        let mut searcher = searcher_for(scan);
         let mut kept = Vec::new();
         let mut listed = std::mem::take(&mut walked.found);
         // Under a budget: in path order, and what each is, to note those left.
@@ -479,8 +546,9 @@ fn gather(
                     *done = true;
                 }
                 if let Some(found) = scan_contents(&mut searcher, regex, contents, scan, Path::new(&hit.path), cancel) {
-                    if found.count > 0 {
-                        hit.count = found.count;
+                    let count = note(found);
+                    if count > 0 {
+                        hit.count = count;
                         on_match(&hit.relative);
                         kept.push(hit);
                     }
@@ -507,15 +575,20 @@ fn gather(
             let contents = root.read_one(&relative, cancel)?;
             let failure = contents.as_ref().and_then(Contents::failure);
             let found =
-                contents.and_then(|c| scan_contents(&mut new_searcher(scan), regex, c, scan, Path::new(&path), cancel));
+                contents.and_then(|c| scan_contents(&mut searcher_for(scan), regex, c, scan, Path::new(&path), cancel));
             if let Some(failure) = failure {
                 failure.check()?;
             }
-            if let Some(found) = found.filter(|found| found.count > 0) {
+            let count = found.map_or(0, note);
+            if count > 0 {
                 on_match(&relative);
-                walked.found.push(Hit { path, relative, count: found.count, mtime_ms: 0.0 });
+                walked.found.push(Hit { path, relative, count, mtime_ms: 0.0, rank: None });
             }
         }
+    }
+    if rules.tally {
+        walked.tally.add(SkipReason::Binary, left_out[0].load(Ordering::Relaxed));
+        walked.tally.add(SkipReason::Denied, left_out[1].load(Ordering::Relaxed));
     }
     Ok(walked)
 }

@@ -1,6 +1,7 @@
 //! Reading `searchFiles` options into a validated `SearchConfig`.
 
 use super::cursor::{fingerprint, Cursor, Paging};
+use super::fuzzy::FuzzyQuery;
 use super::matcher::ContentMatcher;
 use super::{OutputMode, SearchConfig, Target, DEFAULT_MAX_RESULTS, MAX_RESULTS, SKIPPED_DIRS};
 use crate::args::{wrong, Reader, Value};
@@ -71,13 +72,28 @@ pub fn parse(fields: &[(String, Value)], source: Source) -> Result<SearchConfig>
         OutputMode::Content,
     )?;
     let file_glob = r.text("fileGlob")?;
+    let fuzzy = r.flag("fuzzy", false)?;
+    if fuzzy && !target {
+        return Err(FindError::invalid_argument(
+            "`fuzzy` ranks file names, not file contents: pass `target: 'files'` with it (then `pattern` is the file name to look for, typos allowed), or leave `fuzzy` out to search contents with a regex",
+        ));
+    }
     let target = if target {
         if file_glob.is_some() {
             return Err(FindError::invalid_argument(
                 "`fileGlob` applies to content search only; with `target: 'files'` put the glob in `pattern`",
             ));
         }
-        Target::Files { name: name_glob(&name_pattern(&pattern), !ignore_case)? }
+        if fuzzy {
+            let query = FuzzyQuery::new(&pattern).ok_or_else(|| {
+                FindError::invalid_argument(
+                    "`pattern` holds no name to look for: with `fuzzy: true` pass a file name or part of a path, such as 'index.js' or 'src/util'",
+                )
+            })?;
+            Target::Fuzzy { query }
+        } else {
+            Target::Files { name: name_glob(&name_pattern(&pattern), !ignore_case)? }
+        }
     } else {
         let regex = ContentMatcher::new(&pattern, ignore_case)?;
         let file_glob = match file_glob {
@@ -113,6 +129,7 @@ pub fn parse(fields: &[(String, Value)], source: Source) -> Result<SearchConfig>
         skip_dirs: if no_ignore { &[".git"] } else { SKIPPED_DIRS },
         // A search that finds nothing looks in what was ignored (see `elsewhere`).
         record_ignored: !no_ignore,
+        tally: r.flag("skipped", false)?,
     };
     let offset = match r.get("offset") {
         Value::Absent => 0,
@@ -126,7 +143,7 @@ pub fn parse(fields: &[(String, Value)], source: Source) -> Result<SearchConfig>
     };
     let partial = r.flag("partial", false)?;
     let page = Paging { offset, cursor, fingerprint: fingerprint(fields), partial };
-    let config = SearchConfig { target, rules, max_results, scope, source, timeout_ms, page };
+    let config = SearchConfig { target, rules, max_results, scope, source, timeout_ms, search_binary: false, page };
     if let Some(cursor) = &config.page.cursor {
         cursor.check(config.page.fingerprint, config.order())?;
     }
@@ -221,5 +238,29 @@ mod tests {
         let e = parse_disk(&opts(&[("pattern", text("*.py")), ("target", text("files")), ("fileGlob", text("*.py"))]))
             .unwrap_err();
         assert_eq!(e.code, ErrorCode::InvalidArgument);
+    }
+
+    #[test]
+    fn fuzzy_takes_file_names_only() {
+        let fuzzy = |pairs: &[(&str, Value)]| parse_disk(&opts(&[&[("fuzzy", Value::Bool(true))], pairs].concat()));
+        let c = fuzzy(&[("pattern", text("indx.js")), ("target", text("files"))]).unwrap();
+        assert!(matches!(c.target, Target::Fuzzy { .. }));
+        // With content search (the default target) it is refused, and said why.
+        for pairs in [vec![("pattern", text("indx.js"))], vec![("pattern", text("x")), ("target", text("content"))]] {
+            let e = fuzzy(&pairs).unwrap_err();
+            assert_eq!(e.code, ErrorCode::InvalidArgument);
+            assert!(e.message.contains("target: 'files'"), "{}", e.message);
+        }
+        let e = fuzzy(&[("pattern", text(" ./ ")), ("target", text("files"))]).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidArgument);
+        let e = fuzzy(&[("pattern", text("a")), ("target", text("files")), ("fileGlob", text("*.js"))]).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidArgument);
+        let e = parse_disk(&opts(&[("pattern", text("a")), ("target", text("files")), ("fuzzy", text("yes"))]))
+            .unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidArgument);
+        // Left out, or false: the glob search, as before.
+        let c = parse_disk(&opts(&[("pattern", text("a")), ("target", text("files")), ("fuzzy", Value::Bool(false))]))
+            .unwrap();
+        assert!(matches!(c.target, Target::Files { .. }));
     }
 }

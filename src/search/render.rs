@@ -8,7 +8,7 @@
 use super::cursor::{Cursor, Key, Order};
 use super::{SearchItems, SearchOutcome, MAX_RESULTS};
 use crate::limits::DEFAULT_MAX_BYTES;
-use crate::render::{bytes_notice, header};
+use crate::render::{bytes_notice, header, skipped_line};
 
 pub const MAX_BYTES: usize = DEFAULT_MAX_BYTES;
 pub const NO_MATCH: &str = "No matches found.";
@@ -57,6 +57,14 @@ fn incomplete_line(result: &SearchOutcome) -> String {
     )
 }
 
+fn item_count(items: &SearchItems) -> usize {
+    match items {
+        SearchItems::Matches(m) => m.len(),
+        SearchItems::Files(f) => f.len(),
+        SearchItems::Counts(c) => c.len(),
+    }
+}
+
 fn cursor_line(cursor: &str) -> String {
     format!("Next page: call again with the same options and `cursor: \"{cursor}\"`.")
 }
@@ -67,8 +75,14 @@ fn cursor_line(cursor: &str) -> String {
 /// their time).
 fn cursor_after(result: &SearchOutcome, kept: usize) -> Option<String> {
     let cursor = Cursor::decode(result.cursor.as_deref()?).ok()?;
-    if cursor.order != Order::Path {
-        return None;
+    match (cursor.order, &cursor.start) {
+        (Order::Path, _) => {}
+        // The page ends right before `at`.
+        (Order::Rank, Key::Rank { at }) if cursor.skip == 0 => {
+            let first = at.checked_sub(item_count(&result.items) as u64)?;
+            return Some(Cursor { start: Key::Rank { at: first + kept as u64 }, ..cursor }.encode());
+        }
+        _ => return None,
     }
     let last = match &result.items {
         SearchItems::Matches(m) => {
@@ -92,6 +106,9 @@ pub fn render(result: &SearchOutcome) -> String {
     }
     trailer.extend(result.cursor.as_deref().map(cursor_line));
     trailer.extend(result.notice.clone());
+    let skipped =
+        skipped_line(result.skipped.as_deref().unwrap_or_default()).filter(|_| lines.is_empty() || result.truncated);
+    trailer.extend(skipped.clone());
     let mut body: Vec<&str> =
         if lines.is_empty() { vec![NO_MATCH] } else { lines.iter().map(String::as_str).collect() };
     let size = |body: &[&str], trailer: &[String]| {
@@ -103,12 +120,14 @@ pub fn render(result: &SearchOutcome) -> String {
         // cursor right after the last line kept (of the same length) replaces it.
         let next = result.cursor.as_deref().map(cursor_line);
         let incomplete = result.incomplete.then(|| incomplete_line(result));
+        let skipped = skipped_line(result.skipped.as_deref().unwrap_or_default());
         let reserve = head.len()
             + cut_notice.len()
             + 1
             + result.notice.as_ref().map_or(0, |n| n.len() + 1)
             + next.as_ref().map_or(0, |n| n.len() + 1)
-            + incomplete.as_ref().map_or(0, |n| n.len() + 1);
+            + incomplete.as_ref().map_or(0, |n| n.len() + 1)
+            + skipped.as_ref().map_or(0, |l| l.len() + 1);
         let mut used = 0;
         let keep = body.iter().take_while(|l| {
             used += l.len() + 1;
@@ -119,7 +138,12 @@ pub fn render(result: &SearchOutcome) -> String {
             Some(_) => cursor_after(result, body.len()).map(|c| cursor_line(&c)),
             None => None,
         };
-        trailer = std::iter::once(cut_notice).chain(incomplete).chain(next).chain(result.notice.clone()).collect();
+        trailer = std::iter::once(cut_notice)
+            .chain(incomplete)
+            .chain(next)
+            .chain(result.notice.clone())
+            .chain(skipped)
+            .collect();
     }
     std::iter::once(head).chain(body.iter().map(|l| l.to_string())).chain(trailer).collect::<Vec<_>>().join("\n")
 }
@@ -140,6 +164,7 @@ mod tests {
             offset: None,
             incomplete: false,
             index_changed: false,
+            skipped: None,
         }
     }
 

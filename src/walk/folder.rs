@@ -6,7 +6,8 @@
 //! folder (`F` in `Pending<F>`: a handle, a storage path, an index node),
 //! how it lists the children, and the folder's compiled ignore files.
 
-use super::{Gate, CANCEL_EVERY};
+use super::{Gate, SkipReason, CANCEL_EVERY};
+use crate::entry::EntryKind;
 use crate::error::Result;
 use crate::gitignore::{FolderRules, Rules};
 use std::ffi::{OsStr, OsString};
@@ -96,15 +97,21 @@ impl<'g> Gate<'g> {
 impl Visit<'_> {
     /// The relative path of the child `name` when the rules let it through;
     /// an error once the search is cancelled.
-    pub fn child(&mut self, name: &OsStr, is_dir: bool) -> Result<Option<&Path>> {
+    pub fn child(&mut self, name: &OsStr, kind: EntryKind) -> Result<Option<&Path>> {
         self.seen = self.seen.wrapping_add(1);
         if self.seen.is_multiple_of(CANCEL_EVERY) {
             self.gate.cancel.check()?;
         }
+        let is_dir = kind == EntryKind::Dir;
         let rel = self.path.with(name);
         self.passed_dir = is_dir;
         match self.gate.passes(name, rel, is_dir, self.ignore.as_ref()) {
-            true => Ok(Some(Path::new(&self.path.buf))),
+            true => {
+                if kind == EntryKind::Symlink {
+                    self.gate.count(SkipReason::Symlink, rel, false);
+                }
+                Ok(Some(Path::new(&self.path.buf)))
+            }
             false => {
                 self.passed_dir = false;
                 Ok(None)
@@ -115,6 +122,9 @@ impl Visit<'_> {
     /// The child folder `child` last let through, to be visited in turn
     /// (reached by `folder()`), unless the depth limit stops here.
     pub fn descend<F>(&self, folder: impl FnOnce() -> F) -> Option<Pending<F>> {
+        if self.passed_dir && !self.descend {
+            self.gate.count(SkipReason::Depth, Path::new(&self.path.buf), true);
+        }
         (self.passed_dir && self.descend).then(|| Pending {
             folder: folder(),
             rel: self.path.buf.clone(),

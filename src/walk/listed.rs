@@ -120,8 +120,7 @@ fn visit<C: Collector>(
         if !names.insert(&listed.name) {
             continue;
         }
-        let is_dir = listed.kind == EntryKind::Dir;
-        let Some(rel) = visit.child(OsStr::new(&listed.name), is_dir)? else { continue };
+        let Some(rel) = visit.child(OsStr::new(&listed.name), listed.kind)? else { continue };
         collector.offer(rel, listed.kind, &Entry(At::Listed(listed)));
         pending.extend(visit.descend(|| ()));
     }

@@ -6,9 +6,8 @@
 //! user's git settings (`GitEnv`) are shared by the threads, read once per
 //! walk when the first repository is met.
 
-use super::{cannot_list, thread_count, At, Collector, Entry, Gate, Pending};
+use super::{cannot_list, thread_count, At, Collector, Entry, Gate, Pending, SkipReason};
 use crate::dir::{is_gone, Dir};
-use crate::entry::EntryKind;
 use crate::error::{FindError, Result};
 use crate::gitignore::{rules_above_on_disk, unreadable, FolderRules, GitEnv, IgnoreFiles};
 use crate::sync::{lock, unpoisoned};
@@ -157,7 +156,11 @@ impl<T: Send> WalkState<'_, T> {
             FolderAt::Child(parent, name) => match parent.open_dir(name) {
                 Ok(dir) => Arc::new(dir),
                 // Vanished, replaced by a file or a symlink, or not ours to read: skipped.
-                Err(e) if is_gone(&e) || e.kind() == ErrorKind::PermissionDenied => return Ok(()),
+                Err(e) if e.kind() == ErrorKind::PermissionDenied => {
+                    self.gate.count(SkipReason::Denied, work.rel(), true);
+                    return Ok(());
+                }
+                Err(e) if is_gone(&e) => return Ok(()),
                 Err(e) => return Err(cannot_list(self.root, work.rel(), &e, "the OS")),
             },
         };
@@ -173,8 +176,7 @@ impl<T: Send> WalkState<'_, T> {
             if stopped.is_some() {
                 return;
             }
-            let is_dir = kind == EntryKind::Dir;
-            let rel = match visit.child(name, is_dir) {
+            let rel = match visit.child(name, kind) {
                 Ok(Some(rel)) => rel,
                 Ok(None) => return,
                 Err(e) => {
@@ -193,7 +195,10 @@ impl<T: Send> WalkState<'_, T> {
             Err(e) if !is_root && is_gone(&e) => return Ok(()),
             // Opened, but its listing refused (`/proc/<pid>/map_files`): skipped
             // like a folder that cannot be opened.
-            Err(e) if !is_root && e.kind() == ErrorKind::PermissionDenied => return Ok(()),
+            Err(e) if !is_root && e.kind() == ErrorKind::PermissionDenied => {
+                self.gate.count(SkipReason::Denied, &visit.folder_rel(), true);
+                return Ok(());
+            }
             listed => listed,
         }
         .map_err(|e| cannot_list(self.root, &visit.folder_rel(), &e, "the OS"))

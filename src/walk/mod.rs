@@ -44,6 +44,138 @@ pub struct WalkRules {
     /// Keep the entries that ignore files hid (`Walked::ignored`), so a
     /// search that found nothing can look there.
     pub record_ignored: bool,
+    /// Count what the walk leaves out, by reason (`Walked::tally`): the
+    /// `skipped` option.
+    pub tally: bool,
+}
+
+/// Why the walk (or a search) left an entry out, as `skipped` reports it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum SkipReason {
+    /// By an ignore file's line.
+    Ignored,
+    Hidden,
+    /// By an `exclude` glob.
+    Excluded,
+    /// A folder named in `skip_dirs` (`node_modules`, `dist`, ... for a search).
+    AlwaysSkipped,
+    /// A folder at the `maxDepth` limit, listed but not entered.
+    Depth,
+    /// A symlink: listed, never followed.
+    Symlink,
+    /// A folder (or, in a search, a file) the OS would not let the walk read.
+    Denied,
+    /// A file a content search stopped reading at a NUL byte.
+    Binary,
+}
+
+impl SkipReason {
+    pub const ALL: [SkipReason; 8] = [
+        SkipReason::Ignored,
+        SkipReason::Hidden,
+        SkipReason::Excluded,
+        SkipReason::AlwaysSkipped,
+        SkipReason::Depth,
+        SkipReason::Symlink,
+        SkipReason::Denied,
+        SkipReason::Binary,
+    ];
+
+    /// The reason `name` names.
+    pub fn parse(name: &str) -> Option<SkipReason> {
+        SkipReason::ALL.into_iter().find(|r| r.name() == name)
+    }
+
+    /// The name results carry.
+    pub fn name(self) -> &'static str {
+        match self {
+            SkipReason::Ignored => "ignored",
+            SkipReason::Hidden => "hidden",
+            SkipReason::Excluded => "excluded",
+            SkipReason::AlwaysSkipped => "always-skipped",
+            SkipReason::Depth => "depth",
+            SkipReason::Symlink => "symlink",
+            SkipReason::Denied => "denied",
+            SkipReason::Binary => "binary",
+        }
+    }
+}
+
+/// What a walk left out, counted as it went: entries by reason (a folder
+/// left out counts once: it is not entered, so nothing below it is
+/// counted), and the folders among them.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Tally {
+    counts: [u64; 8],
+    /// Folders left out, relative; in no order until `groups` sorts them.
+    folders: Vec<(SkipReason, String)>,
+}
+
+/// One reason's share of a `Tally`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SkippedGroup {
+    pub reason: SkipReason,
+    /// Entries left out for it (a folder counted once).
+    pub count: u64,
+    /// The first folders left out for it, in path order, at most `top`.
+    pub folders: Vec<SkippedFolder>,
+}
+
+/// A folder left out whole.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SkippedFolder {
+    /// Relative, no trailing `/`.
+    pub path: String,
+    /// For an ignored folder on the local disk: the ignore line that hides
+    /// it, as `file:line: pattern`.
+    pub rule: Option<String>,
+}
+
+impl Tally {
+    pub fn add(&mut self, reason: SkipReason, entries: u64) {
+        self.counts[reason as usize] += entries;
+    }
+
+    /// A folder left out, not entered.
+    pub fn add_folder(&mut self, reason: SkipReason, rel: String) {
+        self.add(reason, 1);
+        self.folders.push((reason, rel));
+    }
+
+    pub fn merge(&mut self, other: &Tally) {
+        for (mine, theirs) in self.counts.iter_mut().zip(other.counts) {
+            *mine += theirs;
+        }
+        self.folders.extend(other.folders.iter().cloned());
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.counts.iter().all(|&c| c == 0)
+    }
+
+    /// The reasons with a count, in `SkipReason::ALL` order, each with its
+    /// first `top` folders in path order (so the answer does not depend on
+    /// which thread met which folder first).
+    pub fn groups(&self, top: usize) -> Vec<SkippedGroup> {
+        SkipReason::ALL
+            .iter()
+            .filter(|&&reason| self.counts[reason as usize] > 0)
+            .map(|&reason| {
+                let mut folders: Vec<&String> =
+                    self.folders.iter().filter(|(r, _)| *r == reason).map(|(_, path)| path).collect();
+                folders.sort_unstable();
+                SkippedGroup {
+                    reason,
+                    count: self.counts[reason as usize],
+                    folders: folders
+                        .into_iter()
+                        .take(top)
+                        .map(|path| SkippedFolder { path: path.clone(), rule: None })
+                        .collect(),
+                }
+            })
+            .collect()
+    }
 }
 
 /// What a walk hands each entry that passes the rules: one collector per
@@ -112,16 +244,60 @@ pub struct Walked<T> {
     pub skipped: Vec<String>,
     pub git_holders: Vec<PathBuf>,
     pub ignored: Vec<(String, bool)>,
+    /// With `WalkRules::tally`: what was left out, by reason.
+    pub tally: Tally,
 }
 
 impl<T> Walked<T> {
     /// The same walk with what was found turned into something else.
     pub fn map_found<U>(self, f: impl FnOnce(Vec<T>) -> Vec<U>) -> Walked<U> {
-        Walked { found: f(self.found), skipped: self.skipped, git_holders: self.git_holders, ignored: self.ignored }
+        Walked {
+            found: f(self.found),
+            skipped: self.skipped,
+            git_holders: self.git_holders,
+            ignored: self.ignored,
+            tally: self.tally,
+        }
     }
 }
 
+/// What the rules say of one entry, by the first rule that leaves it out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Judgement {
+    Seen,
+    /// A dotfile or dot-folder, without `hidden`.
+    Hidden,
+    /// An ignore file's line (see `Rules::matching_lines` for which).
+    Ignored,
+    /// `.git`, file or folder: never listed.
+    GitDir,
+    /// A folder named in `skip_dirs`.
+    AlwaysSkipped,
+    /// An `exclude` glob (see `Excludes::first_match` for which).
+    Excluded,
+}
+
 impl WalkRules {
+    /// Whether the child `name`, at `rel` from the root, is seen (and, for
+    /// a folder, entered) under `ignore`, the ignore rules of its folder:
+    /// the one decision every walk takes (through `Gate::passes`) and
+    /// `explain` reports.
+    pub fn judge(&self, name: &OsStr, rel: &Path, is_dir: bool, ignore: Option<&Rules>) -> Judgement {
+        if !self.hidden && name.as_encoded_bytes().starts_with(b".") {
+            return Judgement::Hidden;
+        }
+        if ignore.is_some_and(|rules| rules.is_ignored(rel, is_dir)) {
+            return Judgement::Ignored;
+        }
+        if self.skip_dirs.iter().any(|skip| name == *skip) && (is_dir || name == ".git") {
+            return if name == ".git" { Judgement::GitDir } else { Judgement::AlwaysSkipped };
+        }
+        if !self.exclude.is_empty() && self.exclude.is_excluded(rel, is_dir) {
+            return Judgement::Excluded;
+        }
+        Judgement::Seen
+    }
+
     /// The same rules with every skip that the model could turn off turned off.
     pub fn relaxed(&self) -> WalkRules {
         WalkRules { hidden: true, gitignore: false, exclude: Excludes::default(), ..self.clone() }
@@ -196,7 +372,13 @@ impl Excludes {
     }
 
     pub fn is_excluded(&self, relative: &Path, is_dir: bool) -> bool {
-        self.compiled.iter().any(|e| (is_dir || !e.dirs_only) && e.matcher.is_match(relative))
+        self.first_match(relative, is_dir).is_some()
+    }
+
+    /// The first glob, as written, that excludes the entry.
+    pub fn first_match(&self, relative: &Path, is_dir: bool) -> Option<&str> {
+        let hit = self.compiled.iter().position(|e| (is_dir || !e.dirs_only) && e.matcher.is_match(relative))?;
+        self.globs.get(hit).map(String::as_str)
     }
 }
 
@@ -360,31 +542,62 @@ pub struct Gate<'a> {
     git_holders: Mutex<Vec<PathBuf>>,
     /// With `record_ignored`: what ignore files hid.
     ignored: Mutex<Vec<(String, bool)>>,
+    /// With `WalkRules::tally`: what was left out, by reason.
+    tally: Mutex<Tally>,
 }
 
 impl Gate<'_> {
     /// Whether the child `name`, at `rel` from the root, is seen (and, for a
     /// folder, entered) under `ignore`, the ignore rules of its folder.
     pub fn passes(&self, name: &OsStr, rel: &Path, is_dir: bool, ignore: Option<&Rules>) -> bool {
-        if !self.rules.hidden && name.as_encoded_bytes().starts_with(b".") {
-            return false;
-        }
-        if ignore.is_some_and(|rules| rules.is_ignored(rel, is_dir)) {
-            if self.rules.record_ignored {
-                lock(&self.ignored).push((posix_string(rel), is_dir));
+        let judged = self.rules.judge(name, rel, is_dir, ignore);
+        let counted = match judged {
+            Judgement::Seen => return true,
+            Judgement::Hidden => Some(SkipReason::Hidden),
+            Judgement::Excluded => Some(SkipReason::Excluded),
+            Judgement::Ignored => {
+                if self.rules.record_ignored {
+                    lock(&self.ignored).push((posix_string(rel), is_dir));
+                }
+                Some(SkipReason::Ignored)
             }
-            return false;
-        }
-        if self.rules.skip_dirs.iter().any(|skip| name == *skip) && (is_dir || name == ".git") {
-            if name == ".git" {
+            Judgement::GitDir => {
                 let holder = rel.parent().unwrap_or(Path::new("")).to_path_buf();
                 lock(&self.git_holders).push(holder);
-            } else {
-                lock(&self.skipped).push(posix_string(rel));
+                None
             }
-            return false;
+            Judgement::AlwaysSkipped => {
+                lock(&self.skipped).push(posix_string(rel));
+                Some(SkipReason::AlwaysSkipped)
+            }
+        };
+        // `.git` is never listed, whatever the options: not worth a mention.
+        if let (true, Some(reason), false) = (self.rules.tally, counted, name == ".git") {
+            self.count(reason, rel, is_dir);
         }
-        self.rules.exclude.is_empty() || !self.rules.exclude.is_excluded(rel, is_dir)
+        false
+    }
+
+    /// Counts an entry left out (with `WalkRules::tally`; a folder is also named).
+    pub fn count(&self, reason: SkipReason, rel: &Path, is_dir: bool) {
+        if !self.rules.tally {
+            return;
+        }
+        let mut tally = lock(&self.tally);
+        match is_dir {
+            true => tally.add_folder(reason, posix_string(rel)),
+            false => tally.add(reason, 1),
+        }
+    }
+
+    /// What an engine that kept an earlier walk's tally reports again.
+    pub fn add_tally(&self, tally: &Tally) {
+        lock(&self.tally).merge(tally);
+    }
+
+    /// The tally so far, taken out.
+    pub fn take_tally(&self) -> Tally {
+        std::mem::take(&mut *lock(&self.tally))
     }
 
     /// Whether children at `depth` (the root's are at 1) are listed in turn.
@@ -436,6 +649,7 @@ pub fn gated<T>(rules: &WalkRules, cancel: &Cancel, engine: impl FnOnce(&Gate) -
         skipped: Mutex::new(Vec::new()),
         git_holders: Mutex::new(Vec::new()),
         ignored: Mutex::new(Vec::new()),
+        tally: Mutex::new(Tally::default()),
     };
     let found = engine(&gate)?;
     cancel.check()?;
@@ -443,7 +657,8 @@ pub fn gated<T>(rules: &WalkRules, cancel: &Cancel, engine: impl FnOnce(&Gate) -
     skipped.sort_unstable();
     let git_holders = unpoisoned(gate.git_holders.into_inner());
     let ignored = unpoisoned(gate.ignored.into_inner());
-    Ok(Walked { found, skipped, git_holders, ignored })
+    let tally = unpoisoned(gate.tally.into_inner());
+    Ok(Walked { found, skipped, git_holders, ignored, tally })
 }
 
 /// Walks an open folder on disk (see `local`).
@@ -527,6 +742,7 @@ mod tests {
             max_depth: None,
             skip_dirs: &[".git"],
             record_ignored: false,
+            tally: false,
         }
     }
 

@@ -1,0 +1,339 @@
+//! `explain`: why one path is or is not in the results of a `find` with
+//! given options. The path is followed from the search directory down,
+//! folder by folder, through the same judgement every walk takes
+//! (`WalkRules::judge`, with each folder's ignore files read as the walk
+//! reads them), then through the pattern and the filters (as `find::admit`
+//! tests them); the first rule that leaves the path (or a folder on its
+//! way) out is named: for an ignore file, the file, line and text that
+//! decide, as `git check-ignore -v` names them, and the line it overrides
+//! when a `!` line re-includes. Only the folders on the way are read, never
+//! walked. On the local disk only: a host's storage has no `explain`.
+
+use crate::cancel::Cancel;
+use crate::dir::{is_gone, Dir};
+use crate::entry::EntryKind;
+use crate::error::{clip, ErrorCode, FindError, Result};
+use crate::filter::TypeFilter;
+use crate::find::FindConfig;
+use crate::gitignore::{rules_above_on_disk, unreadable, FolderRules, GitEnv, IgnoreFiles, IgnoreLine};
+use crate::source::{Backend, Source};
+use crate::walk::{posix_string, Judgement};
+use std::ffi::OsStr;
+use std::path::{Component, Path, PathBuf};
+
+/// Why a path is or is not found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reason {
+    /// It is in the results (before `limit` cuts the page).
+    Found,
+    /// Nothing is there.
+    Missing,
+    /// Not below the search directory.
+    Outside,
+    /// The search directory itself: never one of its own results.
+    SearchDirectory,
+    Hidden,
+    Ignored,
+    /// `.git`, or inside it.
+    GitDir,
+    AlwaysSkipped,
+    Excluded,
+    /// Below a symlink, which the walk lists but never follows.
+    Symlink,
+    /// Deeper than `maxDepth`.
+    Depth,
+    /// Neither a file, a folder nor a symlink (a socket, FIFO or device).
+    Special,
+    /// Not of the `type` asked.
+    Type,
+    /// The pattern does not match it.
+    Pattern,
+    /// Outside the size bounds or older than `modifiedSince`.
+    Metadata,
+}
+
+impl Reason {
+    /// The name results carry.
+    pub fn name(self) -> &'static str {
+        match self {
+            Reason::Found => "found",
+            Reason::Missing => "missing",
+            Reason::Outside => "outside",
+            Reason::SearchDirectory => "search-directory",
+            Reason::Hidden => "hidden",
+            Reason::Ignored => "ignored",
+            Reason::GitDir => "git-dir",
+            Reason::AlwaysSkipped => "always-skipped",
+            Reason::Excluded => "excluded",
+            Reason::Symlink => "symlink",
+            Reason::Depth => "depth",
+            Reason::Special => "special",
+            Reason::Type => "type",
+            Reason::Pattern => "pattern",
+            Reason::Metadata => "metadata",
+        }
+    }
+}
+
+/// The answer for one path.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Explanation {
+    /// The path asked about, relative to the search directory (`/`
+    /// separators), or as given when it is outside it.
+    pub path: String,
+    pub found: bool,
+    pub reason: Reason,
+    /// The entry the reason is about: the path itself, or a folder on its
+    /// way (relative to the search directory); `None` for `outside` and
+    /// `search-directory`.
+    pub at: Option<String>,
+    /// The ignore line that decides, when one matches: it ignores (reason
+    /// `ignored`), or re-includes (a `!` line: the path is not ignored).
+    pub rule: Option<IgnoreLine>,
+    /// When `rule` re-includes: the strongest matching line that ignores,
+    /// which `rule` overrides.
+    pub overrides: Option<IgnoreLine>,
+    /// The `exclude` glob, for reason `excluded`.
+    pub exclude: Option<String>,
+    /// One or two sentences for a model.
+    pub text: String,
+}
+
+/// Explains `target` (absolute) for a `find` with `config`.
+pub fn run(config: &FindConfig, target: &Path, cancel: &Cancel) -> Result<Explanation> {
+    cancel.check()?;
+    if matches!(config.source, Source::Storage(_)) {
+        return Err(FindError::invalid_argument(
+            "`explain` reads the local disk; it does not take a `reader`: drop `reader`, or call find() on the reader to see what it lists",
+        ));
+    }
+    let search_dir = &config.scope.logical_path;
+    let shown_target = clip(&target.to_string_lossy(), 300).into_owned();
+    let Ok(relative) = target.strip_prefix(search_dir) else {
+        let text = format!(
+            "`{shown_target}` is not below the search directory `{}`: set `path` (or `cwd`) to a folder that holds it.",
+            clip(&search_dir.to_string_lossy(), 300)
+        );
+        return Ok(answer(shown_target, Reason::Outside, None, text));
+    };
+    let names: Vec<&OsStr> = relative
+        .components()
+        .filter_map(|c| match c {
+            Component::Normal(name) => Some(name),
+            _ => None,
+        })
+        .collect();
+    if names.is_empty() {
+        let text = format!("`{shown_target}` is the search directory itself, which is never one of its own results.");
+        return Ok(answer(shown_target, Reason::SearchDirectory, None, text));
+    }
+    let root = config.source.open(&config.scope, cancel)?;
+    let Backend::Disk(dir) = &root.backend else {
+        return Err(FindError::invalid_argument("`explain` reads the local disk; it does not run on an index"));
+    };
+    let git = GitEnv::from_process();
+    let mut rules = match config.rules.gitignore {
+        true => Some(rules_above_on_disk(&root.path, &git)?),
+        false => None,
+    };
+    let mut folder: Option<Dir> = None;
+    let mut rel = PathBuf::new();
+    let path = posix_string(relative);
+    for (i, name) in names.iter().enumerate() {
+        cancel.check()?;
+        let last = i + 1 == names.len();
+        let here: &Dir = folder.as_ref().unwrap_or(dir);
+        let prefix = if rel.as_os_str().is_empty() { 0 } else { rel.as_os_str().len() + 1 };
+        if let Some(above) = &rules {
+            let files = IgnoreFiles::read(here, &git).map_err(|e| unreadable(&root.path.join(&rel), &e))?;
+            rules = Some(above.enter(FolderRules::compile(files).as_ref(), prefix));
+        }
+        rel.push(name);
+        let at = posix_string(&rel);
+        let stat = match here.stat(name) {
+            Ok(stat) => stat,
+            Err(e) if is_gone(&e) || e.kind() == std::io::ErrorKind::NotFound => {
+                let text = match last {
+                    true => format!("`{path}` does not exist."),
+                    false => format!("`{path}` does not exist: there is no folder `{at}/`."),
+                };
+                return Ok(answer(path, Reason::Missing, Some(at), text));
+            }
+            Err(e) => {
+                return Err(FindError::new(
+                    ErrorCode::FsError,
+                    format!("cannot read `{}`: {e}{}", clip(&at, 300), crate::error::io_advice(&e)),
+                ))
+            }
+        };
+        let Some(kind) = stat.kind else {
+            let text = format!("`{at}` is a socket, FIFO or device, which searches never list.");
+            return Ok(answer(path, Reason::Special, Some(at), text));
+        };
+        let is_dir = kind == EntryKind::Dir;
+        if let Some(max) = config.rules.max_depth {
+            if i > max {
+                // Entries `maxDepth + 1` levels down are listed (0: the search directory's own).
+                let needed = names.len() - 1;
+                let text = format!(
+                    "`{path}` is {} levels below the search directory, and `maxDepth: {max}` lists {} level{}: set `maxDepth` to {needed} or more.",
+                    names.len(),
+                    max + 1,
+                    if max == 0 { "" } else { "s" }
+                );
+                return Ok(answer(path, Reason::Depth, Some(at), text));
+            }
+        }
+        let judged = config.rules.judge(name, &rel, is_dir, rules.as_ref());
+        let lines = rules.as_ref().map(|r| r.matching_lines(&rel, is_dir)).unwrap_or_default();
+        if judged != Judgement::Seen {
+            return Ok(left_out(config, path, at, last, is_dir, judged, lines));
+        }
+        if !last {
+            if kind == EntryKind::Symlink {
+                let text = format!(
+                    "`{path}` is below `{at}`, a symlink: the walk lists symlinks but never follows them; search `{at}`'s target instead."
+                );
+                return Ok(answer(path, Reason::Symlink, Some(at), text));
+            }
+            if !is_dir {
+                let text = format!("`{path}` does not exist: `{at}` is a file, not a folder.");
+                return Ok(answer(path, Reason::Missing, Some(at), text));
+            }
+            folder = Some(here.open_dir(name).map_err(|e| {
+                FindError::new(
+                    ErrorCode::FsError,
+                    format!("cannot open the folder `{}`: {e}{}", clip(&at, 300), crate::error::io_advice(&e)),
+                )
+            })?);
+            continue;
+        }
+        // The entry itself is listed: the pattern and the filters decide.
+        let mut explained = if !config.filters.kind.accepts(kind) {
+            let text = format!(
+                "`{path}` is a {}, and the search lists only {} (`type`).",
+                kind_name(kind),
+                match config.filters.kind {
+                    TypeFilter::File => "files",
+                    TypeFilter::Dir => "folders",
+                    TypeFilter::Any => "entries",
+                }
+            );
+            answer(path, Reason::Type, Some(at), text)
+        } else if !config.matcher.is_match(&rel) {
+            let text =
+                format!("`{path}` is listed, but the pattern `{}` does not match it.", clip(&config.pattern, 200));
+            answer(path, Reason::Pattern, Some(at), text)
+        } else if config.filters.needs_meta() && !config.filters.accepts_meta(kind, &stat.meta) {
+            let text = format!(
+                "`{path}` matches, but its size ({} bytes) or modification time is outside the `minSize`/`maxSize`/`modifiedSince` filters.",
+                stat.meta.size
+            );
+            answer(path, Reason::Metadata, Some(at), text)
+        } else {
+            let text = format!("`{path}` is in the results (`limit` may still leave it off the page).");
+            answer(path, Reason::Found, Some(at), text)
+        };
+        // A `!` line that re-includes it is named either way.
+        if let Some((rule, overrides)) = reincluded(lines) {
+            explained.text.push_str(&format!(" {}", reinclusion_sentence(&rule, overrides.as_ref())));
+            explained.rule = Some(rule);
+            explained.overrides = overrides;
+        }
+        return Ok(explained);
+    }
+    // Not reached: the loop returns at its last name.
+    let text = format!("`{path}` does not exist.");
+    Ok(answer(path.clone(), Reason::Missing, Some(path), text))
+}
+
+fn answer(path: String, reason: Reason, at: Option<String>, text: String) -> Explanation {
+    Explanation { path, found: reason == Reason::Found, reason, at, rule: None, overrides: None, exclude: None, text }
+}
+
+fn kind_name(kind: EntryKind) -> &'static str {
+    match kind {
+        EntryKind::File => "file",
+        EntryKind::Dir => "folder",
+        EntryKind::Symlink => "symlink",
+    }
+}
+
+/// `file:line: text`, as `git check-ignore -v` names a line.
+fn cite(line: &IgnoreLine) -> String {
+    format!("{}:{}: {}", line.file, line.line, clip(&line.text, 200))
+}
+
+/// When the deciding line re-includes: it, and the line it overrides.
+fn reincluded(lines: Vec<IgnoreLine>) -> Option<(IgnoreLine, Option<IgnoreLine>)> {
+    let mut lines = lines.into_iter();
+    let first = lines.next().filter(|l| !l.ignores)?;
+    Some((first, lines.find(|l| l.ignores)))
+}
+
+fn reinclusion_sentence(rule: &IgnoreLine, overrides: Option<&IgnoreLine>) -> String {
+    match overrides {
+        Some(ignoring) => format!("`{}` would ignore it, but `{}` re-includes it.", cite(ignoring), cite(rule)),
+        None => format!("`{}` re-includes it.", cite(rule)),
+    }
+}
+
+/// The answer for an entry (the path, or a folder on its way) that the walk rules leave out.
+fn left_out(
+    config: &FindConfig,
+    path: String,
+    at: String,
+    last: bool,
+    is_dir: bool,
+    judged: Judgement,
+    lines: Vec<IgnoreLine>,
+) -> Explanation {
+    let subject = match last {
+        true => format!("`{path}` is not in the results: it"),
+        false => format!("`{path}` is not in the results: its folder `{at}/`"),
+    };
+    let (reason, text) = match judged {
+        Judgement::Hidden => {
+            (Reason::Hidden, format!("{subject} is hidden (its name starts with a dot): set `hidden: true`."))
+        }
+        Judgement::Ignored => {
+            let decided = lines.first().filter(|l| l.ignores).map(cite).unwrap_or_else(|| "an ignore file".into());
+            (
+                Reason::Ignored,
+                format!("{subject} is ignored by `{decided}`: set `gitignore: false` to include ignored entries."),
+            )
+        }
+        Judgement::GitDir => (Reason::GitDir, format!("{subject} is `.git`, which searches never list.")),
+        Judgement::AlwaysSkipped => (
+            Reason::AlwaysSkipped,
+            format!(
+                "{subject} is named `{}`, a folder searches never enter: search inside it with `path`.",
+                at.rsplit('/').next().unwrap_or(&at)
+            ),
+        ),
+        Judgement::Excluded => {
+            let glob = config.rules.exclude.first_match(Path::new(&at), is_dir).unwrap_or_default().to_string();
+            let mut e = answer(
+                path,
+                Reason::Excluded,
+                Some(at),
+                format!("{subject} matches the `exclude` glob '{}': remove it from `exclude`.", clip(&glob, 200)),
+            );
+            e.exclude = Some(glob);
+            return with_rule(e, lines, judged);
+        }
+        Judgement::Seen => (Reason::Found, String::new()),
+    };
+    with_rule(answer(path, reason, Some(at), text), lines, judged)
+}
+
+/// Adds the deciding ignore line (and, when it re-includes, the one it overrides).
+fn with_rule(mut e: Explanation, lines: Vec<IgnoreLine>, judged: Judgement) -> Explanation {
+    if judged == Judgement::Ignored {
+        e.rule = lines.into_iter().next();
+    } else if let Some((rule, overrides)) = reincluded(lines) {
+        e.rule = Some(rule);
+        e.overrides = overrides;
+    }
+    e
+}
