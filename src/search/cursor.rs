@@ -177,7 +177,10 @@ impl Cursor {
     /// Reads a cursor, refused with `invalid-argument` when it is not one a
     /// search made.
     pub fn decode(text: &str) -> Result<Cursor> {
-        if text.len() > MAX_CURSOR_CHARS || !text.len().is_multiple_of(2) || !text.bytes().all(|b| b.is_ascii_hexdigit()) {
+        if text.len() > MAX_CURSOR_CHARS
+            || !text.len().is_multiple_of(2)
+            || !text.bytes().all(|b| b.is_ascii_hexdigit())
+        {
             return Err(refused("is not a cursor a search returned"));
         }
         let bytes: Vec<u8> =
