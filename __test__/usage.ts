@@ -233,6 +233,9 @@ const searchEverything: SearchOptions = {
   policy: asyncPolicy,
   approve: asyncApprove,
   roots: ['/workspace'],
+  offset: 50,
+  cursor: undefined,
+  partial: true,
 }
 
 function searchSummary(result: SearchResult): string {
@@ -249,8 +252,17 @@ export async function searchUsage(): Promise<string[]> {
   const files: FilesSearchResult = await searchFiles({ pattern: 'fn main', outputMode: 'files' })
   const counts: CountSearchResult = await searchFiles({ pattern: 'fn main', outputMode: 'count' })
   const any: SearchResult = await searchFiles(searchEverything)
+  // The next page, while there is one; a partial answer says so.
+  const texts0: string[] = []
+  let page: SearchResult = any
+  while (page.cursor !== undefined && !page.indexChanged) {
+    const incomplete: true | undefined = page.incomplete
+    const before: number | undefined = page.offset
+    texts0.push(`${before ?? 0} ${incomplete ?? false}`)
+    page = await searchFiles({ ...searchEverything, offset: 0, cursor: page.cursor })
+  }
   const texts: string[] = [content, content2, named, files, counts, any].map((r) => formatSearchResult(r) + searchSummary(r))
-  return texts
+  return [...texts, ...texts0]
 }
 
 // Wrong types must not compile.
