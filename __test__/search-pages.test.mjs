@@ -48,6 +48,7 @@ const MODES = [
   ['files', { pattern: 'needle', outputMode: 'files' }],
   ['count', { pattern: 'needle', outputMode: 'count' }],
   ['name search', { pattern: '*.txt', target: 'files' }],
+  ['fuzzy', { pattern: 'f1.txt', target: 'files', fuzzy: true }],
 ]
 
 /** Every page of `options` by cursor, `size` at a time. */
