@@ -539,6 +539,16 @@ export interface VercelTool {
 
 /** `{ type: 'function', function: { name, description, parameters } }` */
 export declare function openaiTool(definition: ToolDefinition<string>): OpenAITool
+/** The OpenAI Responses API's function tool. */
+export interface OpenAIResponsesTool {
+  type: 'function'
+  name: string
+  description: string
+  parameters: ToolInputSchema
+  strict: false
+}
+/** `{ type: 'function', name, description, parameters, strict: false }` (OpenAI Responses API) */
+export declare function openaiResponsesTool(definition: ToolDefinition<string>): OpenAIResponsesTool
 /** `{ name, description, input_schema }` */
 export declare function anthropicTool(definition: ToolDefinition<string>): AnthropicTool
 /** `{ description, inputSchema, execute }`, as `tool()` from `ai` returns. */
@@ -598,6 +608,8 @@ export interface Tools {
   call(name: ToolName | (string & {}), args: unknown, options?: { signal?: AbortSignalLike }): Promise<ToolCallResult>
   readonly definitions: ToolDefinition[]
   readonly openaiTools: OpenAITool[]
+  /** For the OpenAI Responses API `tools`. */
+  readonly openaiResponsesTools: OpenAIResponsesTool[]
   readonly anthropicTools: AnthropicTool[]
   readonly vercelTools: { find: VercelTool; search_files: VercelTool }
   /** Resolves once the indexes `index: true` opens are ready (or failed; fresh walks serve then). */

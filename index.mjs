@@ -14,6 +14,7 @@ export const {
   openIndex,
   toolDefinitions,
   openaiTool,
+  openaiResponsesTool,
   anthropicTool,
   vercelTool,
   createTools,

@@ -75,8 +75,19 @@ describe('the loader', { skip: PLATFORM ? false : `needs exactly one built agent
     const { message, cause } = JSON.parse(out.stdout)
     assert.ok(message.startsWith(`agent-find: no native binary loads on this platform (${PLATFORM}). `), message)
     assert.ok(message.includes(`npm install agent-find-${PLATFORM}`), message)
-    assert.ok(message.includes('npm run build'), 'says how to build from source')
+    // An installed package holds no Rust sources: `npm run build` there would fail, so it is not suggested.
+    assert.ok(message.includes('clone the agent-find repository and run `npm ci && npm run build` there'), message)
+    assert.ok(!message.includes('`npm run build` in'), message)
     assert.ok(cause, 'keeps the loader error as the cause')
+  })
+
+  test('in a checkout (Rust sources beside package.json), the error says to build in that folder', (t) => {
+    const dir = tmpTree(t, {})
+    const pkg = copyPackage(path.join(dir, 'agent-find'), { binary: false })
+    fs.writeFileSync(path.join(pkg, 'Cargo.toml'), '[workspace]\n')
+    const out = runNode(`try { require(${JSON.stringify(pkg)}) } catch (e) { console.log(e.message) }`)
+    assert.equal(out.status, 0, out.stderr)
+    assert.ok(out.stdout.includes(`build it from source with \`npm run build\` in ${pkg} (needs Rust)`), out.stdout)
   })
 
   test('on another supported platform, the error names that platform and its package', (t) => {
@@ -102,7 +113,7 @@ describe('the loader', { skip: PLATFORM ? false : `needs exactly one built agent
     assert.equal(out.status, 0, out.stderr)
     assert.ok(out.stdout.startsWith('agent-find: no prebuilt binary for this platform (freebsd-x64); there are packages for '), out.stdout)
     for (const p of PLATFORMS) assert.ok(out.stdout.includes(p), `lists ${p}`)
-    assert.match(out.stdout, /Build it from source \(needs Rust\)/)
+    assert.match(out.stdout, /To use it here, build it from source: clone the agent-find repository/)
   })
 
   test('the published layout: the binary comes from the platform package agent-find-<platform>', (t) => {

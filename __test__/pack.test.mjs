@@ -19,7 +19,7 @@ const versionOf = (name) => JSON.parse(fs.readFileSync(path.join(REPO, 'node_mod
 
 // What a user needs, and nothing else.
 const EXPECTED_FILES = [
-  'LICENSE', 'README.md', 'package.json', 'index.js', 'index.mjs', 'index.d.ts', 'binding.js',
+  'LICENSE', 'README.md', 'package.json', 'index.js', 'index.mjs', 'index.d.ts', 'index.d.mts', 'binding.js',
   'js/columns.js', 'js/errors.js', 'js/file-index.js', 'js/format.js', 'js/mcp.js', 'js/native.js', 'js/options.js', 'js/policy.js', 'js/search.js', 'js/tools.js',
   'js/util.js', 'js/readers/adapter.js', 'js/readers/fs-errors.js', 'js/readers/memory.js', 'js/readers/mount.js', 'js/readers/paths.js',
   'bin/agent-find.js', ...NODE_FILES,
@@ -211,10 +211,10 @@ describe('npm pack, then npm install the tarball in a fresh project', { skip: NO
     assert.equal(r.hits, `Search directory: ${path.join(project, 'data')}\na.txt:1: hello`)
     assert.equal(r.code, 'not-found')
     assert.equal(r.tool, r.text)
-    assert.deepEqual(r.toolNames, ['find', 'search_files'])
+    assert.deepEqual(r.toolNames, ['find', 'search_files', 'explain_path'])
     assert.deepEqual(r.exports, [
-      'FindFilesError', 'anthropicTool', 'createTools', 'default', 'find', 'findFiles', 'formatFindResult',
-      'formatSearchResult', 'memoryReader', 'mountReader', 'openIndex', 'openaiTool', 'searchFiles', 'toolDefinitions', 'vercelTool',
+      'FindFilesError', 'anthropicTool', 'createTools', 'default', 'explain', 'find', 'findFiles', 'formatFindResult',
+      'formatSearchResult', 'memoryReader', 'mountReader', 'openIndex', 'openaiResponsesTool', 'openaiTool', 'searchFiles', 'toolDefinitions', 'vercelTool',
     ])
   })
 
@@ -253,7 +253,7 @@ describe('npm pack, then npm install the tarball in a fresh project', { skip: NO
       const out = node([script], project)
       assert.equal(out.status, 0, out.stderr)
       const r = JSON.parse(out.stdout)
-      assert.deepEqual(r.names, ['find', 'search_files'])
+      assert.deepEqual(r.names, ['find', 'search_files', 'explain_path'])
       assert.equal(r.found, `Search directory: ${path.join(project, 'data')}\na.txt\ndeep/b.txt`)
       assert.equal(r.denied[0], true)
       assert.match(r.denied[1], /^Error \(outside-root\): /)

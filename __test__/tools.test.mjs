@@ -18,6 +18,7 @@ import {
   formatFindResult,
   formatSearchResult,
   openaiTool,
+  openaiResponsesTool,
   searchFiles,
   toolDefinitions,
   vercelTool,
@@ -315,6 +316,11 @@ describe('SDK adapters', () => {
     const defs = Object.values(toolDefinitions)
     assert.deepEqual(tools.definitions, defs)
     assert.deepEqual(tools.openaiTools, defs.map(openaiTool))
+    assert.deepEqual(tools.openaiResponsesTools, defs.map(openaiResponsesTool))
+    for (const [i, t] of tools.openaiResponsesTools.entries()) {
+      assert.deepEqual(t, { type: 'function', name: defs[i].name, description: defs[i].description, parameters: defs[i].parameters, strict: false })
+    }
+    assert.throws(() => openaiResponsesTool({}), TypeError)
     assert.deepEqual(tools.anthropicTools, defs.map(anthropicTool))
     assert.deepEqual(Object.keys(tools.vercelTools), ['find', 'search_files', 'explain_path'])
     const text = await tools.vercelTools.find.execute({ pattern: '**/*.ts', sortBy: 'name' }, { toolCallId: 'c1', messages: [] })

@@ -38,6 +38,7 @@ import {
   type StorageReader,
   toolDefinitions,
   openaiTool,
+  openaiResponsesTool,
   anthropicTool,
   vercelTool,
   type AnthropicTool,
@@ -330,6 +331,7 @@ export async function toolUsage(): Promise<string[]> {
   const limit: JsonSchema | undefined = params.properties.limit
   const required: readonly string[] = params.required
   const openai: OpenAITool = openaiTool(def)
+  const responses: { type: 'function'; name: string; strict: false } = openaiResponsesTool(def)
   const fresh: ToolInputSchema = openai.function.parameters
   fresh.properties.limit = { type: 'integer', minimum: 1, maximum: 100 }
   const anthropic: AnthropicTool = anthropicTool(toolDefinitions.search_files)

@@ -1,4 +1,6 @@
 'use strict'
+const fs = require('node:fs')
+const path = require('node:path')
 // The native addon: loads `../binding.js`, the loader `napi build` generates
 // at the package root (build output), and when no binary loads on this
 // platform, throws an Error naming the platform and what to install or build.
@@ -31,21 +33,36 @@ function prebuiltPlatforms() {
   }
 }
 
+/** The package's own folder, when this file sits in it as installed (not inlined into a bundle). */
+function packageFolder() {
+  const folder = path.join(__dirname, '..')
+  return fs.existsSync(path.join(folder, 'binding.js')) && fs.existsSync(path.join(folder, 'js', 'native.js')) ? folder : undefined
+}
+
 function loadErrorMessage(cause) {
   const target = platformName()
-  const prebuilt = prebuiltPlatforms()
   const why = `Cause: ${cause && cause.message}`
-  if (prebuilt && !prebuilt.includes(target)) {
+  const folder = packageFolder()
+  if (!folder) {
     return (
-      `agent-find: no prebuilt binary for this platform (${target}); there are packages for ${prebuilt.join(', ')}. ` +
-      `Build it from source (needs Rust): \`npm run build\` in the agent-find package folder. ${why}`
+      `agent-find: its native binary (agent-find.${target}.node) did not load from a bundle: the bundler changed ` +
+      'how the .node file is found. Mark `agent-find` as external (esbuild `--external:agent-find`, webpack `externals`, ' +
+      'Vite/rollup `external`), or with esbuild copy the .node beside the bundle (`--loader:.node=copy`); ' +
+      `see docs/PACKAGING.md, "Bundlers", in the agent-find package. ${why}`
     )
+  }
+  // `npm run build` only works in a checkout of the repository (it needs the Rust sources).
+  const build = fs.existsSync(path.join(folder, 'Cargo.toml'))
+    ? `build it from source with \`npm run build\` in ${folder} (needs Rust)`
+    : 'build it from source: clone the agent-find repository and run `npm ci && npm run build` there (needs Rust), then depend on that folder'
+  const prebuilt = prebuiltPlatforms()
+  if (prebuilt && !prebuilt.includes(target)) {
+    return `agent-find: no prebuilt binary for this platform (${target}); there are packages for ${prebuilt.join(', ')}. To use it here, ${build}. ${why}`
   }
   return (
     `agent-find: no native binary loads on this platform (${target}). ` +
     `Install the prebuilt package for it (npm install agent-find-${target}); npm skips it when ` +
-    `optional dependencies are omitted or the lockfile was made on another platform. ` +
-    `Or build from source with \`npm run build\` (needs Rust). ${why}`
+    `optional dependencies are omitted or the lockfile was made on another platform. Or ${build}. ${why}`
   )
 }
 

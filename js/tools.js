@@ -101,6 +101,13 @@ function openaiTool(definition) {
   return { type: 'function', function: { name, description, parameters: copy(parameters) } }
 }
 
+/** OpenAI Responses API: `{ type: 'function', name, description, parameters, strict: false }`. */
+function openaiResponsesTool(definition) {
+  const { name, description, parameters } = checkDefinition(definition)
+  // `strict: true` would require every property in `required`; the options are optional.
+  return { type: 'function', name, description, parameters: copy(parameters), strict: false }
+}
+
 /** Anthropic Messages API: `{ name, description, input_schema }`. */
 function anthropicTool(definition) {
   const { name, description, parameters } = checkDefinition(definition)
@@ -334,6 +341,8 @@ function createTools(options = {}) {
     definitions: TOOL_NAMES.map((n) => toolDefinitions[n]),
     /** For OpenAI Chat Completions `tools`. */
     openaiTools: TOOL_NAMES.map((n) => openaiTool(toolDefinitions[n])),
+    /** For the OpenAI Responses API `tools`. */
+    openaiResponsesTools: TOOL_NAMES.map((n) => openaiResponsesTool(toolDefinitions[n])),
     /** For the Anthropic Messages API `tools`. */
     anthropicTools: TOOL_NAMES.map((n) => anthropicTool(toolDefinitions[n])),
     /**
@@ -407,4 +416,4 @@ function liveIndexes(options, folders) {
   }
 }
 
-module.exports = { toolDefinitions, openaiTool, anthropicTool, vercelTool, createTools, HOST_FIXED }
+module.exports = { toolDefinitions, openaiTool, openaiResponsesTool, anthropicTool, vercelTool, createTools, HOST_FIXED }
