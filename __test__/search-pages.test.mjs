@@ -247,6 +247,11 @@ test('an index changed between pages: the page answers, and says so (notice and 
   const disk = await searchFiles({ cwd: dir, pattern: 'needle', maxResults: 5 })
   const fromDisk = await index.searchFiles({ cwd: dir, pattern: 'needle', maxResults: 5, cursor: disk.cursor })
   assert.equal(fromDisk.indexChanged, true)
+  // Off an index there is no tree to have changed.
+  const fromIndex = await index.searchFiles({ cwd: dir, pattern: 'needle', maxResults: 5 })
+  const onDisk = await searchFiles({ cwd: dir, pattern: 'needle', maxResults: 5, cursor: fromIndex.cursor })
+  assert.equal(onDisk.indexChanged, undefined)
+  assert.deepEqual(onDisk.matches, fromDisk.matches)
 })
 
 describe('partial: what was found by timeoutMs, a start of the full answer', () => {

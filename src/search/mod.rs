@@ -273,7 +273,8 @@ pub fn run(config: &SearchConfig, cancel: &Cancel) -> Result<SearchOutcome> {
     };
     let cursor = next
         .map(|(start, skip)| Cursor { order, fingerprint: config.page.fingerprint, generation, start, skip }.encode());
-    let index_changed = config.page.cursor.as_ref().is_some_and(|c| c.generation != generation);
+    // Off an index there is no tree to have changed.
+    let index_changed = generation.is_some() && config.page.cursor.as_ref().is_some_and(|c| c.generation != generation);
     let mut notice = match (match_count, &config.target) {
         (_, _) if incomplete => None,
         (0, _) => {
