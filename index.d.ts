@@ -356,8 +356,39 @@ export interface SearchOptions extends CallOptions {
   /**
    * For target 'content', a regex in ripgrep's syntax (the Rust `regex` crate); one that needs lookaround or a
    * backreference runs on PCRE2, as `rg -P` would. For 'files', a file-name glob (a bare word is a contains-match).
+   * Required unless `patterns` is given; with `patterns`, it is pattern 0 (an empty string is left out).
    */
-  pattern: string
+  pattern?: string
+  /**
+   * Content search only: several regexes, any of which may match (as `rg -e A -e B`). Each match then says in
+   * `patterns` which of them match its line(s): indexes into `[pattern, ...patterns]` (without `pattern` when it is
+   * left out). When one needs lookaround or a backreference, all run on PCRE2 as one alternation.
+   */
+  patterns?: string[]
+  /** Content search only: the pattern(s) are plain text, not regexes (as `rg -F`). Default false. */
+  literal?: boolean
+  /**
+   * Content search only: a match may span lines (as `rg -U`): `\n` matches a line end, `^`/`$` anchor at lines,
+   * `.` stops at a line end unless the pattern says `(?s)`. A match is reported at its first line, `match` holding its
+   * lines joined by `\n` (at most 20); counts count matches, as `rg --count -U`. Each file is read whole: files over
+   * 32 MiB are passed over in this mode.
+   */
+  multiline?: boolean
+  /**
+   * Content search only: at most this many matching lines per file, as `rg -m` (with `multiline`, runs of matches on
+   * touching lines, each counting as one); `matchCount` and counts are then the counted totals, as `rg --count -m`.
+   */
+  maxPerFile?: number
+  /**
+   * Only files of these ripgrep file types ('py', 'js', 'rust', ...: `fileTypes()` lists them), matched by file name as
+   * `rg -t` matches them. One name or a list. Both targets.
+   */
+  type?: string | string[]
+  /**
+   * Globs to leave out, as `find`'s `exclude` (gitignore-style lines, case-insensitive): 'dist', '*.min.js',
+   * 'src/generated'. Both targets.
+   */
+  exclude?: string[]
   /** Default 'content'. */
   target?: 'content' | 'files'
   /**
@@ -393,8 +424,10 @@ export interface LineMatch {
   file: string
   /** 1-based. */
   line: number
-  /** The matching line, cut at 500 characters (marked `…[line cut]`). */
+  /** The matching line, cut at 500 characters (marked `…[line cut]`); with `multiline`, the match's lines joined by `\n`. */
   match: string
+  /** With `patterns`: the indexes of the patterns that match this line (or these lines). */
+  patterns?: number[]
 }
 
 interface SearchResultBase {
@@ -441,6 +474,9 @@ export declare function searchFiles(options: SearchOptions & { outputMode: 'file
 export declare function searchFiles(options: SearchOptions & { outputMode: 'count' }): Promise<CountSearchResult>
 export declare function searchFiles(options: SearchOptions & { outputMode?: 'content' }): Promise<ContentSearchResult>
 export declare function searchFiles(options: SearchOptions): Promise<SearchResult>
+
+/** ripgrep's file types, as `searchFiles`' `type` takes them: each name with its globs. */
+export declare function fileTypes(): Record<string, string[]>
 
 /** The text a model reads for a SearchResult. */
 export declare function formatSearchResult(result: SearchResult): string

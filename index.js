@@ -9,11 +9,12 @@ const { FindFilesError } = require('./js/errors.js')
 const { memoryReader } = require('./js/readers/memory.js')
 const { mountReader } = require('./js/readers/mount.js')
 const { openIndex } = require('./js/file-index.js')
+const { fileTypes } = require('./js/options.js')
 const { toolDefinitions, openaiTool, openaiResponsesTool, anthropicTool, vercelTool, createTools } = require('./js/tools.js')
 
 module.exports = {
   find, findFiles, searchFiles, explain, formatFindResult, formatSearchResult, FindFilesError, memoryReader, mountReader, openIndex,
-  toolDefinitions, openaiTool, openaiResponsesTool, anthropicTool, vercelTool, createTools,
+  toolDefinitions, openaiTool, openaiResponsesTool, anthropicTool, vercelTool, createTools, fileTypes,
 }
 // Internal, for bin/agent-find.js: not part of the public surface.
 Object.defineProperty(module.exports, 'findText', { value: findText, enumerable: false })

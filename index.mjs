@@ -18,5 +18,6 @@ export const {
   anthropicTool,
   vercelTool,
   createTools,
+  fileTypes,
 } = cjs
 export default cjs

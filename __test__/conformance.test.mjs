@@ -271,6 +271,15 @@ const SEARCH = [
   ['fuzzy, maxResults', { pattern: 'json', target: 'files', fuzzy: true, maxResults: 2 }, (r) => assert.equal(r.truncated, true)],
   ['fuzzy, offset', { pattern: 'json', target: 'files', fuzzy: true, offset: 1, maxResults: 1 }, (r) => assert.equal(r.files.length, 1)],
   ['fuzzy error: with content', { pattern: 'x', fuzzy: true }, 'invalid-argument'],
+  ['modes, type', { pattern: 'TODO', type: 'py', outputMode: 'count' }, (r) => assert.deepEqual(r.counts.map((c) => c.file), ['scripts/tools/gen.py'])],
+  ['modes, type list on names', { pattern: '*', target: 'files', type: ['ts', 'md'] }, (r) => assert.ok(r.files.length >= 6 && r.files.every((f) => /\.(ts|tsx|md)$/.test(f)))],
+  ['modes, exclude', { pattern: 'TODO', exclude: ['docs', '*.py'] }, (r) => assert.ok(r.matches.length >= 2 && !r.matches.some((m) => /^docs\/|\.py$/.test(m.file)))],
+  ['modes, maxPerFile', { pattern: 'e', maxPerFile: 1, outputMode: 'count' }, (r) => assert.ok(r.counts.length >= 5 && r.counts.every((c) => c.count === 1))],
+  ['modes, literal', { pattern: 'util()', literal: true }, (r) => assert.ok(r.matches.length >= 2 && r.matches.every((m) => m.match.includes('util()')))],
+  ['modes, multiline', { pattern: 'util\\(\\) \\{\\n\\s+return', multiline: true }, (r) => assert.deepEqual(r.matches, [{ file: 'src/util.ts', line: 1, match: 'export function util() {\n  return 42' }])],
+  ['modes, patterns', { patterns: ['TODO', 'deep'], fileGlob: '*.ts' }, (r) => assert.ok(r.matches.some((m) => m.patterns.join() === '0,1') && r.matches.some((m) => m.patterns.join() === '0'))],
+  ['modes error: unknown type', { pattern: 'x', type: 'pyton' }, 'invalid-argument'],
+  ['modes error: literal with names', { pattern: 'x', target: 'files', literal: true }, 'invalid-argument'],
   ['no match: the notice names skipped folders', { pattern: 'COVONLY' }, (r) => assert.match(r.notice ?? '', /coverage/)],
   ['a binary file is skipped', { pattern: 'BINARYMARK' }, (r) => assert.equal(r.matchCount, 0)],
   ['error invalid-pattern', { pattern: '(' }, 'invalid-pattern'],
@@ -377,15 +386,19 @@ for (const p of PLACES) {
   })
 }
 
-// A live index answers the fuzzy cases as the local walk does (its other
-// searchFiles answers are held to fresh ones in index-content.test.mjs).
-test('an index answers the fuzzy searchFiles cases as the local walk', async (t) => {
+// A live index answers the fuzzy cases and the filter and pattern-mode
+// cases as the local walk does (its other searchFiles answers are held to
+// fresh ones in index-content.test.mjs); the modes twice, the second time
+// through the content sketches the first search made.
+test('an index answers the fuzzy and modes searchFiles cases as the local walk', async (t) => {
   const index = await openIndex(tmp)
   t.after(() => index.close())
   await index.settled()
   const fuzzyCases = SEARCH.filter(([name]) => name.startsWith('fuzzy'))
   assert.ok(fuzzyCases.length >= 4)
-  for (const [name, options] of fuzzyCases) {
+  const modesCases = SEARCH.filter(([name]) => name.startsWith('modes'))
+  assert.ok(modesCases.length >= 9)
+  for (const [name, options] of [...fuzzyCases, ...modesCases, ...modesCases]) {
     const c = CASES.find((c) => c.name === `searchFiles: ${name}`)
     const want = await localAnswer(c)
     const got = await outcome({ ...c, run: () => index.searchFiles(options) }, LOCAL)

@@ -5,7 +5,8 @@
 // Uses only the local tarball and registry packages (from npm's cache when it
 // has them).
 import assert from 'node:assert/strict'
-import { spawnSync } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
+import readline from 'node:readline'
 import fs from 'node:fs'
 import path from 'node:path'
 import { after, before, describe, test } from 'node:test'
@@ -26,6 +27,9 @@ const EXPECTED_FILES = [
 ].sort()
 
 /** Runs npm (npm.cmd on Windows) and returns its stdout; fails the test with stderr otherwise. */
+/** The oldest MCP SDK the peer range admits: tested here beside the newest (the devDependency). */
+const OLDEST_SDK = /^>=(\d+\.\d+\.\d+) <2$/.exec(PKG.peerDependencies['@modelcontextprotocol/sdk'])?.[1] ?? 'unknown'
+
 function npm(args, cwd) {
   const out = spawnSync('npm', args, {
     cwd, encoding: 'utf8', shell: process.platform === 'win32', env: { ...process.env, npm_config_update_notifier: 'false' },
@@ -213,7 +217,7 @@ describe('npm pack, then npm install the tarball in a fresh project', { skip: NO
     assert.equal(r.tool, r.text)
     assert.deepEqual(r.toolNames, ['find', 'search_files', 'explain_path'])
     assert.deepEqual(r.exports, [
-      'FindFilesError', 'anthropicTool', 'createTools', 'default', 'explain', 'find', 'findFiles', 'formatFindResult',
+      'FindFilesError', 'anthropicTool', 'createTools', 'default', 'explain', 'fileTypes', 'find', 'findFiles', 'formatFindResult',
       'formatSearchResult', 'memoryReader', 'mountReader', 'openIndex', 'openaiResponsesTool', 'openaiTool', 'searchFiles', 'toolDefinitions', 'vercelTool',
     ])
   })
@@ -237,6 +241,65 @@ describe('npm pack, then npm install the tarball in a fresh project', { skip: NO
     const out = node(['node_modules/agent-find/bin/agent-find.js', 'mcp'], project)
     assert.equal(out.status, 1)
     assert.match(out.stderr, /^agent-find: missing-sdk: agent-find mcp needs the MCP SDK, an optional peer dependency: npm install @modelcontextprotocol\/sdk/)
+  })
+
+  test('npx agent-find mcp without the SDK runs itself again through npm exec with the SDK, and exits as that run does', () => {
+    // A stand-in for npm's CLI that records how it was called.
+    const fakeNpm = path.join(project, 'fake-npm.cjs')
+    const record = path.join(project, 'npm-exec.json')
+    fs.writeFileSync(fakeNpm, `require('fs').writeFileSync(${JSON.stringify(record)}, JSON.stringify({ argv: process.argv.slice(2), retried: process.env.AGENT_FIND_MCP_WITH_SDK })); process.exit(7)`)
+    const out = spawnSync(process.execPath, ['node_modules/agent-find/bin/agent-find.js', 'mcp', '--root', 'data'], {
+      cwd: project, encoding: 'utf8', env: { ...process.env, npm_command: 'exec', npm_execpath: fakeNpm },
+    })
+    assert.equal(out.status, 7, out.stderr)
+    assert.match(out.stderr, /running it through npm exec with @modelcontextprotocol\/sdk@>=1\.20\.0 <2/)
+    const { argv, retried } = JSON.parse(fs.readFileSync(record, 'utf8'))
+    assert.deepEqual(argv, [
+      'exec', '--yes', `--package=${path.join(project, 'node_modules', 'agent-find')}`,
+      `--package=@modelcontextprotocol/sdk@${PKG.peerDependencies['@modelcontextprotocol/sdk']}`, '--', 'agent-find', 'mcp', '--root', 'data',
+    ])
+    assert.equal(retried, '1', 'the second run is marked, so it never loops')
+    // Already retried: the plain error, no third run.
+    const again = spawnSync(process.execPath, ['node_modules/agent-find/bin/agent-find.js', 'mcp'], {
+      cwd: project, encoding: 'utf8', env: { ...process.env, npm_command: 'exec', npm_execpath: fakeNpm, AGENT_FIND_MCP_WITH_SDK: '1' },
+    })
+    assert.equal(again.status, 1)
+    assert.match(again.stderr, /missing-sdk/)
+  })
+
+  test('npm exec agent-find mcp in a folder with nothing installed: the server answers (the SDK fetched through npm exec)', async () => {
+    const empty = path.join(tmp, 'empty')
+    writeTree(empty, { 'data/a.txt': 'hello\n' })
+    const child = spawn('npm', ['exec', '--yes', `--package=${path.join(tmp, packed.filename)}`, '--', 'agent-find', 'mcp', '--root', 'data', '--no-index'], {
+      cwd: empty, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false' },
+    })
+    let err = ''
+    child.stderr.on('data', (d) => { err += d })
+    const lines = readline.createInterface({ input: child.stdout })
+    const replies = new Map()
+    const waiting = new Map()
+    lines.on('line', (line) => {
+      const msg = JSON.parse(line)
+      if (msg.id !== undefined) (waiting.get(msg.id) ?? ((m) => replies.set(msg.id, m)))(msg)
+    })
+    const ask = (id, method, params) => new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no answer to ${method} in 120 s; stderr: ${err}`)), 120_000)
+      waiting.set(id, (m) => { clearTimeout(timer); resolve(m) })
+      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`)
+    })
+    try {
+      const init = await ask(1, 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'test', version: '1' } })
+      assert.equal(init.result.serverInfo.name, 'agent-find', JSON.stringify(init))
+      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`)
+      const list = await ask(2, 'tools/list', {})
+      assert.deepEqual(list.result.tools.map((t) => t.name), ['find', 'search_files', 'explain_path'])
+      const call = await ask(3, 'tools/call', { name: 'find', arguments: { pattern: '**/*.txt' } })
+      assert.equal(call.result.content[0].text, `Search directory: ${fs.realpathSync(path.join(empty, 'data'))}\na.txt`)
+      assert.match(err, /running it through npm exec with @modelcontextprotocol\/sdk/)
+    } finally {
+      child.stdin.end()
+      child.kill()
+    }
   })
 
   describe('with the MCP SDK and @types/node installed beside it', () => {
@@ -279,6 +342,33 @@ describe('npm pack, then npm install the tarball in a fresh project', { skip: NO
       const wrong = node([TSC, '-p', path.join(project, 'tsconfig.wrong.json')], project)
       assert.notEqual(wrong.status, 0)
       assert.match(wrong.stdout, /wrong\.ts.*limit|Type 'string' is not assignable to type 'number'/s)
+    })
+  })
+
+  // The oldest SDK the peer range admits, in a project of its own.
+  describe(`with the oldest supported MCP SDK (${OLDEST_SDK})`, () => {
+    let oldProject
+    before(() => {
+      oldProject = path.join(tmp, 'oldest-sdk')
+      writeTree(oldProject, {
+        'package.json': JSON.stringify({ name: 'oldest', version: '1.0.0', private: true, type: 'module' }),
+        'data/a.txt': 'hello\n',
+        'data/deep/b.txt': '',
+      })
+      npm(['install', path.join(tmp, packed.filename), `@modelcontextprotocol/sdk@${OLDEST_SDK}`, '--no-audit', '--no-fund', '--prefer-offline'], oldProject)
+    })
+
+    test('npm accepts it beside agent-find, and the MCP server answers its client', () => {
+      const installed = JSON.parse(fs.readFileSync(path.join(oldProject, 'node_modules', '@modelcontextprotocol', 'sdk', 'package.json'), 'utf8'))
+      assert.equal(installed.version, OLDEST_SDK)
+      const script = path.join(oldProject, 'mcp-client.mjs')
+      fs.writeFileSync(script, MCP_CLIENT)
+      const out = node([script], oldProject)
+      assert.equal(out.status, 0, out.stderr)
+      const r = JSON.parse(out.stdout)
+      assert.deepEqual(r.names, ['find', 'search_files', 'explain_path'])
+      assert.equal(r.found, `Search directory: ${path.join(oldProject, 'data')}\na.txt\ndeep/b.txt`)
+      assert.match(r.denied[1], /^Error \(outside-root\): /)
     })
   })
 })

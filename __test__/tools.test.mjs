@@ -32,8 +32,9 @@ const FIND_OPTIONS = [
   'policy', 'approve', 'roots', 'skipped', 'maxTokens',
 ]
 const SEARCH_OPTIONS = [
-  'pattern', 'target', 'fuzzy', 'path', 'cwd', 'fileGlob', 'outputMode', 'ignoreCase', 'noIgnore', 'maxResults', 'signal',
-  'timeoutMs', 'policy', 'approve', 'roots', 'skipped', 'offset', 'cursor', 'partial',
+  'pattern', 'patterns', 'literal', 'multiline', 'target', 'fuzzy', 'path', 'cwd', 'fileGlob', 'type', 'exclude', 'maxPerFile',
+  'outputMode', 'ignoreCase', 'noIgnore', 'maxResults', 'signal', 'timeoutMs', 'policy', 'approve', 'roots', 'skipped',
+  'offset', 'cursor', 'partial',
 ]
 // What the host fixes (JS-only, the workspace, and the host's budgets): not for the model.
 const HOST_ONLY = ['cwd', 'roots', 'signal', 'policy', 'approve', 'timeoutMs', 'partial', 'maxLimit', 'maxBytes']
@@ -42,7 +43,10 @@ const FIND_DEFAULTS = {
   type: 'file', limit: 1000, sortBy: 'recent', regex: false, matchBase: false, caseSensitive: false, reverse: false,
   hidden: true, gitignore: true, exclude: [], skipped: false,
 }
-const SEARCH_DEFAULTS = { target: 'content', fuzzy: false, outputMode: 'content', ignoreCase: false, noIgnore: false, maxResults: 50, skipped: false, offset: 0 }
+const SEARCH_DEFAULTS = {
+  target: 'content', fuzzy: false, outputMode: 'content', ignoreCase: false, noIgnore: false, maxResults: 50,
+  literal: false, multiline: false, type: [], exclude: [], patterns: [], skipped: false, offset: 0,
+}
 const ENUMS = {
   find: { type: ['file', 'dir', 'any'], sortBy: ['recent', 'name', 'mtime', 'size', 'none'] },
   search_files: { target: ['content', 'files'], outputMode: ['content', 'files', 'count'] },

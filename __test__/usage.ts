@@ -9,6 +9,7 @@ import {
   formatFindResult,
   formatSearchResult,
   searchFiles,
+  fileTypes,
   FindFilesError,
   type AccessRequest,
   type ContentSearchResult,
@@ -237,6 +238,12 @@ const searchEverything: SearchOptions = {
   offset: 50,
   cursor: undefined,
   partial: true,
+  patterns: ['FIXME', 'XXX'],
+  literal: false,
+  multiline: false,
+  maxPerFile: 3,
+  type: ['ts', 'js'],
+  exclude: ['dist'],
 }
 
 function searchSummary(result: SearchResult): string {
@@ -253,17 +260,22 @@ export async function searchUsage(): Promise<string[]> {
   const files: FilesSearchResult = await searchFiles({ pattern: 'fn main', outputMode: 'files' })
   const counts: CountSearchResult = await searchFiles({ pattern: 'fn main', outputMode: 'count' })
   const any: SearchResult = await searchFiles(searchEverything)
+  const several: ContentSearchResult = await searchFiles({ patterns: ['TODO', 'FIXME'], type: 'py' })
+  const which: number[] = several.matches.flatMap((m) => m.patterns ?? [])
+  const types: Record<string, string[]> = fileTypes()
   // The next page, while there is one; a partial answer says so.
-  const texts0: string[] = []
+  const pages: string[] = []
   let page: SearchResult = any
   while (page.cursor !== undefined && !page.indexChanged) {
     const incomplete: true | undefined = page.incomplete
     const before: number | undefined = page.offset
-    texts0.push(`${before ?? 0} ${incomplete ?? false}`)
+    pages.push(`${before ?? 0} ${incomplete ?? false}`)
     page = await searchFiles({ ...searchEverything, offset: 0, cursor: page.cursor })
   }
-  const texts: string[] = [content, content2, named, files, counts, any].map((r) => formatSearchResult(r) + searchSummary(r))
-  return [...texts, ...texts0]
+  const texts: string[] = [content, content2, named, files, counts, any, several].map((r) => formatSearchResult(r) + searchSummary(r))
+  texts.push(...pages)
+  texts.push(String(which.length), Object.keys(types).join(','))
+  return texts
 }
 
 // Wrong types must not compile.

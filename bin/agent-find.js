@@ -10,7 +10,7 @@
 
 const { parseArgs } = require('node:util')
 const { find, findText, formatFindResult, searchFiles, formatSearchResult, explain, FindFilesError } = require('..')
-const { optionsOf } = require('../js/options.js')
+const { optionsOf, fileTypes } = require('../js/options.js')
 
 /** The usage lines of the flags of one call's options (see js/options.js), then the CLI's own. */
 function flagLines(call, own) {
@@ -33,13 +33,14 @@ MCP server (stdio): agent-find mcp --root DIR   (agent-find mcp --help)
 Exit status: 0 on success (also when nothing matched), 2 on bad usage, 1 on other errors.`
 
 const SEARCH_USAGE = `Usage: agent-find search <regex> [path] [options]
+       agent-find search -e <regex> [-e <regex> ...] [path] [options]
 
 Search file contents with a regex (ripgrep's syntax; lookaround and backreferences
 run on PCRE2, as rg -P), skipping .git, node_modules,
 dist, build, target, vendor, .venv and other dependency folders, and gitignored files.
 
 Options:
-${flagLines('search', [['--json', 'print the SearchResult as JSON'], ['-h, --help', 'show this help']])}`
+${flagLines('search', [['--type-list', 'list the file types --type takes, with their globs'], ['--json', 'print the SearchResult as JSON'], ['-h, --help', 'show this help']])}`
 
 const EXPLAIN_USAGE = `Usage: agent-find explain <path> [pattern] [options]
 
@@ -88,11 +89,13 @@ function valueOf(option, text) {
 
 /** The options the parsed flags set, with the pattern and path from the positionals. */
 function optionsFrom(call, values, positionals, example) {
-  const [pattern, path, ...extra] = positionals
+  // With -e (as in rg), the regexes come from the flags and the positional is the path.
+  const withE = call === 'search' && values.regexp !== undefined
+  const [pattern, path, ...extra] = withE ? [undefined, ...positionals] : positionals
   const what = call === 'search' ? 'regex' : 'pattern'
-  if (pattern === undefined) throw new FindFilesError('invalid-argument', `missing <${what}>; try: ${example}`)
+  if (pattern === undefined && !withE) throw new FindFilesError('invalid-argument', `missing <${what}>; try: ${example}`)
   if (extra.length) throw new FindFilesError('invalid-argument', `unexpected argument '${extra[0]}': give one ${what} and at most one path`)
-  const options = { pattern }
+  const options = withE ? {} : { pattern }
   if (path !== undefined) options.path = path
   for (const option of optionsOf(call)) {
     const given = option.flag && values[option.flag.long]
@@ -114,7 +117,7 @@ const COMMANDS = {
   },
   search: {
     usage: SEARCH_USAGE,
-    flags: flagsOf('search'),
+    flags: { ...flagsOf('search'), 'type-list': { type: 'boolean' } },
     options: (values, positionals) => optionsFrom('search', values, positionals, "agent-find search 'TODO' src --glob '*.py'"),
     run: searchFiles,
     format: formatSearchResult,
@@ -151,6 +154,10 @@ async function main(argv) {
   const { values, positionals } = parsed
   if (values.help) return void process.stdout.write(`${command.usage}\n`)
   if (values.version) return void process.stdout.write(`${require('../package.json').version}\n`)
+  if (values['type-list']) {
+    const lines = Object.entries(fileTypes()).map(([name, globs]) => `${name}: ${globs.join(', ')}`)
+    return void process.stdout.write(`${lines.join('\n')}\n`)
+  }
   try {
     const options = command.options(values, positionals)
     if (!values.json && command.runText) return void process.stdout.write(`${await command.runText(options)}\n`)

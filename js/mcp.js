@@ -96,12 +96,43 @@ Options:
 Needs @modelcontextprotocol/sdk: npm install agent-find @modelcontextprotocol/sdk
 Client config: { "command": "npx", "args": ["-y", "-p", "agent-find", "-p", "@modelcontextprotocol/sdk", "agent-find", "mcp", "--root", "/path/to/project"] }`
 
+/**
+ * Where npm exec installed its packages, when this runs under it: the folders
+ * holding the `node_modules/.bin` it put on PATH. A package npm exec links
+ * from a folder (this one, when `withSdkThroughNpx` ran it) resolves its own
+ * requires from its real location, which does not see the SDK npm exec
+ * installed beside the link: the SDK is looked for there too.
+ */
+function npmExecFolders() {
+  if (process.env.npm_command !== 'exec') return []
+  return (process.env.PATH || '').split(path.delimiter)
+    .filter((dir) => path.basename(dir) === '.bin' && path.basename(path.dirname(dir)) === 'node_modules')
+    .map((dir) => path.dirname(path.dirname(dir)))
+}
+
+/** `require(id)`, else from the folders npm exec installed into. */
+function requireSdk(id) {
+  try {
+    return require(id)
+  } catch (cause) {
+    const paths = npmExecFolders()
+    if (!paths.length || !(cause && cause.code === 'MODULE_NOT_FOUND')) throw cause
+    let found
+    try {
+      found = require.resolve(id, { paths })
+    } catch {
+      throw cause
+    }
+    return require(found)
+  }
+}
+
 function loadSdk() {
   try {
     return {
-      Server: require('@modelcontextprotocol/sdk/server/index.js').Server,
-      StdioServerTransport: require('@modelcontextprotocol/sdk/server/stdio.js').StdioServerTransport,
-      types: require('@modelcontextprotocol/sdk/types.js'),
+      Server: requireSdk('@modelcontextprotocol/sdk/server/index.js').Server,
+      StdioServerTransport: requireSdk('@modelcontextprotocol/sdk/server/stdio.js').StdioServerTransport,
+      types: requireSdk('@modelcontextprotocol/sdk/types.js'),
     }
   } catch (cause) {
     if (cause && cause.code === 'MODULE_NOT_FOUND' && /@modelcontextprotocol\/sdk/.test(cause.message)) {
@@ -201,9 +232,40 @@ async function main(argv) {
   try {
     await serve({ roots, timeoutMs, index: !values['no-index'] })
   } catch (err) {
-    if (err && err.code === 'missing-sdk') return fail('missing-sdk', err.message, 1)
+    if (err && err.code === 'missing-sdk') {
+      if (withSdkThroughNpx(argv)) return
+      return fail('missing-sdk', err.message, 1)
+    }
     throw err
   }
+}
+
+/** Set in the environment of the run `withSdkThroughNpx` starts, so it is tried once. */
+const RETRIED = 'AGENT_FIND_MCP_WITH_SDK'
+
+/**
+ * Run by `npx agent-find mcp` (npm exec) without the SDK beside it: runs the
+ * same command again through npm exec, with this package and the SDK (the
+ * peer range) as its packages, its stdio handed over, and exits as it does.
+ * So `npx -y agent-find mcp --root DIR` works with nothing else installed,
+ * while `npm install agent-find` never pulls the SDK in. False when not
+ * under npm exec, or already retried.
+ */
+function withSdkThroughNpx(argv) {
+  const npm = process.env.npm_execpath
+  if (process.env.npm_command !== 'exec' || !npm || process.env[RETRIED]) return false
+  const { spawn } = require('node:child_process')
+  const pkg = require('../package.json')
+  const range = pkg.peerDependencies['@modelcontextprotocol/sdk']
+  const args = [npm, 'exec', '--yes', `--package=${path.join(__dirname, '..')}`, `--package=@modelcontextprotocol/sdk@${range}`, '--', 'agent-find', 'mcp', ...argv]
+  process.stderr.write(`agent-find: mcp: the MCP SDK is not installed beside agent-find; running it through npm exec with @modelcontextprotocol/sdk@${range}\n`)
+  const child = spawn(process.execPath, args, { stdio: 'inherit', env: { ...process.env, [RETRIED]: '1' } })
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal))
+  child.on('exit', (code, signal) => {
+    process.exitCode = code ?? (signal ? 1 : 0)
+  })
+  child.on('error', (err) => fail('missing-sdk', `could not run npm exec to fetch the MCP SDK: ${err.message}`, 1))
+  return true
 }
 
 function fail(code, message, status) {

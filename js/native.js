@@ -35,8 +35,9 @@ function prebuiltPlatforms() {
 
 /** The package's own folder, when this file sits in it as installed (not inlined into a bundle). */
 function packageFolder() {
-  const folder = path.join(__dirname, '..')
-  return fs.existsSync(path.join(folder, 'binding.js')) && fs.existsSync(path.join(folder, 'js', 'native.js')) ? folder : undefined
+  // Inlined into a bundle, this code runs as the bundle's file, not as js/native.js.
+  const asInstalled = path.basename(__filename) === 'native.js' && path.basename(__dirname) === 'js' && fs.existsSync(__filename)
+  return asInstalled ? path.join(__dirname, '..') : undefined
 }
 
 function loadErrorMessage(cause) {

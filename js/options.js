@@ -65,4 +65,9 @@ function parametersOf(call) {
 /** Options the host sets and a model may not (no `model` text), in either call. */
 const HOST_FIXED = Object.freeze([...new Set(OPTIONS.filter((o) => o.model === undefined).map((o) => o.name))])
 
-module.exports = { OPTIONS, optionsOf, parametersOf, HOST_FIXED }
+/** ripgrep's file types, as `searchFiles`' `type` takes them: name -> globs, in name order. */
+function fileTypes() {
+  return Object.fromEntries(native.fileTypes().map((t) => [t.name, t.globs]))
+}
+
+module.exports = { OPTIONS, optionsOf, parametersOf, HOST_FIXED, fileTypes }

@@ -41,6 +41,8 @@ const SEARCH_DESCRIPTION = [
   'files newest first ("files"), or `file: count` lines ("count"), with every file path relative to the search directory;',
   'at most `maxResults`, with a note when the list was cut, and when nothing matched, a note naming skipped folders that hold matches.',
   `Case-sensitive unless \`ignoreCase\` (find is case-insensitive); lines longer than ${native.MAX_LINE_CHARS} characters are clipped.`,
+  'Narrow with `type` (["py"]), `fileGlob`, `exclude`, `maxPerFile`; `literal: true` for plain text, `patterns` for several regexes',
+  '(each match lists which matched), `multiline: true` to span lines.',
   'To list files by path pattern, size or date, use find.',
 ].join(' ')
 

@@ -168,7 +168,7 @@ mod tests {
         assert!(e.message.len() < 1024, "{} bytes", e.message.len());
         assert!(e.message.starts_with("unknown option `xxx"), "{}", e.message);
         // Every search option is named, in the option table's order.
-        assert!(e.message.contains("; the options are: pattern, path, target, "), "{}", e.message);
+        assert!(e.message.contains("; the options are: pattern, path, exclude, target, "), "{}", e.message);
         assert!(e.message.ends_with(", roots, cwd, signal, policy, approve, reader"), "{}", e.message);
     }
 }

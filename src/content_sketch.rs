@@ -384,6 +384,26 @@ impl Prefilter {
         }
     }
 
+    /// The prefilter of any of `patterns` (each a regex, or with `literal`
+    /// a fixed string): a file may match when it may match one of them, so
+    /// the need is the alternation of theirs, built as ripgrep joins
+    /// `-e A -e B` (each pattern in a group of its own, so its flags stay
+    /// inside). A multiline pattern needs no change: a trigram across a
+    /// line break is never required (see `Need::of_string`).
+    pub fn any_of<P: AsRef<str>>(patterns: &[P], ignore_case: bool, literal: bool) -> Option<Prefilter> {
+        let joined: Vec<String> = patterns
+            .iter()
+            .map(|p| match literal {
+                true => format!("(?:{})", regex_syntax::escape(p.as_ref())),
+                false => format!("(?:{})", p.as_ref()),
+            })
+            .collect();
+        match joined.len() {
+            0 => None,
+            _ => Prefilter::new(&joined.join("|"), ignore_case),
+        }
+    }
+
     /// Whether a file with this sketch may hold a match (false: it holds none).
     pub fn may_match(&self, sketch: &Sketch) -> bool {
         self.need.met_by(sketch)
@@ -502,6 +522,31 @@ mod tests {
         assert!(matches("kind", true, text) && may("kind", true, text));
         assert!(matches("skip", true, text) && may("skip", true, text));
         assert!(!may("kindle", true, text));
+    }
+
+    #[test]
+    fn any_of_several_patterns_needs_one_of_theirs() {
+        let text = "fn main() {\n    let deadlock = Mutex::new(1);\n    println!(\"ok\");\n}\n";
+        let sketch = Sketcher::default().sketch(text.as_bytes());
+        let may = |patterns: &[&str], ignore_case: bool, literal: bool| {
+            Prefilter::any_of(patterns, ignore_case, literal).is_none_or(|p| p.may_match(&sketch))
+        };
+        // One present is enough; all absent rule the file out.
+        assert!(may(&["never_written", "deadlock"], false, false));
+        assert!(may(&["zzzz_one", "(?i)MUTEX::NEW"], false, false));
+        assert!(!may(&["never_written", "zzzz_two"], false, false));
+        // A pattern's own flags do not leak into the next (each is a group of its own).
+        assert!(may(&["(?i)never_WRITTEN", "mutex::NEW"], true, false));
+        assert!(!may(&["(?i)never_written", "zzzz_three"], false, false));
+        // Literal text: regex characters are plain, and required as written.
+        assert!(may(&["Mutex::new(", "never"], false, true));
+        assert!(may(&["println!(\"ok\")"], false, true));
+        assert!(!may(&["dead.lock", "Mutex::new(2"], false, true));
+        assert!(may(&["DEADLOCK"], true, true));
+        // A multiline pattern is never ruled out for its line break.
+        assert!(may(&["Mutex::new\\(1\\);\\n\\s+println"], false, false));
+        assert!(may(&["\\{\\n    let"], false, false));
+        assert!(Prefilter::any_of::<&str>(&[], false, false).is_none());
     }
 
     #[test]

@@ -34,6 +34,14 @@ pub const LINE_PIECE_BYTES: usize = 256 << 10;
 /// found across a cut.
 pub const PIECE_OVERLAP_BYTES: usize = 4 << 10;
 
+/// A multiline content search reads each file whole (as rg -U does): files
+/// larger than this are passed over in that mode (per walker thread).
+pub const MAX_MULTILINE_FILE_BYTES: usize = 32 << 20;
+/// The most lines of one multiline match shown (each cut as a line is).
+pub const MAX_MATCH_LINES: usize = 20;
+/// The most patterns a content search takes (`patterns`).
+pub const MAX_SEARCH_PATTERNS: usize = 1000;
+
 /// The longest pattern (glob or regex) accepted.
 pub const MAX_PATTERN_BYTES: usize = 16 * 1024;
 /// The largest ignore file read: git skips pattern files larger than this

@@ -217,7 +217,7 @@ pub const OPTIONS: &[OptionSpec] = &[
     opt(FIND, "gitignore", Kind::Bool, Default::Bool(true))
         .model("Apply .gitignore, .ignore and .git/info/exclude. Set false to also list ignored files (node_modules, build output).")
         .switch_to("no-gitignore", "false", "do not apply .gitignore, .ignore, .git/info/exclude"),
-    opt(FIND, "exclude", Kind::Texts, Default::Empty)
+    opt(BOTH, "exclude", Kind::Texts, Default::Empty)
         .model("Extra globs to leave out, like .gitignore lines: 'dist', '*.min.js', 'src/generated'.")
         .flag("exclude", Some("GLOB"), "leave out matching entries (repeatable)")
         .repeats(),
@@ -247,6 +247,28 @@ pub const OPTIONS: &[OptionSpec] = &[
     opt(SEARCH, "fileGlob", Kind::Text, Default::None)
         .model("Content search only: which files to search, e.g. '*.py', '*.{ts,tsx}', 'src/**/*.rs'; '.py' and '.{ts,tsx}' mean '*.py' and '*.{ts,tsx}'.")
         .flag("glob", Some("GLOB"), "only files matching GLOB, e.g. '*.py' or '*.{ts,tsx}'"),
+    opt(SEARCH, "type", Kind::Texts, Default::Empty)
+        .model("Only files of these ripgrep file types, e.g. ['py'], ['js', 'ts'], ['rust'] (rg --type-list names them). Applies to both targets.")
+        .flag("type", Some("TYPE"), "only files of ripgrep's file type TYPE (repeatable; --type-list lists them)")
+        .short('t')
+        .repeats(),
+    opt(SEARCH, "patterns", Kind::Texts, Default::Empty)
+        .model("Content search only: several regexes, any of which may match (as rg -e A -e B); each match lists the indexes of those that matched in `patterns` of the result, `pattern` counting as index 0 when given and non-empty.")
+        .flag("regexp", Some("REGEX"), "search for REGEX too (repeatable, as rg -e); the first positional is then the path")
+        .short('e')
+        .repeats(),
+    opt(SEARCH, "literal", Kind::Bool, Default::Bool(false))
+        .model("Content search only: the pattern(s) are plain text, not regexes (as rg -F): 'foo(' and 'a.b' match exactly that.")
+        .flag("fixed-strings", None, "the pattern is plain text, not a regex (as rg -F)")
+        .short('F'),
+    opt(SEARCH, "multiline", Kind::Bool, Default::Bool(false))
+        .model("Content search only: a match may span lines, written with \\n (as rg -U); `.` still stops at a line end unless the pattern starts with (?s). A match is reported at its first line, with all its lines.")
+        .flag("multiline", None, "a match may span lines (as rg -U)")
+        .short('U'),
+    opt(SEARCH, "maxPerFile", Kind::Integer { minimum: 1 }, Default::None)
+        .model("Content search only: at most this many matching lines per file (as rg -m); counts then count at most this many per file.")
+        .flag("max-count", Some("N"), "at most N matching lines per file (as rg -m)")
+        .short('m'),
     opt(SEARCH, "outputMode", Kind::Choice(&["content", "files", "count"]), Default::Text("content"))
         .model("'content': matching lines with file and line number. 'files': only the files that match. 'count': matches per file.")
         .flag("mode", Some("content|files|count"), "matching lines (default), files that matched, or counts per file"),

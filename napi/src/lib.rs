@@ -191,6 +191,8 @@ pub struct JsLineMatch {
     pub line: f64,
     #[napi(js_name = "match")]
     pub text: String,
+    /// With `patterns`: the indexes of the patterns that match the line(s).
+    pub patterns: Option<Vec<u32>>,
 }
 
 #[napi(object, js_name = "FileCount")]
@@ -429,7 +431,9 @@ impl From<SearchOutcome> for JsSearchResult {
         match o.items {
             SearchItems::Matches(m) => {
                 r.matches = Some(
-                    m.into_iter().map(|m| JsLineMatch { file: m.file, line: m.line as f64, text: m.text }).collect(),
+                    m.into_iter()
+                        .map(|m| JsLineMatch { file: m.file, line: m.line as f64, text: m.text, patterns: m.patterns })
+                        .collect(),
                 )
             }
             SearchItems::Files(f) => r.files = Some(f),
@@ -445,7 +449,14 @@ impl From<JsSearchResult> for SearchOutcome {
     fn from(r: JsSearchResult) -> Self {
         let items = if let Some(m) = r.matches {
             SearchItems::Matches(
-                m.into_iter().map(|m| LineMatch { file: m.file, line: m.line.max(0.0) as u64, text: m.text }).collect(),
+                m.into_iter()
+                    .map(|m| LineMatch {
+                        file: m.file,
+                        line: m.line.max(0.0) as u64,
+                        text: m.text,
+                        patterns: m.patterns,
+                    })
+                    .collect(),
             )
         } else if let Some(c) = r.counts {
             SearchItems::Counts(c.into_iter().map(|c| (c.file, c.count.max(0.0) as u64)).collect())
@@ -1070,6 +1081,19 @@ const KIND_CODES: [EntryKind; 3] = [EntryKind::File, EntryKind::Dir, EntryKind::
 
 fn kind_code(kind: EntryKind) -> u8 {
     KIND_CODES.iter().position(|k| *k == kind).unwrap_or(0) as u8
+}
+
+/// ripgrep's file types, as `searchFiles`' `type` takes them: each name
+/// with its globs, in name order.
+#[napi]
+pub fn file_types() -> Vec<FileType> {
+    agent_find_core::file_types().into_iter().map(|(name, globs)| FileType { name, globs }).collect()
+}
+
+#[napi(object, object_from_js = false)]
+pub struct FileType {
+    pub name: String,
+    pub globs: Vec<String>,
 }
 
 /// The entry kinds' names, in code order.

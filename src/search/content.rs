@@ -28,7 +28,10 @@ use std::io::{self, Read};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::rc::Rc;
 
-pub use crate::limits::{LINE_PIECE_BYTES, MAX_LINE_BUFFER_BYTES, MAX_LINE_CHARS, PIECE_OVERLAP_BYTES};
+pub use crate::limits::{
+    LINE_PIECE_BYTES, MAX_LINE_BUFFER_BYTES, MAX_LINE_CHARS, MAX_MATCH_LINES, MAX_MULTILINE_FILE_BYTES,
+    PIECE_OVERLAP_BYTES,
+};
 pub const CUT_MARK: &str = " …[line cut]";
 /// Starts the text of a match shown from inside an over-long line.
 pub const LEAD_MARK: &str = "[line cut]… ";
@@ -40,7 +43,10 @@ const BEFORE_MATCH_BYTES: usize = 80;
 pub struct LineHit {
     /// 1-based.
     pub line: u64,
+    /// The line; for a multiline match, its lines joined by `\n`.
     pub text: String,
+    /// With `patterns`: the indexes of those that match the line(s).
+    pub patterns: Option<Vec<u32>>,
 }
 
 /// What one file gave: the number of matching lines and the first of them.
@@ -90,8 +96,15 @@ pub fn binary_searcher() -> Searcher {
 }
 
 fn builder() -> SearcherBuilder {
+    builder_for(false)
+}
+
+/// A searcher's settings; `multiline` (rg -U) reads each file whole, up to
+/// `MAX_MULTILINE_FILE_BYTES` (a larger file is passed over in that mode).
+fn builder_for(multiline: bool) -> SearcherBuilder {
     let mut builder = SearcherBuilder::new();
-    builder.binary_detection(BinaryDetection::quit(b'\x00')).heap_limit(Some(MAX_LINE_BUFFER_BYTES));
+    let limit = if multiline { MAX_MULTILINE_FILE_BYTES } else { MAX_LINE_BUFFER_BYTES };
+    builder.binary_detection(BinaryDetection::quit(b'\x00')).heap_limit(Some(limit)).multi_line(multiline);
     builder
 }
 
@@ -181,13 +194,20 @@ fn scan_input(
     name: &std::path::Path,
     cancel: &Cancel,
 ) -> Option<FileScan> {
+    // A thread's searcher is made line by line; a multiline search needs its own.
+    if searcher.multi_line() != matcher.modes.multiline {
+        *searcher = builder_for(matcher.modes.multiline)
+            .line_number(searcher.line_number())
+            .binary_detection(searcher.binary_detection().clone())
+            .build();
+    }
     // A panic in an engine must not unwind through the walker threads.
     let done = catch_unwind(AssertUnwindSafe(|| match input {
         Input::File(mut file) => search_file(searcher, matcher, &mut file, scan, cancel),
         Input::Chunks(mut chunks) => search_file(searcher, matcher, &mut chunks, scan, cancel),
         Input::Read(bytes) => search_file(searcher, matcher, &mut io::Cursor::new(bytes), scan, cancel),
         Input::Bytes(bytes) => {
-            let mut sink = Collect::new(scan, None);
+            let mut sink = Collect::new(scan, matcher, None);
             search(searcher, &matcher.engine, From::<&[u8]>::Slice(bytes), &mut sink).map(|()| sink)
         }
     }));
@@ -200,7 +220,8 @@ fn scan_input(
             matcher.fail_io(&shown(), "cannot read", &e);
             None
         }
-        // Only the pieces could outgrow the buffer, and they are far smaller.
+        // Line by line, only the pieces could outgrow the buffer, and they
+        // are far smaller; multiline, a file over its cap is passed over.
         Ok(Err(Stop::TooLong)) => None,
         Ok(Err(Stop::Cancelled)) => {
             if let Err(e) = cancel.check() {
@@ -228,7 +249,7 @@ fn search_file<'m>(
     scan: Scan,
     cancel: &Cancel,
 ) -> Result<Collect<'m>, Stop> {
-    let mut sink = Collect::new(scan, None);
+    let mut sink = Collect::new(scan, matcher, None);
     let read = Cell::new(0);
     let done =
         search(searcher, &matcher.engine, From::Reader(Checked { file, cancel, cutter: None, read: &read }), &mut sink);
@@ -237,16 +258,21 @@ fn search_file<'m>(
     // search (and whether a match before it counts): every file starts from
     // the same buffer, so answers do not depend on what a thread read before.
     if read.get() > INITIAL_BUFFER_BYTES {
-        *searcher =
-            builder().line_number(searcher.line_number()).binary_detection(searcher.binary_detection().clone()).build();
+        *searcher = builder_for(matcher.modes.multiline)
+            .line_number(searcher.line_number())
+            .binary_detection(searcher.binary_detection().clone())
+            .build();
     }
     match done {
-        Err(Stop::TooLong) => {}
+        // Pieces would break what a multiline match may span: such a file
+        // is over `MAX_MULTILINE_FILE_BYTES`, and passed over.
+        Err(Stop::TooLong) if !matcher.modes.multiline => {}
         done => return done.map(|()| sink),
     }
     file.rewind_to_start().map_err(Stop::Io)?;
     let breaks = Rc::new(RefCell::new(Vec::new()));
-    let mut sink = Collect::new(scan, Some(Pieces { breaks: Rc::clone(&breaks), engine: &matcher.engine, last: None }));
+    let pieces = Pieces { breaks: Rc::clone(&breaks), engine: &matcher.engine, last: None };
+    let mut sink = Collect::new(scan, matcher, Some(pieces));
     let cutter = Some(Cutter::new(breaks));
     let mut in_pieces = builder().line_number(true).binary_detection(searcher.binary_detection().clone()).build();
     let read = Cell::new(0);
@@ -414,14 +440,25 @@ struct Pieces<'a> {
 
 struct Collect<'a> {
     scan: Scan,
+    matcher: &'a ContentMatcher,
     found: FileScan,
     binary: bool,
     pieces: Option<Pieces<'a>>,
+    /// The matching lines reported (with `multiline`, the runs of matches
+    /// on touching lines, each reported once, as rg prints them).
+    reported: u64,
 }
 
 impl<'a> Collect<'a> {
-    fn new(scan: Scan, pieces: Option<Pieces<'a>>) -> Collect<'a> {
-        Collect { scan, found: FileScan::default(), binary: false, pieces }
+    fn new(scan: Scan, matcher: &'a ContentMatcher, pieces: Option<Pieces<'a>>) -> Collect<'a> {
+        Collect { scan, matcher, found: FileScan::default(), binary: false, pieces, reported: 0 }
+    }
+
+    /// Whether the search of this file goes on after a match: not when one
+    /// is all it asks, nor once `maxPerFile` are reported (as rg -m, which
+    /// with -U counts a run of matches as one).
+    fn go_on(&self) -> bool {
+        self.scan != Scan::Any && self.matcher.modes.max_per_file.is_none_or(|max| self.reported < max)
     }
 }
 
@@ -468,7 +505,8 @@ impl Sink for Collect<'_> {
             // Cuts before this piece added lines that are not the file's.
             line = line.saturating_sub(breaks.partition_point(|&b| b < at) as u64);
             if pieces.last == Some(line) {
-                return Ok(self.scan != Scan::Any);
+                drop(breaks);
+                return Ok(self.go_on());
             }
             pieces.last = Some(line);
             let cut_before = at > 0 && breaks.binary_search(&(at - 1)).is_ok();
@@ -476,7 +514,13 @@ impl Sink for Collect<'_> {
             cut = cut_before || cut_after;
             lead = cut_before;
         }
-        self.found.count += 1;
+        self.reported += 1;
+        // Multiline, a run of matches on touching lines comes as one: counted
+        // match by match, as `rg --count -U` counts.
+        self.found.count += match self.matcher.modes.multiline {
+            true => self.matcher.engine.count_in(mat.bytes()).max(1),
+            false => 1,
+        };
         let wanted = match self.scan {
             Scan::Lines(n) => self.found.lines.len() < n,
             Scan::Window { from_line, skip, n } if line >= from_line => {
@@ -488,11 +532,12 @@ impl Sink for Collect<'_> {
         if wanted {
             let text = match (&self.pieces, cut) {
                 (Some(pieces), true) => around_match(pieces.engine, mat.bytes(), lead),
+                _ if self.matcher.modes.multiline => lines_text(mat.bytes()),
                 _ => line_text(mat.bytes()),
             };
-            self.found.lines.push(LineHit { line, text });
+            self.found.lines.push(LineHit { line, text, patterns: self.matcher.which(mat.bytes()) });
         }
-        Ok(self.scan != Scan::Any)
+        Ok(self.go_on())
     }
 
     fn binary_data(&mut self, _: &Searcher, _: u64) -> Result<bool, Stop> {
@@ -521,6 +566,18 @@ fn around_match(engine: &Engine, piece: &[u8], lead: bool) -> String {
     }
     let mark = if lead || from > 0 { LEAD_MARK } else { "" };
     format!("{mark}{}", line_text(&piece[from..]))
+}
+
+/// The lines of a multiline match, each as `line_text` gives it, joined by
+/// `\n`: at most `MAX_MATCH_LINES`, then a line saying how many more.
+fn lines_text(bytes: &[u8]) -> String {
+    let bytes = bytes.strip_suffix(b"\n").unwrap_or(bytes);
+    let lines: Vec<&[u8]> = bytes.split(|&b| b == b'\n').collect();
+    let mut shown: Vec<String> = lines.iter().take(MAX_MATCH_LINES).map(|l| line_text(l)).collect();
+    if lines.len() > MAX_MATCH_LINES {
+        shown.push(format!("…[{} more lines]", lines.len() - MAX_MATCH_LINES));
+    }
+    shown.join("\n")
 }
 
 /// The line without its terminator, lossy UTF-8, cut to `MAX_LINE_CHARS`.
@@ -563,7 +620,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(found.count, 2);
-        assert_eq!(found.lines, vec![LineHit { line: 1, text: "alpha".into() }]);
+        assert_eq!(found.lines, vec![LineHit { line: 1, text: "alpha".into(), patterns: None }]);
         let all = scan_file(
             &mut new_searcher(Scan::Lines(10)),
             &matcher("beta"),
@@ -573,7 +630,7 @@ mod tests {
             &Cancel::never(),
         )
         .unwrap();
-        assert_eq!(all.lines[1], LineHit { line: 3, text: "alpha beta".into() });
+        assert_eq!(all.lines[1], LineHit { line: 3, text: "alpha beta".into(), patterns: None });
         let any = scan_file(
             &mut new_searcher(Scan::Any),
             &matcher("a"),

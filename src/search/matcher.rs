@@ -41,6 +41,19 @@ use std::sync::{Arc, OnceLock};
 /// The largest JIT stack PCRE2 may grow to (ripgrep's value).
 const JIT_STACK_BYTES: usize = 10 << 20;
 
+/// How the pattern(s) of a content search are read: `ignoreCase`,
+/// `literal` (rg -F), `multiline` (rg -U) and `maxPerFile` (rg -m).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Modes {
+    pub ignore_case: bool,
+    /// Every pattern is a fixed string.
+    pub literal: bool,
+    /// A match may span lines: the searcher reads each file whole.
+    pub multiline: bool,
+    /// At most this many matching lines (matches, in multiline mode) per file.
+    pub max_per_file: Option<u64>,
+}
+
 /// The engine a content search runs.
 #[derive(Debug, Clone)]
 pub enum Engine {
@@ -50,68 +63,116 @@ pub enum Engine {
     Pcre2(Box<grep_pcre2::RegexMatcher>),
 }
 
+impl Engine {
+    /// Whether the engine finds a match in `bytes`.
+    pub fn is_match(&self, bytes: &[u8]) -> bool {
+        use grep_matcher::Matcher;
+        match self {
+            Engine::Rust(m) => m.is_match(bytes).unwrap_or(false),
+            Engine::Pcre2(m) => m.is_match(bytes).unwrap_or(false),
+        }
+    }
+
+    /// How many matches the engine finds in `bytes`, one after another.
+    pub fn count_in(&self, bytes: &[u8]) -> u64 {
+        use grep_matcher::Matcher;
+        let mut n = 0;
+        // An engine error here leaves the count at what was found: the
+        // search of the same bytes has just succeeded.
+        let _ = match self {
+            Engine::Rust(m) => m
+                .find_iter(bytes, |_| {
+                    n += 1;
+                    true
+                })
+                .is_ok(),
+            Engine::Pcre2(m) => m
+                .find_iter(bytes, |_| {
+                    n += 1;
+                    true
+                })
+                .is_ok(),
+        };
+        n
+    }
+}
+
 /// A compiled content regex, and the first failure of a search with it
 /// (shared by clones, so every walker thread reports to one place): its
 /// engine could not finish a file, a file could not be opened or read, or
 /// the search was cancelled inside a file.
 #[derive(Debug, Clone)]
 pub struct ContentMatcher {
+    /// Every pattern as one alternation (as ripgrep joins `-e A -e B`).
     pub engine: Engine,
     failure: Arc<OnceLock<FindError>>,
     /// The trigrams every match holds, for a live index's sketches.
     prefilter: Option<Arc<Prefilter>>,
-    /// The pattern as given, and whether case is ignored.
-    pattern: Arc<str>,
-    ignore_case: bool,
+    /// With `patterns`: each pattern's own engine, to tell which of them
+    /// match a reported line (`None`: a single `pattern`, not reported).
+    each: Option<Arc<[Engine]>>,
+    pub modes: Modes,
+    /// The one pattern as a regex (escaped when `literal`), for the
+    /// near readings of an empty search; `None` with several patterns or
+    /// `multiline`, which those line-by-line readings do not cover.
+    pattern: Option<Arc<str>>,
 }
 
 impl ContentMatcher {
+    /// One pattern, read as a regex, line by line.
     pub fn new(pattern: &str, ignore_case: bool) -> Result<ContentMatcher> {
-        let engine = match RegexMatcherBuilder::new()
-            .case_insensitive(ignore_case)
-            .line_terminator(Some(b'\n'))
-            .size_limit(MAX_CONTENT_REGEX_BYTES)
-            .build(pattern)
-        {
-            Ok(m) => Engine::Rust(m),
-            Err(_) if needs_fallback(pattern) => Engine::Pcre2(Box::new(pcre2(pattern, ignore_case)?)),
-            Err(e) if e.to_string().contains("exceeds size limit") => {
-                return Err(FindError::invalid_pattern(format!(
-                    "regex too big: it compiles to more than {} MiB, the limit (counted repetition multiplies \
-                     its size: `\\w{{1000}}` is 1000 copies of a Unicode class): use smaller counts, `+` or `*`, \
-                     or a narrower class such as `[a-z]` instead of `\\w` or `.`",
-                    MAX_CONTENT_REGEX_BYTES >> 20
-                )))
-            }
-            Err(e) => {
-                return Err(FindError::invalid_pattern(format!(
-                    "invalid regex (Rust `regex` syntax, as ripgrep's; searched line by line): {}",
-                    crate::error::regex_error(&e.to_string(), 600)
-                )))
-            }
+        ContentMatcher::build(&[pattern], Modes { ignore_case, ..Modes::default() }, false)
+    }
+
+    /// Any of `patterns` (at least one), read as `modes` says; with
+    /// `report_each`, each reported line says which of them match it.
+    ///
+    /// When one of them needs the fallback engine (lookaround or a
+    /// backreference), all of them run on it as one alternation, as `rg -P
+    /// -e A -e B` would.
+    pub fn build(patterns: &[&str], modes: Modes, report_each: bool) -> Result<ContentMatcher> {
+        let named = |i: usize, e: FindError| match patterns.len() {
+            1 => e,
+            _ => FindError::new(e.code, format!("in pattern {i} (`{}`): {}", clip(patterns[i], 100), e.message)),
+        };
+        let singles: Vec<Engine> = patterns
+            .iter()
+            .enumerate()
+            .map(|(i, p)| engine(&[p], modes).map_err(|e| named(i, e)))
+            .collect::<Result<_>>()?;
+        let engine = match singles.len() {
+            1 => singles[0].clone(),
+            _ => engine(patterns, modes)?,
         };
         // The fallback's syntax (lookaround, backreferences) is not analysed.
         let prefilter = match engine {
-            Engine::Rust(_) => Prefilter::new(pattern, ignore_case).map(Arc::new),
+            Engine::Rust(_) => Prefilter::any_of(patterns, modes.ignore_case, modes.literal).map(Arc::new),
             Engine::Pcre2(_) => None,
         };
-        Ok(ContentMatcher {
-            engine,
-            failure: Arc::new(OnceLock::new()),
-            prefilter,
-            pattern: pattern.into(),
-            ignore_case,
-        })
+        let each = report_each.then(|| singles.into());
+        let pattern = match (patterns, modes.multiline) {
+            ([one], false) if modes.literal => Some(regex_syntax::escape(one).into()),
+            ([one], false) => Some((*one).into()),
+            _ => None,
+        };
+        Ok(ContentMatcher { engine, failure: Arc::new(OnceLock::new()), prefilter, each, modes, pattern })
     }
 
-    /// The pattern as given.
-    pub fn pattern(&self) -> &str {
-        &self.pattern
+    /// The indexes of the patterns that match `lines` (a reported line, or
+    /// the lines of a multiline match); `None` for a single `pattern`.
+    pub fn which(&self, lines: &[u8]) -> Option<Vec<u32>> {
+        let each = self.each.as_ref()?;
+        Some((0..each.len()).filter(|&i| each[i].is_match(lines)).map(|i| i as u32).collect())
+    }
+
+    /// The one pattern as a regex (see the field).
+    pub fn pattern(&self) -> Option<&str> {
+        self.pattern.as_deref()
     }
 
     /// Whether case is ignored.
     pub fn ignores_case(&self) -> bool {
-        self.ignore_case
+        self.modes.ignore_case
     }
 
     /// Whether a file with this sketch of its contents may hold a match.
@@ -161,6 +222,46 @@ impl ContentMatcher {
     }
 }
 
+/// The engine of `patterns` as one alternation: the normal one, or the
+/// fallback when the normal parser refuses one of them only for
+/// lookaround or a backreference.
+fn engine<P: AsRef<str>>(patterns: &[P], modes: Modes) -> Result<Engine> {
+    let mut builder = RegexMatcherBuilder::new();
+    builder.case_insensitive(modes.ignore_case).fixed_strings(modes.literal).size_limit(MAX_CONTENT_REGEX_BYTES);
+    if modes.multiline {
+        // As rg -U: no line terminator, so `\n` may match, and `^`/`$`
+        // anchor at line ends; `.` stops at them unless `(?s)`.
+        builder.multi_line(true);
+    } else {
+        builder.line_terminator(Some(b'\n'));
+    }
+    match builder.build_many(patterns) {
+        Ok(m) => Ok(Engine::Rust(m)),
+        Err(_) if !modes.literal && patterns.iter().any(|p| needs_fallback(p.as_ref())) => {
+            Ok(Engine::Pcre2(Box::new(pcre2(patterns, modes)?)))
+        }
+        Err(e) if e.to_string().contains("exceeds size limit") => Err(FindError::invalid_pattern(format!(
+            "regex too big: it compiles to more than {} MiB, the limit (counted repetition multiplies \
+             its size: `\\w{{1000}}` is 1000 copies of a Unicode class): use smaller counts, `+` or `*`, \
+             or a narrower class such as `[a-z]` instead of `\\w` or `.`",
+            MAX_CONTENT_REGEX_BYTES >> 20
+        ))),
+        Err(e) => {
+            let text = e.to_string();
+            // Line by line, a line end cannot be matched: say how it can.
+            let hint = match !modes.multiline && text.contains(r#""\n" is not allowed"#) {
+                true => "; to match across lines, set `multiline: true`",
+                false => "",
+            };
+            Err(FindError::invalid_pattern(format!(
+                "invalid regex (Rust `regex` syntax, as ripgrep's; {}): {}{hint}",
+                if modes.multiline { "a match may span lines" } else { "searched line by line" },
+                crate::error::regex_error(&text, 600)
+            )))
+        }
+    }
+}
+
 /// Whether the normal parser refuses `pattern` only for what the fallback
 /// adds: lookaround or a backreference (the first error it meets).
 /// PCRE2's named and relative backreferences (`\k<n>`, `\g1`) are unknown
@@ -179,16 +280,17 @@ fn needs_fallback(pattern: &str) -> bool {
     }
 }
 
-fn pcre2(pattern: &str, ignore_case: bool) -> Result<grep_pcre2::RegexMatcher> {
+fn pcre2<P: AsRef<str>>(patterns: &[P], modes: Modes) -> Result<grep_pcre2::RegexMatcher> {
     let mut builder = grep_pcre2::RegexMatcherBuilder::new();
-    builder.caseless(ignore_case).multi_line(true).utf(true).ucp(true);
+    builder.caseless(modes.ignore_case).multi_line(true).utf(true).ucp(true);
     if cfg!(target_pointer_width = "64") {
         builder.jit_if_available(true).max_jit_stack_size(Some(JIT_STACK_BYTES));
     }
-    builder.build(pattern).map_err(|e| {
+    builder.build_many(patterns).map_err(|e| {
         FindError::invalid_pattern(format!(
             "invalid regex (it uses lookaround or a backreference, so it is read as PCRE2 syntax, as `rg -P` \
-             reads it; searched line by line): {}",
+             reads it; {}): {}",
+            if modes.multiline { "a match may span lines" } else { "searched line by line" },
             clip(&e.to_string(), 600)
         ))
     })

@@ -83,6 +83,8 @@ impl Target {
 #[derive(Debug, Clone)]
 pub struct SearchConfig {
     pub target: Target,
+    /// `type`: only files of these ripgrep file types (either target).
+    pub types: Option<options::FileTypes>,
     pub rules: WalkRules,
     pub max_results: usize,
     pub scope: Scope,
@@ -114,7 +116,10 @@ impl SearchConfig {
 pub struct LineMatch {
     pub file: String,
     pub line: u64,
+    /// The line; for a multiline match, its lines joined by `\n`.
     pub text: String,
+    /// With `patterns`: the indexes of those that match the line(s).
+    pub patterns: Option<Vec<u32>>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -240,6 +245,7 @@ pub fn run(config: &SearchConfig, cancel: &Cancel) -> Result<SearchOutcome> {
     let hits = &hits[before..];
     let max = config.max_results;
     let mut page = Page { passed, ..Page::default() };
+    let mut multiline_cut = false;
     let items = match &config.target {
         Target::Files { .. } | Target::Fuzzy { .. } | Target::Content { mode: OutputMode::Files, .. } => {
             let shown = page.window(hits, before, skip, max, &key);
@@ -248,6 +254,14 @@ pub fn run(config: &SearchConfig, cancel: &Cancel) -> Result<SearchOutcome> {
         Target::Content { mode: OutputMode::Count, .. } => {
             let shown = page.window(hits, before, skip, max, &key);
             SearchItems::Counts(shown.iter().map(|h| (h.path.clone(), h.count)).collect())
+        }
+        Target::Content { regex, mode: OutputMode::Content, .. } if regex.modes.multiline => {
+            // A run of matches is one item, so counts cannot place a page
+            // (`offset` and `cursor` are refused): one more is sought.
+            let mut matches = first_lines(&root, regex, hits, max + 1, cancel)?;
+            multiline_cut = matches.len() > max;
+            matches.truncate(max);
+            SearchItems::Matches(matches)
         }
         Target::Content { regex, mode: OutputMode::Content, .. } => {
             let from_line = match &start {
@@ -265,7 +279,7 @@ pub fn run(config: &SearchConfig, cancel: &Cancel) -> Result<SearchOutcome> {
         return Err(err);
     }
     let incomplete = bound.is_some();
-    let truncated = page.next.is_some();
+    let truncated = page.next.is_some() || multiline_cut;
     let next = match (page.next, &bound) {
         (Some(next), _) => Some((next, 0)),
         (None, Some(bound)) => Some((Key::Path { path: bound.clone(), line: 0 }, page.skip_left)),
@@ -396,10 +410,11 @@ impl Page {
             self.passed += count.saturating_sub(window) + skipped;
             skip -= skipped;
             let left = window - skipped - (lines.len() as u64).min(window - skipped);
-            out.extend(lines.into_iter().map(|LineHit { line, text }| LineMatch {
+            out.extend(lines.into_iter().map(|LineHit { line, text, patterns }| LineMatch {
                 file: hit.path.clone(),
                 line,
                 text,
+                patterns,
             }));
             if out.len() >= max && left > 0 {
                 self.next = out.last().map(|m| Key::Path { path: m.file.clone(), line: m.line }.after());
@@ -455,6 +470,9 @@ fn gather(
         };
         move |relative: &Path, kind, entry: &Entry| {
             if kind != EntryKind::File || !wanted(relative) {
+                return None;
+            }
+            if config.types.as_ref().is_some_and(|t| !t.is_match(relative)) {
                 return None;
             }
             let count = match &config.target {
@@ -647,6 +665,40 @@ impl Sketching {
         }
         scan_read(searcher, regex, &self.contents, scan, relative, cancel)
     }
+}
+
+/// The first `max` matching lines in path order: the walk only counted, so
+/// only the few files that hold them are read again, for their text.
+fn first_lines(
+    root: &Root,
+    regex: &ContentMatcher,
+    hits: &[Hit],
+    max: usize,
+    cancel: &Cancel,
+) -> Result<Vec<LineMatch>> {
+    let mut searcher = new_searcher(Scan::Lines(max));
+    let mut out = Vec::with_capacity(max.min(1024));
+    for hit in hits {
+        if out.len() >= max {
+            break;
+        }
+        cancel.check()?;
+        let scan = Scan::Lines(max - out.len());
+        let contents = root.read_one(&hit.relative, cancel)?;
+        let failure = contents.as_ref().and_then(Contents::failure);
+        let found = contents.and_then(|c| scan_contents(&mut searcher, regex, c, scan, Path::new(&hit.path), cancel));
+        if let Some(failure) = failure {
+            failure.check()?;
+        }
+        let FileScan { lines, .. } = found.unwrap_or_default();
+        out.extend(lines.into_iter().map(|LineHit { line, text, patterns }| LineMatch {
+            file: hit.path.clone(),
+            line,
+            text,
+            patterns,
+        }));
+    }
+    Ok(out)
 }
 
 #[cfg(test)]

@@ -39,10 +39,11 @@ struct Reading {
 /// near was found.
 pub(super) fn notice(config: &SearchConfig, root: &Root, cancel: &Cancel) -> Result<Option<String>> {
     let Target::Content { regex, file_glob, .. } = &config.target else { return Ok(None) };
-    let pattern = regex.pattern();
+    let Some(pattern) = regex.pattern() else { return Ok(None) };
     let pcre2 = matches!(regex.engine, Engine::Pcre2(_));
     let literal = regex_syntax::escape(pattern);
-    let literal_differs = literal != pattern;
+    // A `literal: true` pattern is already its text.
+    let literal_differs = literal != pattern && !regex.modes.literal;
     // PCRE2 patterns keep their groups' numbers only in first place: a copy
     // under `(?i:...)` would renumber what its backreferences name.
     let case_differs = !regex.ignores_case() && !pcre2 && pattern.chars().any(|c| c.is_lowercase() != c.is_uppercase());

@@ -1,16 +1,104 @@
-//! Reading `searchFiles` options into a validated `SearchConfig`.
+//! Reading `searchFiles` options into a validated `SearchConfig`, and the
+//! file types of `type` (ripgrep's own list, from the `ignore` crate).
 
 use super::cursor::{fingerprint, Cursor, Paging};
 use super::fuzzy::FuzzyQuery;
-use super::matcher::ContentMatcher;
+use super::matcher::{ContentMatcher, Modes};
 use super::{OutputMode, SearchConfig, Target, DEFAULT_MAX_RESULTS, MAX_RESULTS, SKIPPED_DIRS};
 use crate::args::{wrong, Reader, Value};
 use crate::error::{FindError, Result};
+use crate::limits::MAX_SEARCH_PATTERNS;
 use crate::option_table::Call;
 use crate::pattern::{NameMatcher, PatternMode};
 use crate::sandbox::Scope;
 use crate::source::Source;
 use crate::walk::{Excludes, WalkRules};
+use ignore::types::{Types, TypesBuilder};
+use std::sync::Arc;
+
+/// The files of some of ripgrep's file types (`type`: `rg -t`), matched by
+/// file name exactly as ripgrep matches them.
+#[derive(Debug, Clone)]
+pub struct FileTypes(Arc<Types>);
+
+impl FileTypes {
+    /// The types named, or an `invalid-argument` error naming the close
+    /// matches of a name that is not one.
+    pub fn new(names: &[String]) -> Result<FileTypes> {
+        let mut builder = TypesBuilder::new();
+        builder.add_defaults();
+        let known: Vec<String> = builder.definitions().into_iter().map(|d| d.name().to_string()).collect();
+        for name in names {
+            if name != "all" && !known.iter().any(|k| k == name) {
+                let close = close_names(name, &known);
+                let hint = match close.is_empty() {
+                    true => "fileTypes() (CLI: --type-list) lists them".to_string(),
+                    false => {
+                        format!("did you mean {}? fileTypes() (CLI: --type-list) lists them all", close.join(", "))
+                    }
+                };
+                return Err(FindError::invalid_argument(format!(
+                    "`type` '{}' is not a ripgrep file type; {hint}",
+                    crate::error::clip(name, 100)
+                )));
+            }
+            builder.select(name);
+        }
+        let types = builder.build().map_err(|e| FindError::invalid_argument(format!("`type`: {e}")))?;
+        Ok(FileTypes(Arc::new(types)))
+    }
+
+    /// Whether the file at `relative` is of one of the types.
+    pub fn is_match(&self, relative: &std::path::Path) -> bool {
+        self.0.matched(relative, false).is_whitelist()
+    }
+}
+
+/// Every file type `type` takes, with its globs, in name order.
+pub fn file_types() -> Vec<(String, Vec<String>)> {
+    let mut builder = TypesBuilder::new();
+    builder.add_defaults();
+    builder.definitions().into_iter().map(|d| (d.name().to_string(), d.globs().to_vec())).collect()
+}
+
+/// The known names close to `name`: within two edits, or holding it or held
+/// by it (at most five, closest first).
+fn close_names(name: &str, known: &[String]) -> Vec<String> {
+    let name = name.to_ascii_lowercase();
+    let mut scored: Vec<(usize, &String)> = known
+        .iter()
+        .filter_map(|k| {
+            let d = edit_distance(&name, k);
+            let related = name.len() >= 2 && (k.contains(&name) || name.contains(k.as_str()));
+            (d <= 2 || related).then_some((d, k))
+        })
+        .collect();
+    scored.sort();
+    scored.into_iter().take(5).map(|(_, k)| format!("'{k}'")).collect()
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut previous = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let here = row[j + 1];
+            row[j + 1] = (previous + usize::from(ca != cb)).min(row[j] + 1).min(here + 1);
+            previous = here;
+        }
+    }
+    row[b.len()]
+}
+
+/// One string or an array of strings.
+fn one_or_many(r: &Reader, name: &str) -> Result<Option<Vec<String>>> {
+    match r.get(name) {
+        Value::Text(t) => Ok(Some(vec![t.clone()])),
+        _ => r.texts(name),
+    }
+}
 
 /// A glob with no `/` is tested against the file name, one with `/` against
 /// the path relative to the search directory.
@@ -56,16 +144,61 @@ fn name_pattern(pattern: &str) -> String {
 pub fn parse(fields: &[(String, Value)], source: Source) -> Result<SearchConfig> {
     let r = Reader { fields };
     r.only(Call::Search)?;
+    let target = r.choice("target", &[("content", false), ("files", true)], false)?;
+    // An empty list is the default: as if left out.
+    let patterns = r.texts("patterns")?.filter(|p| !p.is_empty());
+    if let Some(patterns) = &patterns {
+        if target {
+            return Err(FindError::invalid_argument(
+                "`patterns` applies to content search only; with `target: 'files'` put one glob in `pattern`",
+            ));
+        }
+        if patterns.iter().any(String::is_empty) {
+            return Err(FindError::invalid_argument(
+                "`patterns` holds an empty pattern, which would match every line; give regexes such as ['TODO', 'FIXME']",
+            ));
+        }
+        if patterns.len() > MAX_SEARCH_PATTERNS {
+            return Err(FindError::invalid_argument(format!(
+                "`patterns` holds {} patterns; the limit is {MAX_SEARCH_PATTERNS}: search in several calls",
+                patterns.len()
+            )));
+        }
+    }
+    // With `patterns`, `pattern` may be left out (or empty): it is then not
+    // one of them; given, it comes first (index 0).
     let pattern =
-        match r.get("pattern") {
-            Value::Text(t) if !t.is_empty() => t.clone(),
-            Value::Text(_) | Value::Absent => return Err(FindError::invalid_argument(
+        match (r.get("pattern"), &patterns) {
+            (Value::Text(t), _) if !t.is_empty() => Some(t.clone()),
+            (Value::Text(_) | Value::Absent, Some(_)) => None,
+            (Value::Text(_) | Value::Absent, None) => return Err(FindError::invalid_argument(
                 "`pattern` is empty: pass a regex to search file contents, or a file-name glob with `target: 'files'`",
             )),
-            other => return Err(wrong("pattern", "a string", other)),
+            (other, _) => return Err(wrong("pattern", "a string", other)),
         };
     let ignore_case = r.flag("ignoreCase", false)?;
-    let target = r.choice("target", &[("content", false), ("files", true)], false)?;
+    let literal = r.flag("literal", false)?;
+    let multiline = r.flag("multiline", false)?;
+    let max_per_file = match r.get("maxPerFile") {
+        Value::Absent => None,
+        Value::Number(n) if *n >= 1.0 && (n.fract() == 0.0 || n.is_infinite()) => {
+            n.is_finite().then_some(n.min(u64::MAX as f64) as u64)
+        }
+        other => return Err(wrong("maxPerFile", "a positive whole number", other)),
+    };
+    if target {
+        let given = [("literal", literal), ("multiline", multiline), ("maxPerFile", max_per_file.is_some())];
+        if let Some((name, _)) = given.iter().find(|(_, set)| *set) {
+            return Err(FindError::invalid_argument(format!(
+                "`{name}` applies to content search only; with `target: 'files'` leave it out"
+            )));
+        }
+    }
+    // An empty list is the default: no filter.
+    let types = match one_or_many(&r, "type")? {
+        Some(names) if !names.is_empty() => Some(FileTypes::new(&names)?),
+        _ => None,
+    };
     let mode = r.choice(
         "outputMode",
         &[("content", OutputMode::Content), ("files", OutputMode::Files), ("count", OutputMode::Count)],
@@ -84,6 +217,8 @@ pub fn parse(fields: &[(String, Value)], source: Source) -> Result<SearchConfig>
                 "`fileGlob` applies to content search only; with `target: 'files'` put the glob in `pattern`",
             ));
         }
+        // `patterns` was refused above, so `pattern` is given.
+        let pattern = pattern.unwrap_or_default();
         if fuzzy {
             let query = FuzzyQuery::new(&pattern).ok_or_else(|| {
                 FindError::invalid_argument(
@@ -95,7 +230,9 @@ pub fn parse(fields: &[(String, Value)], source: Source) -> Result<SearchConfig>
             Target::Files { name: name_glob(&name_pattern(&pattern), !ignore_case)? }
         }
     } else {
-        let regex = ContentMatcher::new(&pattern, ignore_case)?;
+        let all: Vec<&str> = pattern.iter().chain(patterns.iter().flatten()).map(String::as_str).collect();
+        let modes = Modes { ignore_case, literal, multiline, max_per_file };
+        let regex = ContentMatcher::build(&all, modes, patterns.is_some())?;
         let file_glob = match file_glob {
             Some("") => {
                 return Err(FindError::invalid_argument("`fileGlob` is empty; omit it or pass a glob such as '*.py'"))
@@ -122,7 +259,8 @@ pub fn parse(fields: &[(String, Value)], source: Source) -> Result<SearchConfig>
     let rules = WalkRules {
         hidden: true,
         gitignore: !no_ignore,
-        exclude: Excludes::default(),
+        // As in `find` (the same code): gitignore-style globs, case-insensitive.
+        exclude: Excludes::new(r.texts("exclude")?.unwrap_or_default(), false)?,
         case_sensitive: false,
         max_depth: None,
         // `.git/` stays skipped even then, as in `find`: its objects are never what a search wants.
@@ -143,7 +281,12 @@ pub fn parse(fields: &[(String, Value)], source: Source) -> Result<SearchConfig>
     };
     let partial = r.flag("partial", false)?;
     let page = Paging { offset, cursor, fingerprint: fingerprint(fields), partial };
-    let config = SearchConfig { target, rules, max_results, scope, source, timeout_ms, search_binary: false, page };
+    if matches!(&target, Target::Content { regex, .. } if regex.modes.multiline) && (offset > 0 || page.cursor.is_some()) {
+        return Err(FindError::invalid_argument(
+            "`offset` and `cursor` do not page a `multiline` search (a match there may span lines); raise `maxResults` or narrow the pattern",
+        ));
+    }
+    let config = SearchConfig { target, types, rules, max_results, scope, source, timeout_ms, search_binary: false, page };
     if let Some(cursor) = &config.page.cursor {
         cursor.check(config.page.fingerprint, config.order())?;
     }

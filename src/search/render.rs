@@ -15,7 +15,11 @@ pub const NO_MATCH: &str = "No matches found.";
 
 fn item_lines(items: &SearchItems) -> Vec<String> {
     match items {
-        SearchItems::Matches(m) => m.iter().map(|m| format!("{}:{}: {}", m.file, m.line, m.text)).collect(),
+        // A multiline match shows each of its lines under its own number, as rg -U does.
+        SearchItems::Matches(m) => m
+            .iter()
+            .flat_map(|m| m.text.split('\n').zip(m.line..).map(move |(text, n)| format!("{}:{n}: {text}", m.file)))
+            .collect(),
         SearchItems::Files(f) => f.clone(),
         SearchItems::Counts(c) => c.iter().map(|(file, n)| format!("{file}: {n}")).collect(),
     }
@@ -171,7 +175,12 @@ mod tests {
     #[test]
     fn each_mode_has_its_line_shape() {
         let m = outcome(
-            SearchItems::Matches(vec![LineMatch { file: "a.py".into(), line: 3, text: "x = 1".into() }]),
+            SearchItems::Matches(vec![LineMatch {
+                file: "a.py".into(),
+                line: 3,
+                text: "x = 1".into(),
+                patterns: None,
+            }]),
             1,
             false,
         );
@@ -197,8 +206,9 @@ mod tests {
 
     #[test]
     fn output_is_capped() {
-        let matches =
-            (0..500).map(|i| LineMatch { file: format!("file{i}.txt"), line: 1, text: "y".repeat(400) }).collect();
+        let matches = (0..500)
+            .map(|i| LineMatch { file: format!("file{i}.txt"), line: 1, text: "y".repeat(400), patterns: None })
+            .collect();
         let t = render(&outcome(SearchItems::Matches(matches), 500, false));
         assert!(t.len() <= MAX_BYTES, "{}", t.len());
         assert!(t.ends_with(&bytes_notice(MAX_BYTES)));
