@@ -281,12 +281,15 @@ pub fn parse(fields: &[(String, Value)], source: Source) -> Result<SearchConfig>
     };
     let partial = r.flag("partial", false)?;
     let page = Paging { offset, cursor, fingerprint: fingerprint(fields), partial };
-    if matches!(&target, Target::Content { regex, .. } if regex.modes.multiline) && (offset > 0 || page.cursor.is_some()) {
+    if matches!(&target, Target::Content { regex, .. } if regex.modes.multiline)
+        && (offset > 0 || page.cursor.is_some())
+    {
         return Err(FindError::invalid_argument(
             "`offset` and `cursor` do not page a `multiline` search (a match there may span lines); raise `maxResults` or narrow the pattern",
         ));
     }
-    let config = SearchConfig { target, types, rules, max_results, scope, source, timeout_ms, search_binary: false, page };
+    let config =
+        SearchConfig { target, types, rules, max_results, scope, source, timeout_ms, search_binary: false, page };
     if let Some(cursor) = &config.page.cursor {
         cursor.check(config.page.fingerprint, config.order())?;
     }
