@@ -414,6 +414,15 @@ export interface SearchOptions extends CallOptions {
   before?: number
   /** Content output only: lines after each matching line (as rg -A); overrides `context` for that side. */
   after?: number
+  /** Skip this many results first (lines in content mode, files otherwise), in the result's order. Default 0. */
+  offset?: number
+  /** The `cursor` of an earlier result, to get its next page; the other options must be the same (else `invalid-argument`). */
+  cursor?: string
+  /**
+   * With `timeoutMs`: when the time runs out, answer with what was found (`incomplete: true`, in path order, with a
+   * `cursor` to continue) instead of rejecting with `aborted`. An abort by `signal` still rejects. Default false.
+   */
+  partial?: boolean
 }
 
 /** A line around a match (`before`, `after`, `context`). */
@@ -455,9 +464,18 @@ interface SearchResultBase {
   /** Files that matched, before `maxResults`. */
   fileCount?: number
   truncated: boolean
+  /** When more follows (`truncated` or `incomplete`): pass it as `cursor`, with the same options, for the next page. */
+  cursor?: string
+  /** With `offset` or `cursor`: how many results of the whole answer come before the first one shown. */
+  offset?: number
+  /** `partial` ran out of time: the results are the start of the answer (up to `cursor`); `matchCount` counts what was found so far. */
+  incomplete?: true
+  /** On an index: its folder changed since the `cursor` was made (the page is of the tree as it is now). */
+  indexChanged?: true
   /**
    * When nothing matched and always-skipped folders were passed over: names them. With `fuzzy`, when no path holds
-   * the query as written: says the order is approximate (typo and subsequence matches).
+   * the query as written: says the order is approximate (typo and subsequence matches). On an index: that it
+   * changed since the `cursor` was made.
    */
   notice?: string
   /** With `skipped: true`: what was left out, by reason (binary files among them). */
@@ -469,7 +487,7 @@ export interface ContentSearchResult extends SearchResultBase {
 }
 
 export interface FilesSearchResult extends SearchResultBase {
-  /** Newest-modified first; with `fuzzy`, best-ranked first. */
+  /** Newest-modified first (in path order with `partial`); with `fuzzy`, best-ranked first. */
   files: string[]
 }
 

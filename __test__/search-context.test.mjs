@@ -194,10 +194,11 @@ describe('context lines', () => {
     for (const o of [{ context: 2 }, { before: 3 }, { after: 1, maxResults: 7 }]) {
       const q = { pattern: 'needle', ...o }
       const disk = await searchFiles({ ...q, cwd: dir })
-      const strip = (r) => ({ ...r, path: undefined })
+      // A cursor names where it was made (the folder, the index), so it differs by design.
+      const strip = (r) => ({ ...r, path: undefined, cursor: typeof r.cursor })
       assert.deepEqual(strip(await searchFiles({ ...q, reader, cwd: '/w' })), strip(disk), `memoryReader ${JSON.stringify(o)}`)
       assert.deepEqual(strip(await searchFiles({ ...q, reader: mount, cwd: '/w' })), strip(disk), `mountReader ${JSON.stringify(o)}`)
-      assert.deepEqual(await index.searchFiles(q), disk, `index ${JSON.stringify(o)}`)
+      assert.deepEqual({ ...(await index.searchFiles(q)), cursor: undefined }, { ...disk, cursor: undefined }, `index ${JSON.stringify(o)}`)
     }
   })
 

@@ -145,6 +145,7 @@ test('truncation keeps the true matchCount', async (t) => {
     formatSearchResult(r).split('\n')[1],
     'Found 60 matching lines in 30 files; showing the first 5; narrow the pattern or `path`, or raise `maxResults` (max 500).',
   )
+  assert.match(formatSearchResult(r), /\nNext page: call again with the same options and `cursor: "[0-9a-f]+"`\.$/)
   assert.equal(r.fileCount, 30)
   const def = await searchFiles({ pattern: 'hit', path: dir })
   assert.equal(def.matches.length, 50, 'default maxResults is 50')

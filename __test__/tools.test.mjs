@@ -34,10 +34,10 @@ const FIND_OPTIONS = [
 const SEARCH_OPTIONS = [
   'pattern', 'patterns', 'literal', 'multiline', 'target', 'fuzzy', 'path', 'cwd', 'fileGlob', 'type', 'exclude', 'maxPerFile',
   'outputMode', 'ignoreCase', 'noIgnore', 'maxResults', 'context', 'before', 'after', 'signal', 'timeoutMs', 'policy', 'approve',
-  'roots', 'skipped',
+  'roots', 'skipped', 'offset', 'cursor', 'partial',
 ]
 // What the host fixes (JS-only, the workspace, and the host's budgets): not for the model.
-const HOST_ONLY = ['cwd', 'roots', 'signal', 'policy', 'approve', 'timeoutMs', 'maxLimit', 'maxBytes']
+const HOST_ONLY = ['cwd', 'roots', 'signal', 'policy', 'approve', 'timeoutMs', 'partial', 'maxLimit', 'maxBytes']
 // The defaults and enums docs/API.md gives.
 const FIND_DEFAULTS = {
   type: 'file', limit: 1000, sortBy: 'recent', regex: false, matchBase: false, caseSensitive: false, reverse: false,
@@ -45,7 +45,7 @@ const FIND_DEFAULTS = {
 }
 const SEARCH_DEFAULTS = {
   target: 'content', fuzzy: false, outputMode: 'content', ignoreCase: false, noIgnore: false, maxResults: 50,
-  literal: false, multiline: false, type: [], exclude: [], patterns: [], skipped: false, context: 0, before: 0, after: 0,
+  literal: false, multiline: false, type: [], exclude: [], patterns: [], skipped: false, context: 0, before: 0, after: 0, offset: 0,
 }
 const ENUMS = {
   find: { type: ['file', 'dir', 'any'], sortBy: ['recent', 'name', 'mtime', 'size', 'none'] },

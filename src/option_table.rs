@@ -294,10 +294,21 @@ pub const OPTIONS: &[OptionSpec] = &[
         .model("Content output only: lines shown after each matching line (as rg -A); overrides `context` for that side.")
         .flag("after", Some("N"), "N lines after each match (max {maxContext})")
         .short('A'),
+    opt(SEARCH, "offset", Kind::Integer { minimum: 0 }, Default::Count(0))
+        .model("Skip this many results first (lines, files or counts, in the result's order).")
+        .flag("offset", Some("N"), "skip the first N results"),
+    opt(SEARCH, "cursor", Kind::Text, Default::None)
+        .model("To get the next page, pass the `cursor` of the previous result here, with the same other options.")
+        .flag("cursor", Some("CURSOR"), "continue from the cursor of an earlier result"),
     opt(BOTH, "skipped", Kind::Bool, Default::Bool(false))
         .model("Also report what was left out and why, counted during the walk at no extra walk: entries by reason (ignored, naming the .gitignore line; hidden; excluded; always-skipped folders; past maxDepth; symlinks, never followed; permission denied; binary files) and the first folders of each.")
         .flag("skipped", None, "report what was left out, by reason"),
     opt(BOTH, "timeoutMs", Kind::Number, Default::None).flag("timeout", Some("MS"), "give up after MS milliseconds"),
+    opt(SEARCH, "partial", Kind::Bool, Default::Bool(false)).flag(
+        "partial",
+        None,
+        "when --timeout runs out, print what was found (in path order) and a cursor to continue, instead of failing",
+    ),
     opt(BOTH, "roots", Kind::Texts, Default::None)
         .flag("root", Some("DIR"), "only search inside DIR (repeatable)")
         .repeats(),

@@ -232,6 +232,14 @@ pub struct JsSearchResult {
     pub file_count: Option<f64>,
     pub truncated: bool,
     pub notice: Option<String>,
+    /// Where the next page starts, when more follows.
+    pub cursor: Option<String>,
+    /// With `offset` or `cursor`: the results of the whole answer before the first one shown.
+    pub offset: Option<f64>,
+    /// `partial` ran out of time (set only then).
+    pub incomplete: Option<bool>,
+    /// The index changed since the `cursor` was made (set only then).
+    pub index_changed: Option<bool>,
     pub skipped: Option<Vec<JsSkippedGroup>>,
 }
 
@@ -436,6 +444,10 @@ impl From<SearchOutcome> for JsSearchResult {
             file_count: Some(o.file_count as f64),
             truncated: o.truncated,
             notice: o.notice,
+            cursor: o.cursor,
+            offset: o.offset.map(|n| n as f64),
+            incomplete: o.incomplete.then_some(true),
+            index_changed: o.index_changed.then_some(true),
             skipped: skipped_to_js(o.skipped),
         };
         match o.items {
@@ -491,6 +503,10 @@ impl From<JsSearchResult> for SearchOutcome {
             file_count: r.file_count.map_or(0, |n| n.max(0.0) as u64),
             truncated: r.truncated,
             notice: r.notice,
+            cursor: r.cursor,
+            offset: r.offset.map(|n| n.max(0.0) as u64),
+            incomplete: r.incomplete == Some(true),
+            index_changed: r.index_changed == Some(true),
             skipped: skipped_from_js(r.skipped),
         }
     }
@@ -780,10 +796,13 @@ impl Job {
         }
     }
 
-    /// What stops it: `flag`, and `timeoutMs` counted from `made` (as `run_job` makes it).
+    /// What stops its wait for a slot: `flag`, and `timeoutMs` counted from
+    /// `made` (as `run_job` makes it), except for a `partial` search, which
+    /// answers (with nothing searched) once its time is out.
     fn cancel(&self, flag: CancelFlag, made: std::time::Instant) -> Cancel {
         let timeout_ms = match self {
             Job::Find(config, _) => config.timeout_ms,
+            Job::Search(config) if config.page.partial => None,
             Job::Search(config) => config.timeout_ms,
         };
         Cancel::since(flag, timeout_ms, made)

@@ -75,6 +75,8 @@ pub struct ContextLine {
 pub struct FileScan {
     pub count: u64,
     pub lines: Vec<LineHit>,
+    /// With `Scan::Window`: the matching lines at or after its `from_line`.
+    pub window: u64,
     /// Set (with no count and no lines) when the file was left out: binary,
     /// or its opening denied.
     pub left_out: Option<SkipReason>,
@@ -95,13 +97,17 @@ pub enum Scan {
     Count,
     /// Count every matching line and keep the text of the first `n`.
     Lines(usize),
+    /// Count every matching line and keep the text of `n` of those at or
+    /// after line `from_line`, once the first `skip` of them are passed: a
+    /// page that starts inside a file.
+    Window { from_line: u64, skip: u64, n: usize },
 }
 
 /// A searcher for one thread; it reuses its buffers across files. Counting
 /// lines costs a pass over every byte, so only `Scan::Lines` asks for numbers.
 /// Its line buffer is capped (see the module's doc).
 pub fn new_searcher(scan: Scan) -> Searcher {
-    builder().line_number(matches!(scan, Scan::Lines(_))).build()
+    builder().line_number(matches!(scan, Scan::Lines(_) | Scan::Window { .. })).build()
 }
 
 /// A `Scan::Lines` searcher that also reports `before` and `after` lines of
@@ -560,27 +566,34 @@ impl Sink for Collect<'_> {
             true => self.matcher.engine.count_in(mat.bytes()).max(1),
             false => 1,
         };
-        if let Scan::Lines(n) = self.scan {
-            let before = std::mem::take(&mut self.before);
-            if self.found.lines.len() < n {
-                let (text, column) = match (&self.pieces, cut) {
-                    (Some(pieces), true) => (around_match(pieces.engine, mat.bytes(), lead), None),
-                    (Some(_), false) => (line_text(mat.bytes()), None),
-                    _ if self.matcher.modes.multiline => (lines_text(mat.bytes()), None),
-                    _ => matched_text(&self.matcher.engine, mat.bytes()),
-                };
-                let patterns = self.matcher.which(mat.bytes());
-                self.found.lines.push(LineHit { line, text, patterns, column, before, after: Vec::new() });
-            } else {
-                self.closed = true;
+        let wanted = match self.scan {
+            Scan::Lines(n) => self.found.lines.len() < n,
+            Scan::Window { from_line, skip, n } if line >= from_line => {
+                self.found.window += 1;
+                self.found.window > skip && self.found.lines.len() < n
             }
+            _ => false,
+        };
+        let before = std::mem::take(&mut self.before);
+        if wanted {
+            let (text, column) = match (&self.pieces, cut) {
+                (Some(pieces), true) => (around_match(pieces.engine, mat.bytes(), lead), None),
+                (Some(_), false) => (line_text(mat.bytes()), None),
+                _ if self.matcher.modes.multiline => (lines_text(mat.bytes()), None),
+                _ => matched_text(&self.matcher.engine, mat.bytes()),
+            };
+            let patterns = self.matcher.which(mat.bytes());
+            self.found.lines.push(LineHit { line, text, patterns, column, before, after: Vec::new() });
+        } else if !self.found.lines.is_empty() {
+            // A match past the lines kept: later context is no kept match's.
+            self.closed = true;
         }
         Ok(self.go_on())
     }
 
     fn context(&mut self, _: &Searcher, context: &SinkContext<'_>) -> Result<bool, Stop> {
         // Inside pieces of an over-long line, context lines would be pieces.
-        if self.closed || self.pieces.is_some() || !matches!(self.scan, Scan::Lines(_)) {
+        if self.closed || self.pieces.is_some() || !matches!(self.scan, Scan::Lines(_) | Scan::Window { .. }) {
             return Ok(true);
         }
         let line = ContextLine { line: context.line_number().unwrap_or(0), text: line_text(context.bytes()) };

@@ -1,6 +1,7 @@
 //! Reading `searchFiles` options into a validated `SearchConfig`, and the
 //! file types of `type` (ripgrep's own list, from the `ignore` crate).
 
+use super::cursor::{fingerprint, Cursor, Paging};
 use super::fuzzy::FuzzyQuery;
 use super::matcher::{ContentMatcher, Modes};
 use super::{Context, OutputMode, SearchConfig, Target, DEFAULT_MAX_RESULTS, MAX_RESULTS, SKIPPED_DIRS};
@@ -298,7 +299,41 @@ pub fn parse(fields: &[(String, Value)], source: Source) -> Result<SearchConfig>
         record_ignored: !no_ignore,
         tally: r.flag("skipped", false)?,
     };
-    Ok(SearchConfig { target, types, rules, max_results, scope, source, timeout_ms, search_binary: false, context })
+    let offset = match r.get("offset") {
+        Value::Absent => 0,
+        Value::Number(n) if *n >= 0.0 && n.fract() == 0.0 && *n <= 9_007_199_254_740_991.0 => *n as u64,
+        other => return Err(wrong("offset", "a whole number, 0 or more (how many results to pass over)", other)),
+    };
+    let cursor = match r.get("cursor") {
+        Value::Absent => None,
+        Value::Text(t) => Some(Cursor::decode(t)?),
+        other => return Err(wrong("cursor", "the `cursor` string of an earlier result", other)),
+    };
+    let partial = r.flag("partial", false)?;
+    let page = Paging { offset, cursor, fingerprint: fingerprint(fields), partial };
+    if matches!(&target, Target::Content { regex, .. } if regex.modes.multiline)
+        && (offset > 0 || page.cursor.is_some())
+    {
+        return Err(FindError::invalid_argument(
+            "`offset` and `cursor` do not page a `multiline` search (a match there may span lines); raise `maxResults` or narrow the pattern",
+        ));
+    }
+    let config = SearchConfig {
+        target,
+        types,
+        rules,
+        max_results,
+        scope,
+        source,
+        timeout_ms,
+        search_binary: false,
+        context,
+        page,
+    };
+    if let Some(cursor) = &config.page.cursor {
+        cursor.check(config.page.fingerprint, config.order())?;
+    }
+    Ok(config)
 }
 
 #[cfg(test)]
@@ -391,6 +426,12 @@ mod tests {
             ("context", Value::Number(-1.0)),
             ("before", Value::Number(1.5)),
             ("after", text("2")),
+            ("offset", Value::Number(-1.0)),
+            ("offset", Value::Number(1.5)),
+            ("offset", text("3")),
+            ("cursor", Value::Number(3.0)),
+            ("cursor", text("not a cursor")),
+            ("partial", text("yes")),
         ] {
             let e = parse_disk(&opts(&[("pattern", text("x")), (k, v)])).unwrap_err();
             assert_eq!(e.code, ErrorCode::InvalidArgument, "{k}");

@@ -1,6 +1,9 @@
 //! The text a model reads for a search (`formatSearchResult`): the search
 //! directory first (as `find`'s text has it, so relative paths can be
-//! joined), then the results, then the notice; capped at `MAX_BYTES` like
+//! joined), then for content the exact totals and each file's lines under
+//! it, or a path a line, or `file: N` lines, then the truncation line, what
+//! an incomplete (`partial`) search covered, the cursor of the next page
+//! and the notice; capped at `MAX_BYTES` like
 //! `find` output.
 //!
 //! Content results are compact: a totals line (`Found 3,412 matching lines
@@ -12,6 +15,7 @@
 //! gives it), rather than cut at its start. Files and counts are a path a
 //! line and `file: N` lines.
 
+use super::cursor::{Cursor, Key, Order};
 use super::{LineMatch, SearchItems, SearchOutcome, MAX_RESULTS};
 use crate::limits::{DEFAULT_MAX_BYTES, MODEL_LINE_CHARS};
 use crate::render::{bytes_notice, header, skipped_line};
@@ -73,9 +77,12 @@ fn match_line(m: &LineMatch) -> String {
 }
 
 /// Content results grouped under their files.
-fn match_lines(matches: &[LineMatch]) -> Vec<String> {
+/// Also the end (in lines) of each match's lines, so a cut text can tell
+/// how many matches it kept whole.
+fn match_lines(matches: &[LineMatch]) -> (Vec<String>, Vec<usize>) {
     let context = matches.iter().any(|m| !m.before.is_empty() || !m.after.is_empty());
     let mut out = Vec::new();
+    let mut ends = Vec::with_capacity(matches.len());
     let mut last: Option<(&str, u64)> = None;
     for m in matches {
         let first = m.before.first().map_or(m.line, |c| c.line);
@@ -94,15 +101,21 @@ fn match_lines(matches: &[LineMatch]) -> Vec<String> {
         }
         out.extend(m.after.iter().map(|c| format!("  {}- {}", c.line, clip_from(&c.text, 0))));
         last = Some((&m.file, m.after.last().map_or(m.line + spans, |c| c.line)));
+        ends.push(out.len());
     }
-    out
+    (out, ends)
 }
 
-fn item_lines(items: &SearchItems) -> Vec<String> {
+/// The text's lines of the items, and where each item's lines end.
+fn item_lines(items: &SearchItems) -> (Vec<String>, Vec<usize>) {
+    let one_each = |lines: Vec<String>| {
+        let ends = (1..=lines.len()).collect();
+        (lines, ends)
+    };
     match items {
         SearchItems::Matches(m) => match_lines(m),
-        SearchItems::Files(f) => f.clone(),
-        SearchItems::Counts(c) => c.iter().map(|(file, n)| format!("{file}: {n}")).collect(),
+        SearchItems::Files(f) => one_each(f.clone()),
+        SearchItems::Counts(c) => one_each(c.iter().map(|(file, n)| format!("{file}: {n}")).collect()),
     }
 }
 
@@ -110,7 +123,8 @@ fn advice() -> String {
     format!("narrow the pattern or `path`, or raise `maxResults` (max {MAX_RESULTS})")
 }
 
-/// The totals line of content results: exact counts, and what is shown.
+/// The totals line of content results: exact counts, and what is shown
+/// (on a later page, which lines).
 fn totals_line(result: &SearchOutcome, matches: &[LineMatch]) -> String {
     let files = match result.file_count {
         // A result built by hand may not say: the files shown.
@@ -124,28 +138,92 @@ fn totals_line(result: &SearchOutcome, matches: &[LineMatch]) -> String {
     let (lines, files_word) = (thousands(result.match_count), if files == 1 { "file" } else { "files" });
     let lines_word = if result.match_count == 1 { "line" } else { "lines" };
     let found = format!("Found {lines} matching {lines_word} in {} {files_word}", thousands(files));
-    match result.truncated {
-        true => format!("{found}; showing the first {}; {}.", thousands(matches.len() as u64), advice()),
-        false => format!("{found}."),
+    let shown = matches.len() as u64;
+    match (result.offset.filter(|&first| first > 0 || result.truncated), result.truncated) {
+        (Some(first), _) => {
+            let (from, to) = (thousands(first + 1), thousands(first + shown));
+            format!("{found}; showing lines {from}-{to}; {}.", advice())
+        }
+        (None, true) => format!("{found}; showing the first {}; {}.", thousands(shown), advice()),
+        (None, false) => format!("{found}."),
     }
 }
 
 fn truncation_line(result: &SearchOutcome, shown: usize) -> String {
     let advice = advice();
+    let total = result.match_count;
+    // A later page says which items it shows.
+    if let Some(first) = result.offset.filter(|_| shown > 0) {
+        let (from, to) = (first + 1, first + shown as u64);
+        return match &result.items {
+            SearchItems::Matches(_) => format!("Showing matching lines {from}-{to} of {total}; {advice}."),
+            SearchItems::Files(_) => format!("Showing matching files {from}-{to} of {total}; {advice}."),
+            SearchItems::Counts(_) => {
+                format!("Showing counts for files {from}-{to}; {total} matching lines in all; {advice}.")
+            }
+        };
+    }
     match &result.items {
         // Content results say it in their totals line; this is for the type's sake.
-        SearchItems::Matches(_) => format!("Showing the first {shown} matching lines; {advice}."),
-        SearchItems::Files(_) => format!("Showing {shown} of {} matching files; {advice}.", result.match_count),
-        SearchItems::Counts(_) => format!(
-            "Showing counts for the first {shown} files; {} matching lines in all; {advice}.",
-            result.match_count
-        ),
+        SearchItems::Matches(_) => format!("Showing the first {shown} of {total} matching lines; {advice}."),
+        SearchItems::Files(_) => format!("Showing {shown} of {total} matching files; {advice}."),
+        SearchItems::Counts(_) => {
+            format!("Showing counts for the first {shown} files; {total} matching lines in all; {advice}.")
+        }
     }
+}
+
+/// What an incomplete search covered.
+fn incomplete_line(result: &SearchOutcome) -> String {
+    let found = match &result.items {
+        SearchItems::Files(_) => format!("{} matching files", result.match_count),
+        _ => format!("{} matching lines", result.match_count),
+    };
+    format!(
+        "Search incomplete: `timeoutMs` ran out before every file was searched. Shown: the results of the files searched in time, in path order; {found} found so far (more may exist)."
+    )
+}
+
+fn item_count(items: &SearchItems) -> usize {
+    match items {
+        SearchItems::Matches(m) => m.len(),
+        SearchItems::Files(f) => f.len(),
+        SearchItems::Counts(c) => c.len(),
+    }
+}
+
+fn cursor_line(cursor: &str) -> String {
+    format!("Next page: call again with the same options and `cursor: \"{cursor}\"`.")
+}
+
+/// The cursor that continues right after the last item the text kept,
+/// when the text had to drop some of the page's items: only where an item
+/// alone names its place (by path; a newest-first file list's items lack
+/// their time).
+fn cursor_after(result: &SearchOutcome, kept: usize) -> Option<String> {
+    let cursor = Cursor::decode(result.cursor.as_deref()?).ok()?;
+    match (cursor.order, &cursor.start) {
+        (Order::Path, _) => {}
+        // The page ends right before `at`.
+        (Order::Rank, Key::Rank { at }) if cursor.skip == 0 => {
+            let first = at.checked_sub(item_count(&result.items) as u64)?;
+            return Some(Cursor { start: Key::Rank { at: first + kept as u64 }, ..cursor }.encode());
+        }
+        _ => return None,
+    }
+    let last = match &result.items {
+        SearchItems::Matches(m) => {
+            Key::Path { path: m.get(kept.checked_sub(1)?)?.file.clone(), line: m[kept - 1].line }
+        }
+        SearchItems::Counts(c) => Key::Path { path: c.get(kept.checked_sub(1)?)?.0.clone(), line: 0 },
+        SearchItems::Files(f) => Key::Path { path: f.get(kept.checked_sub(1)?)?.clone(), line: 0 },
+    };
+    Some(Cursor { start: last.after(), skip: 0, ..cursor }.encode())
 }
 
 pub fn render(result: &SearchOutcome) -> String {
     let mut head = header(&result.path);
-    let lines = item_lines(&result.items);
+    let (lines, ends) = item_lines(&result.items);
     let mut trailer: Vec<String> = Vec::new();
     match &result.items {
         SearchItems::Matches(m) if !m.is_empty() => {
@@ -156,6 +234,10 @@ pub fn render(result: &SearchOutcome) -> String {
         _ if result.truncated => trailer.push(truncation_line(result, lines.len())),
         _ => {}
     }
+    if result.incomplete {
+        trailer.push(incomplete_line(result));
+    }
+    trailer.extend(result.cursor.as_deref().map(cursor_line));
     trailer.extend(result.notice.clone());
     let skipped =
         skipped_line(result.skipped.as_deref().unwrap_or_default()).filter(|_| lines.is_empty() || result.truncated);
@@ -167,11 +249,17 @@ pub fn render(result: &SearchOutcome) -> String {
     };
     if size(&body, &trailer) > MAX_BYTES {
         let cut_notice = bytes_notice(MAX_BYTES);
+        // The page's cursor would pass over the items the text dropped: a
+        // cursor right after the last line kept (of the same length) replaces it.
+        let next = result.cursor.as_deref().map(cursor_line);
+        let incomplete = result.incomplete.then(|| incomplete_line(result));
         let skipped = skipped_line(result.skipped.as_deref().unwrap_or_default());
         let reserve = head.len()
             + cut_notice.len()
             + 1
             + result.notice.as_ref().map_or(0, |n| n.len() + 1)
+            + next.as_ref().map_or(0, |n| n.len() + 1)
+            + incomplete.as_ref().map_or(0, |n| n.len() + 1)
             + skipped.as_ref().map_or(0, |l| l.len() + 1);
         let mut used = 0;
         let keep = body.iter().take_while(|l| {
@@ -179,7 +267,22 @@ pub fn render(result: &SearchOutcome) -> String {
             used + reserve <= MAX_BYTES
         });
         body = keep.copied().collect();
-        trailer = std::iter::once(cut_notice).chain(result.notice.clone()).chain(skipped).collect();
+        // The items whose lines were all kept.
+        let kept = ends.iter().take_while(|&&end| end <= body.len()).count();
+        // No item shown in part (a file's path alone, a match without its context lines).
+        if kept > 0 {
+            body.truncate(ends[kept - 1]);
+        }
+        let next = match next {
+            Some(_) => cursor_after(result, kept).map(|c| cursor_line(&c)),
+            None => None,
+        };
+        trailer = std::iter::once(cut_notice)
+            .chain(incomplete)
+            .chain(next)
+            .chain(result.notice.clone())
+            .chain(skipped)
+            .collect();
     }
     std::iter::once(head).chain(body.iter().map(|l| l.to_string())).chain(trailer).collect::<Vec<_>>().join("\n")
 }
@@ -190,7 +293,19 @@ mod tests {
     use crate::search::{ContextLine, LineMatch};
 
     fn outcome(items: SearchItems, match_count: u64, truncated: bool) -> SearchOutcome {
-        SearchOutcome { path: "/w".into(), items, match_count, file_count: 0, truncated, notice: None, skipped: None }
+        SearchOutcome {
+            path: "/w".into(),
+            items,
+            match_count,
+            file_count: 0,
+            truncated,
+            notice: None,
+            cursor: None,
+            offset: None,
+            incomplete: false,
+            index_changed: false,
+            skipped: None,
+        }
     }
 
     #[test]
