@@ -424,6 +424,29 @@ export interface SearchOptions extends CallOptions {
   noIgnore?: boolean
   /** Default 50; values above 500 are clamped. */
   maxResults?: number
+  /** Content output only: lines of context before and after each matching line (as rg -C); at most 20 (more is lowered). Default 0. */
+  context?: number
+  /** Content output only: lines before each matching line (as rg -B); overrides `context` for that side. */
+  before?: number
+  /** Content output only: lines after each matching line (as rg -A); overrides `context` for that side. */
+  after?: number
+  /** Skip this many results first (lines in content mode, files otherwise), in the result's order. Default 0. */
+  offset?: number
+  /** The `cursor` of an earlier result, to get its next page; the other options must be the same (else `invalid-argument`). */
+  cursor?: string
+  /**
+   * With `timeoutMs`: when the time runs out, answer with what was found (`incomplete: true`, in path order, with a
+   * `cursor` to continue) instead of rejecting with `aborted`. An abort by `signal` still rejects. Default false.
+   */
+  partial?: boolean
+}
+
+/** A line around a match (`before`, `after`, `context`). */
+export interface ContextLine {
+  /** 1-based. */
+  line: number
+  /** Cut at 500 characters like a match. */
+  text: string
 }
 
 export interface LineMatch {
@@ -431,10 +454,22 @@ export interface LineMatch {
   file: string
   /** 1-based. */
   line: number
-  /** The matching line, cut at 500 characters (marked `…[line cut]`); with `multiline`, the match's lines joined by `\n`. */
+  /**
+   * The matching line, cut at 500 characters (marked `…[line cut]`); when the match lies past the cut, shown from a
+   * little before it instead (marked `[line cut]… ` at the start); with `multiline`, the match's lines joined by `\n`.
+   */
   match: string
   /** With `patterns`: the indexes of the patterns that match this line (or these lines). */
   patterns?: number[]
+  /** 1-based byte column of the line's first match, as `rg --column` gives it (absent inside a line over 4 MiB). */
+  column?: number
+  /**
+   * With `before`/`context`: the lines shown before it. Each line is shown once, as rg prints it: a line that is the
+   * previous match's `after` context, or a match, is not repeated here.
+   */
+  before?: ContextLine[]
+  /** With `after`/`context`: the lines shown after it, up to the next match. */
+  after?: ContextLine[]
 }
 
 interface SearchResultBase {
@@ -442,10 +477,21 @@ interface SearchResultBase {
   path: string
   /** Matching lines (content, count) or matching files (files), before `maxResults`. */
   matchCount: number
+  /** Files that matched, before `maxResults`. */
+  fileCount?: number
   truncated: boolean
+  /** When more follows (`truncated` or `incomplete`): pass it as `cursor`, with the same options, for the next page. */
+  cursor?: string
+  /** With `offset` or `cursor`: how many results of the whole answer come before the first one shown. */
+  offset?: number
+  /** `partial` ran out of time: the results are the start of the answer (up to `cursor`); `matchCount` counts what was found so far. */
+  incomplete?: true
+  /** On an index: its folder changed since the `cursor` was made (the page is of the tree as it is now). */
+  indexChanged?: true
   /**
    * When nothing matched and always-skipped folders were passed over: names them. With `fuzzy`, when no path holds
-   * the query as written: says the order is approximate (typo and subsequence matches).
+   * the query as written: says the order is approximate (typo and subsequence matches). On an index: that it
+   * changed since the `cursor` was made.
    */
   notice?: string
   /** With `skipped: true`: what was left out, by reason (binary files among them). */
@@ -457,7 +503,7 @@ export interface ContentSearchResult extends SearchResultBase {
 }
 
 export interface FilesSearchResult extends SearchResultBase {
-  /** Newest-modified first; with `fuzzy`, best-ranked first. */
+  /** Newest-modified first (in path order with `partial`); with `fuzzy`, best-ranked first. */
   files: string[]
 }
 

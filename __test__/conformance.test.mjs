@@ -255,6 +255,17 @@ const SEARCH = [
   ['outputMode count', { pattern: 'TODO', outputMode: 'count' }, (r) => assert.ok(r.counts.length >= 4)],
   ['noIgnore', { pattern: 'TODO', outputMode: 'count', noIgnore: true }, (r) => assert.ok(r.counts.some((c) => c.file === 'secret.txt'))],
   ['maxResults truncates', { pattern: 'TODO', maxResults: 2 }, (r) => assert.equal(r.truncated, true)],
+  ['context lines', { pattern: 'export', context: 1 }, (r) => assert.ok(r.matches.some((m) => m.before?.length || m.after?.length))],
+  ['before and after, cut by maxResults', { pattern: 'TODO', before: 2, after: 1, maxResults: 3 }, (r) => assert.ok(r.truncated && r.matches.some((m) => m.before?.length))],
+  ['error context with outputMode count', { pattern: 'TODO', outputMode: 'count', after: 1 }, 'invalid-argument'],
+  ['offset', { pattern: 'TODO', offset: 2, maxResults: 2 }, (r) => assert.equal(r.offset, 2)],
+  ['offset past the end', { pattern: 'TODO', offset: 1000 }, (r) => assert.deepEqual(r.matches, [])],
+  ['count, offset', { pattern: 'TODO', outputMode: 'count', offset: 1, maxResults: 2 }, (r) => assert.equal(r.counts.length, 2)],
+  ['files, offset', { pattern: 'TODO', outputMode: 'files', offset: 1, maxResults: 2 }, (r) => assert.equal(r.files.length, 2)],
+  ['partial: a file list in path order', { pattern: 'TODO', outputMode: 'files', partial: true }, (r) => assert.deepEqual(r.files, [...r.files].sort())],
+  ['partial with ample time: complete', { pattern: 'TODO', partial: true, timeoutMs: 60_000 }, (r) => assert.equal(r.incomplete, undefined)],
+  ['error: a negative offset', { pattern: 'TODO', offset: -1 }, 'invalid-argument'],
+  ['error: not a cursor', { pattern: 'TODO', cursor: 'zz' }, 'invalid-argument'],
   ['target files, a bare word', { pattern: 'button', target: 'files' }, (r) => assert.deepEqual(r.files, ['src/components/button.css'])],
   ['target files, ignoreCase', { pattern: 'button', target: 'files', ignoreCase: true }, (r) => assert.equal(r.files.length, 2)],
   ['target files, a glob', { pattern: '*.json', target: 'files' }, (r) => assert.ok(r.files.length >= 3)],
@@ -262,6 +273,7 @@ const SEARCH = [
   ['fuzzy, a folder segment', { pattern: 'components', target: 'files', fuzzy: true }, (r) => assert.deepEqual(r.files, ['src/components/Button.tsx', 'src/components/button.css'])],
   ['fuzzy, non-ASCII names', { pattern: 'apfel', target: 'files', fuzzy: true }, (r) => assert.equal(r.files[0], 'docs/Äpfel.md')],
   ['fuzzy, maxResults', { pattern: 'json', target: 'files', fuzzy: true, maxResults: 2 }, (r) => assert.equal(r.truncated, true)],
+  ['fuzzy, offset', { pattern: 'json', target: 'files', fuzzy: true, offset: 1, maxResults: 1 }, (r) => assert.equal(r.files.length, 1)],
   ['fuzzy error: with content', { pattern: 'x', fuzzy: true }, 'invalid-argument'],
   ['modes, type', { pattern: 'TODO', type: 'py', outputMode: 'count' }, (r) => assert.deepEqual(r.counts.map((c) => c.file), ['scripts/tools/gen.py'])],
   ['modes, type list on names', { pattern: '*', target: 'files', type: ['ts', 'md'] }, (r) => assert.ok(r.files.length >= 6 && r.files.every((f) => /\.(ts|tsx|md)$/.test(f)))],
@@ -278,6 +290,25 @@ const SEARCH = [
   ['error not-found', { pattern: 'x', path: 'nope' }, 'not-found'],
 ]
 
+/** Searches walked page by page with the cursor: [name, options]. */
+const PAGED = [
+  ['content', { pattern: 'TODO', maxResults: 2 }],
+  ['files', { pattern: 'TODO', outputMode: 'files', maxResults: 2 }],
+  ['count', { pattern: 'TODO', outputMode: 'count', maxResults: 2 }],
+  ['name search', { pattern: '*.ts', target: 'files', maxResults: 2 }],
+  ['fuzzy', { pattern: 'json', target: 'files', fuzzy: true, maxResults: 1 }],
+]
+
+/** Every page of `options`, following each result's cursor. */
+async function allPages(search, options) {
+  const pages = [await search(options)]
+  while (pages.at(-1).cursor) {
+    assert.ok(pages.length < 100, 'the pages end')
+    pages.push(await search({ ...options, cursor: pages.at(-1).cursor }))
+  }
+  return pages
+}
+
 const CASES = [
   ...FIND.map(([name, options, check, rewrite]) => ({
     name,
@@ -288,16 +319,29 @@ const CASES = [
   })),
   ...FIND_FILES.map(([name, pattern, folder, check]) => ({ name, check, kind: 'findFiles', run: (p) => findFiles(pattern, p.filesArg(folder)) })),
   ...SEARCH.map(([name, options, check]) => ({ name: `searchFiles: ${name}`, check, kind: 'search', run: (p) => searchFiles({ ...p.opts, ...options }) })),
+  ...PAGED.map(([name, options]) => ({
+    name: `searchFiles: every page by cursor, ${name}`,
+    check: (pages) => assert.ok(pages.length >= 2, 'several pages'),
+    kind: 'pages',
+    run: (p) => allPages((o) => searchFiles({ ...p.opts, ...o }), options),
+  })),
 ]
 
 // ---------------------------------------------------------------- comparing
+
+// A cursor fingerprints its search's options (`cwd`, `reader`, ...), so it
+// differs between places: answers are compared with it masked (each place
+// follows its own cursors in the 'every page' cases).
+const uncursored = (r) => (typeof r.cursor === 'string' ? { ...r, cursor: '<cursor>' } : r)
+const uncursoredText = (text) => text.replace(/cursor: "[0-9a-f]+"/g, 'cursor: "<cursor>"')
 
 /** `{ value, text }` of a call, or `{ error: code }`; the error itself beside it. */
 async function outcome(c, p) {
   try {
     const value = await c.run(p)
     if (c.kind === 'find') return { outcome: { value, text: formatFindResult(value) } }
-    if (c.kind === 'search') return { outcome: { value, text: formatSearchResult(value) } }
+    if (c.kind === 'search') return { outcome: { value: uncursored(value), text: uncursoredText(formatSearchResult(value)) } }
+    if (c.kind === 'pages') return { outcome: { value: value.map(uncursored), text: value.map((r) => uncursoredText(formatSearchResult(r))) } }
     return { outcome: { value } }
   } catch (err) {
     assert.ok(err instanceof FindFilesError, `${p.name}: a FindFilesError, got ${err && err.stack}`)
@@ -363,6 +407,26 @@ test('an index answers the fuzzy and modes searchFiles cases as the local walk',
     const want = await localAnswer(c)
     const got = await outcome({ ...c, run: () => index.searchFiles(options) }, LOCAL)
     assert.deepEqual(got.outcome, want.outcome, name)
+  }
+})
+
+// The page options on an index: offsets, partial and every page by cursor
+// answer as the local walk does.
+test('an index answers the paging searchFiles cases as the local walk', async (t) => {
+  const index = await openIndex(tmp)
+  t.after(() => index.close())
+  await index.settled()
+  const paging = SEARCH.filter(([, options]) => ['offset', 'cursor', 'partial'].some((k) => k in options))
+  assert.ok(paging.length >= 7)
+  for (const [name, options] of paging) {
+    const c = CASES.find((c) => c.name === `searchFiles: ${name}`)
+    const got = await outcome({ ...c, run: () => index.searchFiles(options) }, LOCAL)
+    assert.deepEqual(got.outcome, (await localAnswer(c)).outcome, name)
+  }
+  for (const [name, options] of PAGED) {
+    const c = CASES.find((c) => c.name === `searchFiles: every page by cursor, ${name}`)
+    const got = await outcome({ ...c, run: () => allPages((o) => index.searchFiles(o), options) }, LOCAL)
+    assert.deepEqual(got.outcome, (await localAnswer(c)).outcome, name)
   }
 })
 

@@ -32,9 +32,13 @@ function setAllTimes(root) {
   }
 }
 
+// A cursor names its search's options and, on an index, the index and its
+// tree's generation: equal answers differ only in it.
+const uncursored = (r) => (r.cursor === undefined ? r : { ...r, cursor: '<cursor>' })
+
 async function sameAsFresh(index, root, queries, why) {
   for (const q of queries) {
-    assert.deepEqual(await index.searchFiles(q), await searchFiles({ ...q, cwd: root }), `${why}: ${JSON.stringify(q)}`)
+    assert.deepEqual(uncursored(await index.searchFiles(q)), uncursored(await searchFiles({ ...q, cwd: root })), `${why}: ${JSON.stringify(q)}`)
   }
 }
 
@@ -167,12 +171,12 @@ describe('the content cache (openIndex contentCacheBytes)', () => {
     for (const outputMode of ['content', 'count', 'files']) {
       const q = { pattern: 'needle', outputMode }
       const fresh = await searchFiles({ ...q, cwd: root })
-      assert.deepEqual(await index.searchFiles(q), fresh, `index, first search: ${outputMode}`)
-      assert.deepEqual(await index.searchFiles(q), fresh, `index, from memory: ${outputMode}`)
+      assert.deepEqual(uncursored(await index.searchFiles(q)), uncursored(fresh), `index, first search: ${outputMode}`)
+      assert.deepEqual(uncursored(await index.searchFiles(q)), uncursored(fresh), `index, from memory: ${outputMode}`)
       // (A reader's files all have the same mtime: files mode, newest first, lists them by path.)
       const viaReader = await searchFiles({ ...q, reader: memoryReader(files), cwd: '/' })
       if (outputMode === 'files') fresh.files.sort()
-      assert.deepEqual({ ...viaReader, path: fresh.path }, fresh, `a reader's files held whole: ${outputMode}`)
+      assert.deepEqual(uncursored({ ...viaReader, path: fresh.path }), uncursored(fresh), `a reader's files held whole: ${outputMode}`)
     }
     assert.ok(index.stats().contentCacheFiles >= 2)
   })
@@ -192,7 +196,7 @@ describe('the content cache (openIndex contentCacheBytes)', () => {
       const again = await index.searchFiles(q)
       const reads = readCalls() - before
       assert.deepEqual(again, first)
-      assert.deepEqual(again, await searchFiles({ ...q, cwd: root }))
+      assert.deepEqual(uncursored(again), uncursored(await searchFiles({ ...q, cwd: root })))
       if (cache === 0) assert.ok(reads >= 300, `with no cache every file is read again (${reads} reads)`)
       else assert.ok(reads < 100, `a search from the cache made ${reads} read calls for 300 files`)
       t.diagnostic(`cache ${cache ?? 'default'}: ${reads} read calls for the repeated search`)
@@ -209,7 +213,7 @@ describe('the content cache (openIndex contentCacheBytes)', () => {
     const index = await openIndex(root, { contentCacheBytes: 1500 })
     t.after(() => index.close())
     for (const q of [{ pattern: '[0-9]$', outputMode: 'count' }, { pattern: 'b+3$' }, { pattern: 's+7$' }]) {
-      assert.deepEqual(await index.searchFiles(q), await searchFiles({ ...q, cwd: root }), JSON.stringify(q))
+      assert.deepEqual(uncursored(await index.searchFiles(q)), uncursored(await searchFiles({ ...q, cwd: root })), JSON.stringify(q))
       const { contentCacheBytes, contentCacheFiles } = index.stats()
       assert.deepEqual({ contentCacheBytes, contentCacheFiles }, { contentCacheBytes: 1000, contentCacheFiles: 10 }, JSON.stringify(q))
     }

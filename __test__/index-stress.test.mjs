@@ -98,6 +98,8 @@ const outcome = (promise) => promise.then((value) => ({ value }), (e) => ({ erro
  * left out then (fresh calls differ from each other there too).
  */
 function comparable(o) {
+  // A search's cursor names the index and its tree's generation: never a fresh call's.
+  if (o.value && typeof o.value.cursor === 'string') o = { ...o, value: { ...o.value, cursor: '<cursor>' } }
   const notice = o.value && o.value.notice
   if (typeof notice !== 'string' || !notice.includes(' and maybe more.')) return o
   const named = notice.replace(/(places that were skipped: ).*?( and maybe more\.)/, '$1(10 of them)$2')

@@ -98,7 +98,10 @@ describe('agent-find mcp', () => {
       assert.equal(textOf(result), formatSearchResult(await searchFiles({ ...args, cwd: root })), JSON.stringify(args))
     }
     const content = await server.client.callTool({ name: 'search_files', arguments: { pattern: 'TODO' } })
-    assert.equal(textOf(content), `Search directory: ${root}\nREADME.md:2: TODO(ana): docs\nsrc/app.ts:1: export const app = 1 // TODO(bo)`)
+    assert.equal(
+      textOf(content),
+      `Search directory: ${root}\nFound 2 matching lines in 2 files.\nREADME.md\n  2: TODO(ana): docs\nsrc/app.ts\n  1: export const app = 1 // TODO(bo)`,
+    )
   })
 
   test('the other root is searchable by its absolute path', async () => {

@@ -37,7 +37,10 @@ test('content mode: file, 1-based line and the line text, in path order', async 
   assert.equal(r.truncated, false)
   assert.equal(r.path, dir)
   assert.equal(r.notice, undefined)
-  assert.equal(formatSearchResult(r), `Search directory: ${dir}\nsrc/app.py:2:     # TODO: fix\nsrc/lib.ts:1: let y = 2 // TODO ts\nsrc/ui.tsx:1: export const x = "TODO in tsx"`)
+  assert.equal(
+    formatSearchResult(r),
+    `Search directory: ${dir}\nFound 3 matching lines in 3 files.\nsrc/app.py\n  2:     # TODO: fix\nsrc/lib.ts\n  1: let y = 2 // TODO ts\nsrc/ui.tsx\n  1: export const x = "TODO in tsx"`,
+  )
 })
 
 test('ignoreCase and fileGlob with braces', async (t) => {
@@ -138,7 +141,12 @@ test('truncation keeps the true matchCount', async (t) => {
   assert.equal(r.matchCount, 60)
   assert.equal(r.truncated, true)
   assert.deepEqual(r.matches.map((m) => `${m.file}:${m.line}`), ['f00.txt:1', 'f00.txt:2', 'f01.txt:1', 'f01.txt:2', 'f02.txt:1'])
-  assert.match(formatSearchResult(r), /\nShowing the first 5 of 60 matching lines; narrow the pattern or `path`, or raise `maxResults` \(max 500\)\.$/)
+  assert.equal(
+    formatSearchResult(r).split('\n')[1],
+    'Found 60 matching lines in 30 files; showing the first 5; narrow the pattern or `path`, or raise `maxResults` (max 500).',
+  )
+  assert.match(formatSearchResult(r), /\nNext page: call again with the same options and `cursor: "[0-9a-f]+"`\.$/)
+  assert.equal(r.fileCount, 30)
   const def = await searchFiles({ pattern: 'hit', path: dir })
   assert.equal(def.matches.length, 50, 'default maxResults is 50')
   const clamped = await searchFiles({ pattern: 'hit', path: dir, maxResults: 100000 })
@@ -152,10 +160,10 @@ test('truncation keeps the true matchCount', async (t) => {
 test('long lines are cut and marked; the model text stays under its cap', async (t) => {
   const long = 'x'.repeat(2000)
   const spec = {}
-  for (let i = 0; i < 200; i++) spec[`f${i}.txt`] = `needle ${long}\n`
+  for (let i = 0; i < 400; i++) spec[`f${i}.txt`] = `needle ${long}\n`
   const dir = tmpTree(t, spec)
   const r = await searchFiles({ pattern: 'needle', path: dir, maxResults: 500 })
-  assert.equal(r.matches.length, 200)
+  assert.equal(r.matches.length, 400)
   for (const m of r.matches) {
     assert.ok(m.match.endsWith('…[line cut]'), m.match.slice(-20))
     assert.ok(m.match.length < 600)
@@ -163,6 +171,20 @@ test('long lines are cut and marked; the model text stays under its cap', async 
   const text = formatSearchResult(r)
   assert.ok(bytes(text) <= 51200, `${bytes(text)} bytes`)
   assert.match(text, /Output truncated at 51200 bytes; refine the pattern or narrow `path`\.$/)
+  // The model text shows a window of a long line: 200 characters, then a mark.
+  assert.ok(text.includes(`\nf0.txt\n  1: needle ${'x'.repeat(193)}…\n`), text.slice(0, 400))
+})
+
+test('a long line whose match lies past the cut is shown around the match, with its column', async (t) => {
+  const line = `${'a'.repeat(3000)} needle ${'b'.repeat(3000)}`
+  const dir = tmpTree(t, { 'f.txt': `${line}\n` })
+  const r = await searchFiles({ pattern: 'needle', path: dir })
+  const [m] = r.matches
+  assert.equal(m.column, 3002)
+  assert.ok(m.match.startsWith('[line cut]… ') && m.match.includes(' needle ') && m.match.endsWith('…[line cut]'), m.match)
+  const shown = formatSearchResult(r).split('\n')[3]
+  assert.ok(shown.startsWith('  1:3002: [line cut]… ') && shown.includes(' needle ') && shown.endsWith('…'), shown)
+  assert.ok(shown.length < 230, shown)
 })
 
 test('errors: invalid regex, bad arguments, missing paths, policy', async (t) => {

@@ -33,11 +33,11 @@ const FIND_OPTIONS = [
 ]
 const SEARCH_OPTIONS = [
   'pattern', 'patterns', 'literal', 'multiline', 'target', 'fuzzy', 'path', 'cwd', 'fileGlob', 'type', 'exclude', 'maxPerFile',
-  'outputMode', 'ignoreCase', 'noIgnore', 'maxResults', 'signal', 'timeoutMs', 'policy', 'approve', 'roots', 'skipped',
-  'git', 'changedSince',
+  'outputMode', 'ignoreCase', 'noIgnore', 'maxResults', 'context', 'before', 'after', 'signal', 'timeoutMs', 'policy', 'approve',
+  'roots', 'skipped', 'offset', 'cursor', 'partial', 'git', 'changedSince',
 ]
 // What the host fixes (JS-only, the workspace, and the host's budgets): not for the model.
-const HOST_ONLY = ['cwd', 'roots', 'signal', 'policy', 'approve', 'timeoutMs', 'maxLimit', 'maxBytes']
+const HOST_ONLY = ['cwd', 'roots', 'signal', 'policy', 'approve', 'timeoutMs', 'partial', 'maxLimit', 'maxBytes']
 // The defaults and enums docs/API.md gives.
 const FIND_DEFAULTS = {
   type: 'file', limit: 1000, sortBy: 'recent', regex: false, matchBase: false, caseSensitive: false, reverse: false,
@@ -45,7 +45,7 @@ const FIND_DEFAULTS = {
 }
 const SEARCH_DEFAULTS = {
   target: 'content', fuzzy: false, outputMode: 'content', ignoreCase: false, noIgnore: false, maxResults: 50,
-  literal: false, multiline: false, type: [], exclude: [], patterns: [], skipped: false,
+  literal: false, multiline: false, type: [], exclude: [], patterns: [], skipped: false, context: 0, before: 0, after: 0, offset: 0,
 }
 const GIT_SCOPES = ['modified', 'staged', 'untracked', 'changed']
 const ENUMS = {
@@ -134,7 +134,7 @@ describe('toolDefinitions', () => {
     assert.match(toolDefinitions.find.description, /51,200 bytes/, 'says the byte cap')
     assert.match(toolDefinitions.find.description, /case-insensitive/)
     assert.match(toolDefinitions.search_files.description, /Case-sensitive unless `ignoreCase` \(find is case-insensitive\)/)
-    assert.match(toolDefinitions.search_files.description, /longer than 500 characters are clipped/)
+    assert.match(toolDefinitions.search_files.description, /longer than 200 characters is shown around its match/)
     assert.match(toolDefinitions.find.description, /time limit, if any, is set by the host/)
     assert.match(toolDefinitions.find.description, /search_files/, 'points to the other tool')
     assert.match(toolDefinitions.search_files.description, /node_modules/, 'says what it skips')

@@ -240,6 +240,9 @@ const searchEverything: SearchOptions = {
   policy: asyncPolicy,
   approve: asyncApprove,
   roots: ['/workspace'],
+  offset: 50,
+  cursor: undefined,
+  partial: true,
   patterns: ['FIXME', 'XXX'],
   literal: false,
   multiline: false,
@@ -265,7 +268,17 @@ export async function searchUsage(): Promise<string[]> {
   const several: ContentSearchResult = await searchFiles({ patterns: ['TODO', 'FIXME'], type: 'py' })
   const which: number[] = several.matches.flatMap((m) => m.patterns ?? [])
   const types: Record<string, string[]> = fileTypes()
+  // The next page, while there is one; a partial answer says so.
+  const pages: string[] = []
+  let page: SearchResult = any
+  while (page.cursor !== undefined && !page.indexChanged) {
+    const incomplete: true | undefined = page.incomplete
+    const before: number | undefined = page.offset
+    pages.push(`${before ?? 0} ${incomplete ?? false}`)
+    page = await searchFiles({ ...searchEverything, offset: 0, cursor: page.cursor })
+  }
   const texts: string[] = [content, content2, named, files, counts, any, several].map((r) => formatSearchResult(r) + searchSummary(r))
+  texts.push(...pages)
   texts.push(String(which.length), Object.keys(types).join(','))
   return texts
 }

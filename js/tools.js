@@ -35,15 +35,14 @@ const FIND_DESCRIPTION = [
 ].join(' ')
 
 const SEARCH_DESCRIPTION = [
-  'Search inside files with a regular expression, like ripgrep, or find files by name (`target: "files"`).',
-  'Skips .git, node_modules, dist, build, target, vendor, .venv, __pycache__ and similar folders, gitignored and binary files,',
-  'unless `noIgnore` is true. Output: the search directory, then `file:line: text` lines (outputMode "content"), the matching',
-  'files newest first ("files"), or `file: count` lines ("count"), with every file path relative to the search directory;',
-  'at most `maxResults`, with a note when the list was cut, and when nothing matched, a note naming skipped folders that hold matches.',
-  `Case-sensitive unless \`ignoreCase\` (find is case-insensitive); lines longer than ${native.MAX_LINE_CHARS} characters are clipped.`,
-  'Narrow with `type` (["py"]), `fileGlob`, `exclude`, `maxPerFile`; `literal: true` for plain text, `patterns` for several regexes',
-  '(each match lists which matched), `multiline: true` to span lines.',
-  'To list files by path pattern, size or date, use find.',
+  'Search inside files with a regex, like ripgrep, or find files by name (`target: "files"`, `fuzzy` for typos).',
+  'Skips .git, node_modules, dist, build, vendor and similar folders, gitignored and binary files, unless `noIgnore`.',
+  'Output: the search directory, exact totals, then each matching file once with its lines (`  12: text`;',
+  '`context`/`before`/`after` add `  11- text` lines); or the files newest first ("files"), or `file: count` ("count"),',
+  'paths relative to the search directory; at most `maxResults`, and a note when cut or when nothing matched.',
+  `Case-sensitive unless \`ignoreCase\` (find is case-insensitive); a line longer than ${native.MODEL_LINE_CHARS} characters is shown around its match.`,
+  'Narrow with `type` (["py"]), `fileGlob`, `exclude`, `maxPerFile`; `literal: true` for plain text, `patterns` for several',
+  'regexes, `multiline: true` to span lines. To list files by path, size or date, use find.',
 ].join(' ')
 
 const EXPLAIN_DESCRIPTION = [

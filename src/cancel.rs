@@ -56,6 +56,12 @@ impl Cancel {
         Cancel { enough: Some(enough), ..self.clone() }
     }
 
+    /// The same without its deadline, and the deadline: for a search that
+    /// answers with what it found by then (`partial`) instead of failing.
+    pub fn without_deadline(&self) -> (Cancel, Option<Instant>) {
+        (Cancel { deadline: None, ..self.clone() }, self.deadline())
+    }
+
     pub fn never() -> Self {
         Cancel::new(CancelFlag::default(), None)
     }

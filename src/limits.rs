@@ -23,6 +23,14 @@ pub const OMITTED_DIRS: usize = 5;
 pub const DEFAULT_MAX_RESULTS: usize = 50;
 /// `maxResults` above this is clamped.
 pub const MAX_RESULTS: usize = 500;
+/// The most lines of context (`before`, `after`, `context`) shown on each
+/// side of a matching line; more is lowered to it. Twenty lines either side
+/// is most of a function, and keeps 500 matches' context under ~20k lines.
+pub const MAX_CONTEXT_LINES: usize = 20;
+/// A matching line longer than this (in characters) is shown in the model
+/// text as a window of about this many characters around its match; lines
+/// longer than this many bytes carry the match's `column` for it.
+pub const MODEL_LINE_CHARS: usize = 200;
 /// Longer matching lines are cut to this many characters and marked.
 pub const MAX_LINE_CHARS: usize = 500;
 /// How far a content search's line buffer may grow (per walker thread); a

@@ -282,6 +282,24 @@ pub const OPTIONS: &[OptionSpec] = &[
     opt(SEARCH, "maxResults", Kind::Integer { minimum: 1 }, Default::Count(limits::DEFAULT_MAX_RESULTS))
         .model("At most this many lines, files or counts (values above {maxResultsCap} are lowered to {maxResultsCap}).")
         .flag("max-results", Some("N"), "at most N results (default {maxResults}, max {maxResultsCap})"),
+    opt(SEARCH, "context", Kind::Integer { minimum: 0 }, Default::Count(0))
+        .model("Content output only: show this many lines before and after each matching line (as rg -C; at most {maxContext}). Lines shared by nearby matches are shown once; `--` separates groups that are apart.")
+        .flag("context", Some("N"), "N lines before and after each match (max {maxContext})")
+        .short('C'),
+    opt(SEARCH, "before", Kind::Integer { minimum: 0 }, Default::Count(0))
+        .model("Content output only: lines shown before each matching line (as rg -B); overrides `context` for that side.")
+        .flag("before", Some("N"), "N lines before each match (max {maxContext})")
+        .short('B'),
+    opt(SEARCH, "after", Kind::Integer { minimum: 0 }, Default::Count(0))
+        .model("Content output only: lines shown after each matching line (as rg -A); overrides `context` for that side.")
+        .flag("after", Some("N"), "N lines after each match (max {maxContext})")
+        .short('A'),
+    opt(SEARCH, "offset", Kind::Integer { minimum: 0 }, Default::Count(0))
+        .model("Skip this many results first (lines, files or counts, in the result's order).")
+        .flag("offset", Some("N"), "skip the first N results"),
+    opt(SEARCH, "cursor", Kind::Text, Default::None)
+        .model("To get the next page, pass the `cursor` of the previous result here, with the same other options.")
+        .flag("cursor", Some("CURSOR"), "continue from the cursor of an earlier result"),
     opt(BOTH, "git", Kind::Choice(crate::git_status::GitWhich::NAMES), Default::None)
         .model("Only files git has as changed in the repository holding `path`: 'modified' (edited, not staged), 'staged', 'untracked' (new and not ignored), 'changed' (any of those). For \"what did I change\".")
         .flag("git", Some("WHICH"), "only files git has as changed: modified, staged, untracked or changed (any)"),
@@ -292,6 +310,11 @@ pub const OPTIONS: &[OptionSpec] = &[
         .model("Also report what was left out and why, counted during the walk at no extra walk: entries by reason (ignored, naming the .gitignore line; hidden; excluded; always-skipped folders; past maxDepth; symlinks, never followed; permission denied; binary files) and the first folders of each.")
         .flag("skipped", None, "report what was left out, by reason"),
     opt(BOTH, "timeoutMs", Kind::Number, Default::None).flag("timeout", Some("MS"), "give up after MS milliseconds"),
+    opt(SEARCH, "partial", Kind::Bool, Default::Bool(false)).flag(
+        "partial",
+        None,
+        "when --timeout runs out, print what was found (in path order) and a cursor to continue, instead of failing",
+    ),
     opt(BOTH, "roots", Kind::Texts, Default::None)
         .flag("root", Some("DIR"), "only search inside DIR (repeatable)")
         .repeats(),
@@ -315,7 +338,8 @@ pub fn native_names(call: Call) -> Vec<&'static str> {
 
 /// `text` with each `{name}` of a number or list from `limits` written out.
 pub fn fill(text: &str) -> String {
-    let values: [(&str, String); 6] = [
+    let values: [(&str, String); 7] = [
+        ("{maxContext}", limits::MAX_CONTEXT_LINES.to_string()),
         ("{limit}", limits::DEFAULT_LIMIT.to_string()),
         ("{maxLimit}", limits::DEFAULT_MAX_LIMIT.to_string()),
         ("{maxBytes}", limits::DEFAULT_MAX_BYTES.to_string()),

@@ -8,10 +8,10 @@ mod slots;
 
 use agent_find_core::{
     clip, default_notice, explain, lock, parse_find_options, parse_search_options, render_find, render_search,
-    resolve_logical, run_find, run_search, Cancel, CancelFlag, ContentCaps, EntryKind, ErrorCode, Explanation,
-    FindConfig, FindError, FindOutcome, Found, IgnoreLine, Index, IndexRef, LineMatch, Meta, OmittedDir, Purpose,
-    SearchConfig, SearchItems, SearchOutcome, Shared, SkipReason, SkippedFolder, SkippedGroup, Source, Truncation,
-    Value,
+    resolve_logical, run_find, run_search, Cancel, CancelFlag, ContentCaps, ContextLine, EntryKind, ErrorCode,
+    Explanation, FindConfig, FindError, FindOutcome, Found, IgnoreLine, Index, IndexRef, LineMatch, Meta, OmittedDir,
+    Purpose, SearchConfig, SearchItems, SearchOutcome, Shared, SkipReason, SkippedFolder, SkippedGroup, Source,
+    Truncation, Value,
 };
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
@@ -193,6 +193,25 @@ pub struct JsLineMatch {
     pub text: String,
     /// With `patterns`: the indexes of the patterns that match the line(s).
     pub patterns: Option<Vec<u32>>,
+    pub column: Option<f64>,
+    pub before: Option<Vec<JsContextLine>>,
+    pub after: Option<Vec<JsContextLine>>,
+}
+
+#[napi(object, js_name = "ContextLine")]
+pub struct JsContextLine {
+    pub line: f64,
+    pub text: String,
+}
+
+/// Context lines for JS: left out when there are none (no context asked).
+fn js_context(lines: Vec<ContextLine>) -> Option<Vec<JsContextLine>> {
+    (!lines.is_empty())
+        .then(|| lines.into_iter().map(|c| JsContextLine { line: c.line as f64, text: c.text }).collect())
+}
+
+fn rust_context(lines: Option<Vec<JsContextLine>>) -> Vec<ContextLine> {
+    lines.unwrap_or_default().into_iter().map(|c| ContextLine { line: c.line.max(0.0) as u64, text: c.text }).collect()
 }
 
 #[napi(object, js_name = "FileCount")]
@@ -209,8 +228,18 @@ pub struct JsSearchResult {
     pub files: Option<Vec<String>>,
     pub counts: Option<Vec<JsFileCount>>,
     pub match_count: f64,
+    /// Files that matched, before `maxResults`.
+    pub file_count: Option<f64>,
     pub truncated: bool,
     pub notice: Option<String>,
+    /// Where the next page starts, when more follows.
+    pub cursor: Option<String>,
+    /// With `offset` or `cursor`: the results of the whole answer before the first one shown.
+    pub offset: Option<f64>,
+    /// `partial` ran out of time (set only then).
+    pub incomplete: Option<bool>,
+    /// The index changed since the `cursor` was made (set only then).
+    pub index_changed: Option<bool>,
     pub skipped: Option<Vec<JsSkippedGroup>>,
 }
 
@@ -412,15 +441,28 @@ impl From<SearchOutcome> for JsSearchResult {
             files: None,
             counts: None,
             match_count: o.match_count as f64,
+            file_count: Some(o.file_count as f64),
             truncated: o.truncated,
             notice: o.notice,
+            cursor: o.cursor,
+            offset: o.offset.map(|n| n as f64),
+            incomplete: o.incomplete.then_some(true),
+            index_changed: o.index_changed.then_some(true),
             skipped: skipped_to_js(o.skipped),
         };
         match o.items {
             SearchItems::Matches(m) => {
                 r.matches = Some(
                     m.into_iter()
-                        .map(|m| JsLineMatch { file: m.file, line: m.line as f64, text: m.text, patterns: m.patterns })
+                        .map(|m| JsLineMatch {
+                            file: m.file,
+                            line: m.line as f64,
+                            text: m.text,
+                            patterns: m.patterns,
+                            column: m.column.map(|c| c as f64),
+                            before: js_context(m.before),
+                            after: js_context(m.after),
+                        })
                         .collect(),
                 )
             }
@@ -443,6 +485,9 @@ impl From<JsSearchResult> for SearchOutcome {
                         line: m.line.max(0.0) as u64,
                         text: m.text,
                         patterns: m.patterns,
+                        column: m.column.filter(|c| *c >= 1.0).map(|c| c as u64),
+                        before: rust_context(m.before),
+                        after: rust_context(m.after),
                     })
                     .collect(),
             )
@@ -455,8 +500,13 @@ impl From<JsSearchResult> for SearchOutcome {
             path: r.path,
             items,
             match_count: r.match_count.max(0.0) as u64,
+            file_count: r.file_count.map_or(0, |n| n.max(0.0) as u64),
             truncated: r.truncated,
             notice: r.notice,
+            cursor: r.cursor,
+            offset: r.offset.map(|n| n.max(0.0) as u64),
+            incomplete: r.incomplete == Some(true),
+            index_changed: r.index_changed == Some(true),
             skipped: skipped_from_js(r.skipped),
         }
     }
@@ -746,10 +796,13 @@ impl Job {
         }
     }
 
-    /// What stops it: `flag`, and `timeoutMs` counted from `made` (as `run_job` makes it).
+    /// What stops its wait for a slot: `flag`, and `timeoutMs` counted from
+    /// `made` (as `run_job` makes it), except for a `partial` search, which
+    /// answers (with nothing searched) once its time is out.
     fn cancel(&self, flag: CancelFlag, made: std::time::Instant) -> Cancel {
         let timeout_ms = match self {
             Job::Find(config, _) => config.timeout_ms,
+            Job::Search(config) if config.page.partial => None,
             Job::Search(config) => config.timeout_ms,
         };
         Cancel::since(flag, timeout_ms, made)
@@ -1090,3 +1143,6 @@ pub const MAX_READER_CONCURRENCY: u32 = js_reader::MAX_CONCURRENCY;
 /// The longest matching line `searchFiles` shows whole (longer ones are clipped).
 #[napi]
 pub const MAX_LINE_CHARS: u32 = agent_find_core::limits::MAX_LINE_CHARS as u32;
+/// The longest matching line the model text shows whole (longer ones as a window around the match).
+#[napi]
+pub const MODEL_LINE_CHARS: u32 = agent_find_core::limits::MODEL_LINE_CHARS as u32;

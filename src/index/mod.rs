@@ -95,6 +95,8 @@ pub struct Index {
     broken: Mutex<Option<FindError>>,
     /// Bumped by every change to the tree.
     generation: AtomicU64,
+    /// Unique among the indexes of this process, so two indexes' generations never pass for each other.
+    id: u64,
     /// The watcher (Linux), `None` once closed or failed.
     #[cfg(target_os = "linux")]
     inotify: Mutex<Option<Arc<inotify::Inotify>>>,
@@ -103,6 +105,9 @@ pub struct Index {
     /// What content searches learnt of the files' contents (see `content`).
     content: RwLock<ContentLayer>,
 }
+
+/// The id the next index opened takes.
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
 /// How many sets of rules keep their `Visible` list.
 const VISIBLE_KEPT: usize = 4;
@@ -183,6 +188,7 @@ impl Index {
             keeper: Mutex::new(None),
             broken: Mutex::new(None),
             generation: AtomicU64::new(0),
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             visible: Mutex::new(Vec::new()),
             content: RwLock::new(ContentLayer::new(caps)),
             #[cfg(target_os = "linux")]
@@ -376,6 +382,13 @@ impl Index {
         }
         cache.push((key.clone(), generation, Arc::clone(&visible)));
         Ok(visible)
+    }
+
+    /// This index and its tree as they are now: `(id, generation)`; the
+    /// generation changes whenever the tree may have (a search's cursor
+    /// keeps it, to tell when the tree changed between pages).
+    pub fn generation(&self) -> (u64, u64) {
+        (self.id, self.generation.load(Ordering::SeqCst))
     }
 
     /// The content layer, for a query to read (see `query`).

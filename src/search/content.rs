@@ -21,7 +21,9 @@ use crate::dir::is_skippable;
 use crate::source::{Contents, Rewind};
 use crate::walk::SkipReason;
 use grep_matcher::Matcher;
-use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkError, SinkFinish, SinkMatch};
+use grep_searcher::{
+    BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkContextKind, SinkError, SinkFinish, SinkMatch,
+};
 use std::cell::{Cell, RefCell};
 use std::fs::File;
 use std::io::{self, Read};
@@ -30,7 +32,7 @@ use std::rc::Rc;
 
 pub use crate::limits::{
     LINE_PIECE_BYTES, MAX_LINE_BUFFER_BYTES, MAX_LINE_CHARS, MAX_MATCH_LINES, MAX_MULTILINE_FILE_BYTES,
-    PIECE_OVERLAP_BYTES,
+    MODEL_LINE_CHARS, PIECE_OVERLAP_BYTES,
 };
 pub const CUT_MARK: &str = " …[line cut]";
 /// Starts the text of a match shown from inside an over-long line.
@@ -39,7 +41,7 @@ pub const LEAD_MARK: &str = "[line cut]… ";
 const BEFORE_MATCH_BYTES: usize = 80;
 
 /// One matching line.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct LineHit {
     /// 1-based.
     pub line: u64,
@@ -47,6 +49,25 @@ pub struct LineHit {
     pub text: String,
     /// With `patterns`: the indexes of those that match the line(s).
     pub patterns: Option<Vec<u32>>,
+    /// 1-based byte column of the line's first match, as `rg --column`
+    /// gives it, for a line longer than `MODEL_LINE_CHARS` bytes (the model
+    /// text shows such a line around it); `None` for shorter lines, so the
+    /// answers for them are as they were, and inside an over-long line
+    /// searched in pieces.
+    pub column: Option<u64>,
+    /// Context lines shown before and after it (`before`/`after` options),
+    /// each line once, as ripgrep prints them: a line that is another
+    /// match's context, or a match, is not repeated.
+    pub before: Vec<ContextLine>,
+    pub after: Vec<ContextLine>,
+}
+
+/// A line around a match.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ContextLine {
+    /// 1-based.
+    pub line: u64,
+    pub text: String,
 }
 
 /// What one file gave: the number of matching lines and the first of them.
@@ -54,6 +75,8 @@ pub struct LineHit {
 pub struct FileScan {
     pub count: u64,
     pub lines: Vec<LineHit>,
+    /// With `Scan::Window`: the matching lines at or after its `from_line`.
+    pub window: u64,
     /// Set (with no count and no lines) when the file was left out: binary,
     /// or its opening denied.
     pub left_out: Option<SkipReason>,
@@ -74,13 +97,24 @@ pub enum Scan {
     Count,
     /// Count every matching line and keep the text of the first `n`.
     Lines(usize),
+    /// Count every matching line and keep the text of `n` of those at or
+    /// after line `from_line`, once the first `skip` of them are passed: a
+    /// page that starts inside a file.
+    Window { from_line: u64, skip: u64, n: usize },
 }
 
 /// A searcher for one thread; it reuses its buffers across files. Counting
 /// lines costs a pass over every byte, so only `Scan::Lines` asks for numbers.
 /// Its line buffer is capped (see the module's doc).
 pub fn new_searcher(scan: Scan) -> Searcher {
-    builder().line_number(matches!(scan, Scan::Lines(_))).build()
+    builder().line_number(matches!(scan, Scan::Lines(_) | Scan::Window { .. })).build()
+}
+
+/// A `Scan::Lines` searcher that also reports `before` and `after` lines of
+/// context around each match (grep-searcher's own context handling, the
+/// one ripgrep prints from).
+pub fn context_searcher(before: usize, after: usize) -> Searcher {
+    builder().line_number(true).before_context(before).after_context(after).build()
 }
 
 /// A searcher that stops at nothing: binary files are searched as text
@@ -193,6 +227,8 @@ fn scan_input(
         *searcher = builder_for(matcher.modes.multiline)
             .line_number(searcher.line_number())
             .binary_detection(searcher.binary_detection().clone())
+            .before_context(searcher.before_context())
+            .after_context(searcher.after_context())
             .build();
     }
     // A panic in an engine must not unwind through the walker threads.
@@ -255,6 +291,8 @@ fn search_file<'m>(
         *searcher = builder_for(matcher.modes.multiline)
             .line_number(searcher.line_number())
             .binary_detection(searcher.binary_detection().clone())
+            .before_context(searcher.before_context())
+            .after_context(searcher.after_context())
             .build();
     }
     match done {
@@ -441,11 +479,24 @@ struct Collect<'a> {
     /// The matching lines reported (with `multiline`, the runs of matches
     /// on touching lines, each reported once, as rg prints them).
     reported: u64,
+    /// Context lines heard since the last match, for the next one.
+    before: Vec<ContextLine>,
+    /// A match past the lines kept was heard: later context is no kept match's.
+    closed: bool,
 }
 
 impl<'a> Collect<'a> {
     fn new(scan: Scan, matcher: &'a ContentMatcher, pieces: Option<Pieces<'a>>) -> Collect<'a> {
-        Collect { scan, matcher, found: FileScan::default(), binary: false, pieces, reported: 0 }
+        Collect {
+            scan,
+            matcher,
+            found: FileScan::default(),
+            binary: false,
+            pieces,
+            reported: 0,
+            before: Vec::new(),
+            closed: false,
+        }
     }
 
     /// Whether the search of this file goes on after a match: not when one
@@ -515,17 +566,43 @@ impl Sink for Collect<'_> {
             true => self.matcher.engine.count_in(mat.bytes()).max(1),
             false => 1,
         };
-        if let Scan::Lines(n) = self.scan {
-            if self.found.lines.len() < n {
-                let text = match (&self.pieces, cut) {
-                    (Some(pieces), true) => around_match(pieces.engine, mat.bytes(), lead),
-                    _ if self.matcher.modes.multiline => lines_text(mat.bytes()),
-                    _ => line_text(mat.bytes()),
-                };
-                self.found.lines.push(LineHit { line, text, patterns: self.matcher.which(mat.bytes()) });
+        let wanted = match self.scan {
+            Scan::Lines(n) => self.found.lines.len() < n,
+            Scan::Window { from_line, skip, n } if line >= from_line => {
+                self.found.window += 1;
+                self.found.window > skip && self.found.lines.len() < n
             }
+            _ => false,
+        };
+        let before = std::mem::take(&mut self.before);
+        if wanted {
+            let (text, column) = match (&self.pieces, cut) {
+                (Some(pieces), true) => (around_match(pieces.engine, mat.bytes(), lead), None),
+                (Some(_), false) => (line_text(mat.bytes()), None),
+                _ if self.matcher.modes.multiline => (lines_text(mat.bytes()), None),
+                _ => matched_text(&self.matcher.engine, mat.bytes()),
+            };
+            let patterns = self.matcher.which(mat.bytes());
+            self.found.lines.push(LineHit { line, text, patterns, column, before, after: Vec::new() });
+        } else if !self.found.lines.is_empty() {
+            // A match past the lines kept: later context is no kept match's.
+            self.closed = true;
         }
         Ok(self.go_on())
+    }
+
+    fn context(&mut self, _: &Searcher, context: &SinkContext<'_>) -> Result<bool, Stop> {
+        // Inside pieces of an over-long line, context lines would be pieces.
+        if self.closed || self.pieces.is_some() || !matches!(self.scan, Scan::Lines(_) | Scan::Window { .. }) {
+            return Ok(true);
+        }
+        let line = ContextLine { line: context.line_number().unwrap_or(0), text: line_text(context.bytes()) };
+        match (context.kind(), self.found.lines.last_mut()) {
+            (SinkContextKind::After, Some(last)) => last.after.push(line),
+            (SinkContextKind::After, None) => {}
+            _ => self.before.push(line),
+        }
+        Ok(true)
     }
 
     fn binary_data(&mut self, _: &Searcher, _: u64) -> Result<bool, Stop> {
@@ -543,17 +620,48 @@ impl Sink for Collect<'_> {
 /// before the match, cut to `MAX_LINE_CHARS`, marked where it was cut
 /// (`lead`: the piece itself starts inside the line).
 fn around_match(engine: &Engine, piece: &[u8], lead: bool) -> String {
+    window(piece, first_match(engine, piece).unwrap_or(0), lead)
+}
+
+/// Where the first match in `bytes` starts.
+fn first_match(engine: &Engine, bytes: &[u8]) -> Option<usize> {
     let found = match engine {
-        Engine::Rust(m) => m.find(piece).ok().flatten(),
-        Engine::Pcre2(m) => m.find(piece).ok().flatten(),
+        Engine::Rust(m) => m.find(bytes).ok().flatten(),
+        Engine::Pcre2(m) => m.find(bytes).ok().flatten(),
     };
-    let mut from = found.map_or(0, |m| m.start()).saturating_sub(BEFORE_MATCH_BYTES);
+    found.map(|m| m.start())
+}
+
+/// A matching line's text and, when it is long, its first match's 1-based
+/// byte column (see `LineHit`). A line
+/// over `MAX_LINE_CHARS` whose match lies past what the cut keeps is shown
+/// from a little before the match instead (marked), so the text holds it.
+fn matched_text(engine: &Engine, line: &[u8]) -> (String, Option<u64>) {
+    let content = line.strip_suffix(b"\n").unwrap_or(line);
+    if content.strip_suffix(b"\r").unwrap_or(content).len() <= MODEL_LINE_CHARS {
+        return (line_text(line), None);
+    }
+    let start = first_match(engine, line);
+    let column = start.map(|at| at as u64 + 1);
+    let text = line_text(line);
+    match start {
+        Some(at) if text.ends_with(CUT_MARK) && at + BEFORE_MATCH_BYTES > text.len() - CUT_MARK.len() => {
+            (window(line, at, false), column)
+        }
+        _ => (text, column),
+    }
+}
+
+/// `bytes` from a little before `at`, cut to `MAX_LINE_CHARS`, marked where
+/// it was cut (`lead`: `bytes` itself starts inside the line).
+fn window(bytes: &[u8], at: usize, lead: bool) -> String {
+    let mut from = at.saturating_sub(BEFORE_MATCH_BYTES);
     // Start on a character, not inside one.
-    while from > 0 && piece.get(from).is_some_and(|b| b & 0xC0 == 0x80) {
+    while from > 0 && bytes.get(from).is_some_and(|b| b & 0xC0 == 0x80) {
         from -= 1;
     }
     let mark = if lead || from > 0 { LEAD_MARK } else { "" };
-    format!("{mark}{}", line_text(&piece[from..]))
+    format!("{mark}{}", line_text(&bytes[from..]))
 }
 
 /// The lines of a multiline match, each as `line_text` gives it, joined by
@@ -608,7 +716,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(found.count, 2);
-        assert_eq!(found.lines, vec![LineHit { line: 1, text: "alpha".into(), patterns: None }]);
+        assert_eq!(found.lines, vec![LineHit { line: 1, text: "alpha".into(), ..LineHit::default() }]);
         let all = scan_file(
             &mut new_searcher(Scan::Lines(10)),
             &matcher("beta"),
@@ -618,7 +726,7 @@ mod tests {
             &Cancel::never(),
         )
         .unwrap();
-        assert_eq!(all.lines[1], LineHit { line: 3, text: "alpha beta".into(), patterns: None });
+        assert_eq!(all.lines[1], LineHit { line: 3, text: "alpha beta".into(), ..LineHit::default() });
         let any = scan_file(
             &mut new_searcher(Scan::Any),
             &matcher("a"),
@@ -630,6 +738,36 @@ mod tests {
         .unwrap();
         assert_eq!(any.count, 1);
         std::fs::remove_file(p).unwrap();
+    }
+
+    #[test]
+    fn context_lines_come_once_and_alike_from_a_file_and_from_memory() {
+        let bytes = b"a\nhit 2\nb\nhit 4\nc\nd\ne\nf\nhit 9\ng\n";
+        let (_tree, p) = file("context", bytes);
+        let m = matcher("hit");
+        let shape = |found: FileScan| {
+            found
+                .lines
+                .iter()
+                .map(|h| {
+                    let lines = |c: &[ContextLine]| c.iter().map(|c| c.line).collect::<Vec<_>>();
+                    (lines(&h.before), h.line, lines(&h.after))
+                })
+                .collect::<Vec<_>>()
+        };
+        let run_file = |scan| {
+            scan_file(&mut context_searcher(1, 2), &m, File::open(&p), scan, Path::new("f"), &Cancel::never()).unwrap()
+        };
+        let expected = vec![(vec![1], 2, vec![3]), (vec![], 4, vec![5, 6]), (vec![8], 9, vec![10])];
+        assert_eq!(shape(run_file(Scan::Lines(10))), expected);
+        let from_memory =
+            scan_read(&mut context_searcher(1, 2), &m, bytes, Scan::Lines(10), Path::new("f"), &Cancel::never());
+        assert_eq!(shape(from_memory.unwrap()), expected);
+        // Cut at two matches: the second keeps its after lines, the third's before is dropped.
+        let cut = run_file(Scan::Lines(2));
+        assert_eq!(cut.count, 3);
+        assert_eq!(shape(cut), expected[..2]);
+        assert_eq!(run_file(Scan::Lines(1)).lines[0].after[0], ContextLine { line: 3, text: "b".into() });
     }
 
     #[test]

@@ -89,7 +89,7 @@ fn holding_matches(
             }
         }
     };
-    match gather(config, root, &rules, &stopping, &wanted, &on_match) {
+    match gather(config, root, &rules, &stopping, &wanted, &on_match, None) {
         Err(e) if !(e.code == ErrorCode::Aborted && enough.is_set() && !cancel.is_aborted_by_caller()) => {
             return Err(e)
         }

@@ -3,6 +3,7 @@
 //! build folders skipped unless asked, and results ready for a model.
 
 pub mod content;
+pub mod cursor;
 mod elsewhere;
 pub mod fuzzy;
 pub mod matcher;
@@ -13,14 +14,18 @@ pub mod render;
 use crate::cancel::Cancel;
 use crate::content_sketch::{Sketcher, MAX_SKETCHED_FILE_BYTES};
 use crate::entry::EntryKind;
-use crate::error::Result;
+use crate::error::{FindError, Result};
 use crate::git_scope;
 use crate::git_status::GitScope;
 use crate::pattern::NameMatcher;
 use crate::sandbox::Scope;
-use crate::source::{walk_screened, Contents, Root, Source};
+use crate::source::{walk_screened, Backend, Contents, Root, Source};
 use crate::walk::{posix_string, Entry, SkipReason, WalkRules, Walked};
-use content::{binary_searcher, new_searcher, scan_contents, scan_file, scan_read, FileScan, LineHit, Scan};
+pub use content::ContextLine;
+use content::{
+    binary_searcher, context_searcher, new_searcher, scan_contents, scan_file, scan_read, FileScan, LineHit, Scan,
+};
+use cursor::{Budget, Cursor, Key, Order, Paging};
 use grep_searcher::Searcher;
 use matcher::ContentMatcher;
 use std::io::Read;
@@ -94,11 +99,37 @@ pub struct SearchConfig {
     /// Binary files are searched as text instead of skipped: only the
     /// search for what a search that found nothing missed sets it.
     pub search_binary: bool,
+    /// Lines of context shown before and after each matching line
+    /// (`before`, `after`, `context`; content output only).
+    pub context: Context,
+    /// `offset`, `cursor`, `partial`.
+    pub page: Paging,
     /// Only files changed in git (`git`, `changedSince`; see `git_scope`).
     pub git: Option<GitScope>,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+impl SearchConfig {
+    /// The order of the result's items: fuzzy matches by rank; file lists
+    /// newest first, except under `partial` (a partial answer must be a
+    /// start of the full one, and which files are newest is known only once
+    /// all are searched); lines and counts by path, then line.
+    pub fn order(&self) -> Order {
+        match &self.target {
+            Target::Fuzzy { .. } => Order::Rank,
+            target if target.newest_first() && !self.page.partial => Order::Newest,
+            _ => Order::Path,
+        }
+    }
+}
+
+/// How many lines of context a content search shows around each match.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Context {
+    pub before: usize,
+    pub after: usize,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct LineMatch {
     pub file: String,
     pub line: u64,
@@ -106,6 +137,11 @@ pub struct LineMatch {
     pub text: String,
     /// With `patterns`: the indexes of those that match the line(s).
     pub patterns: Option<Vec<u32>>,
+    /// 1-based byte column of the line's first match (`rg --column`).
+    pub column: Option<u64>,
+    /// Context lines (see `LineHit`).
+    pub before: Vec<ContextLine>,
+    pub after: Vec<ContextLine>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -123,14 +159,27 @@ pub struct SearchOutcome {
     /// Matching lines (content and count modes) or matching files (files
     /// mode, and name search), before `maxResults`.
     pub match_count: u64,
+    /// Files that matched, before `maxResults`.
+    pub file_count: u64,
     pub truncated: bool,
     /// Set when nothing matched and something near was found (the
     /// pattern's literal text, other case, binary files; see `near_miss`)
-    /// or places were passed over (see `elsewhere`).
+    /// or places were passed over (see `elsewhere`), or when the index
+    /// changed since the `cursor` was made.
     pub notice: Option<String>,
     /// With `skipped: true`: what the walk and the search left out, by reason.
     /// `None` unless asked.
     pub skipped: Option<Vec<crate::walk::SkippedGroup>>,
+    /// Where the next page starts, when more follows (`truncated` or `incomplete`).
+    pub cursor: Option<String>,
+    /// How many items of the whole answer come before the first one shown
+    /// (`offset` and `cursor`); `None` when neither was given.
+    pub offset: Option<u64>,
+    /// `partial` ran out of time: the items are the start of the answer, up
+    /// to `cursor`, and `match_count` counts what was found so far.
+    pub incomplete: bool,
+    /// The index's tree changed since the `cursor` was made.
+    pub index_changed: bool,
 }
 
 /// One file that matched, as a walker thread reports it.
@@ -149,6 +198,17 @@ struct Hit {
 const UNREAD: u64 = u64::MAX;
 
 pub fn run(config: &SearchConfig, cancel: &Cancel) -> Result<SearchOutcome> {
+    // With `partial`, the deadline bounds the reading of contents; the walk
+    // itself (listing folders) runs to its end, so the files left unsearched
+    // are all known and the answer can stop right before the first of them.
+    let (cancel, budget) = match config.page.partial {
+        true => {
+            let (walk, deadline) = cancel.without_deadline();
+            (walk, deadline.map(Budget::new))
+        }
+        false => (cancel.clone(), None),
+    };
+    let cancel = &cancel;
     cancel.check()?;
     let root = config.source.open(&config.scope, cancel)?;
     let scoped;
@@ -159,43 +219,90 @@ pub fn run(config: &SearchConfig, cancel: &Cancel) -> Result<SearchOutcome> {
         }
         None => config,
     };
-    let newest_first = config.target.newest_first();
-    let walked = gather(config, &root, &config.rules, cancel, &|_| true, &|_| {})?;
+    // Read before the walk: a tree that changes during it counts as changed.
+    let generation = match &root.backend {
+        Backend::Index(index, _) => {
+            let (id, generation) = index.generation();
+            Some(cursor::tree_version(id, generation))
+        }
+        _ => None,
+    };
+    // Under a budget, files before the cursor's are not searched: the time
+    // goes to the page asked for (and counts start at the cursor's file).
+    let from = match (&budget, &config.page.cursor) {
+        (Some(_), Some(Cursor { start: Key::Path { path, .. }, .. })) => Some(path.as_str()),
+        _ => None,
+    };
+    let wanted = |relative: &Path| from.is_none_or(|from| posix_string(relative).as_str() >= from);
+    let walked = gather(config, &root, &config.rules, cancel, &wanted, &|_| {}, budget.as_ref())?;
     let skipped = config.rules.tally.then(|| crate::skipped::groups(&walked.tally, &root, &config.rules));
     let mut hits = walked.found;
-    if let Target::Fuzzy { .. } = config.target {
-        hits.sort_unstable_by(|a, b| a.rank.cmp(&b.rank).then_with(|| a.path.cmp(&b.path)));
-    } else if newest_first {
-        hits.sort_unstable_by(|a, b| b.mtime_ms.total_cmp(&a.mtime_ms).then_with(|| a.path.cmp(&b.path)));
-    } else {
-        hits.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+    let order = config.order();
+    match order {
+        Order::Rank => hits.sort_unstable_by(|a, b| a.rank.cmp(&b.rank).then_with(|| a.path.cmp(&b.path))),
+        Order::Newest => {
+            hits.sort_unstable_by(|a, b| b.mtime_ms.total_cmp(&a.mtime_ms).then_with(|| a.path.cmp(&b.path)))
+        }
+        Order::Path => hits.sort_unstable_by(|a, b| a.path.cmp(&b.path)),
     }
     let first_rank = hits.first().and_then(|h| h.rank);
+    let lines = matches!(config.target, Target::Content { mode: OutputMode::Content | OutputMode::Count, .. });
+    let match_count: u64 = if lines { hits.iter().map(|h| h.count).sum() } else { hits.len() as u64 };
+    let file_count = hits.len() as u64;
+    // The answer covers the files before the first one left unsearched.
+    let bound = budget.as_ref().and_then(Budget::first_unsearched);
+    if let Some(bound) = &bound {
+        hits.retain(|h| h.path < *bound);
+    }
+    // The key of the item at `at` in the answer.
+    let key = |at: usize, h: &Hit| match order {
+        Order::Path => Key::Path { path: h.path.clone(), line: 0 },
+        Order::Newest => Key::Newest { mtime_ms: h.mtime_ms, path: h.path.clone() },
+        Order::Rank => Key::Rank { at: at as u64 },
+    };
+    let start = config.page.cursor.as_ref().map(|c| c.start.clone());
+    let skip = config.page.offset.saturating_add(config.page.cursor.as_ref().map_or(0, |c| c.skip));
+    // Files before the cursor's: in content mode the cursor's own file
+    // stays, its lines are cut below.
+    let before = match (&start, &config.target) {
+        (Some(Key::Path { path, .. }), Target::Content { mode: OutputMode::Content, .. }) => {
+            hits.partition_point(|h| h.path < *path)
+        }
+        (Some(Key::Rank { at }), _) => usize::try_from(*at).unwrap_or(usize::MAX).min(hits.len()),
+        (Some(start), _) => hits.partition_point(|h| key(0, h).cmp_to(start).is_lt()),
+        (None, _) => 0,
+    };
+    // Items are lines in content mode, files otherwise.
+    let line_items = matches!(config.target, Target::Content { mode: OutputMode::Content, .. });
+    let passed: u64 = if line_items { hits[..before].iter().map(|h| h.count).sum() } else { before as u64 };
+    let hits = &hits[before..];
     let max = config.max_results;
-    let (items, match_count, truncated) = match &config.target {
+    let mut page = Page { passed, ..Page::default() };
+    let mut multiline_cut = false;
+    let items = match &config.target {
         Target::Files { .. } | Target::Fuzzy { .. } | Target::Content { mode: OutputMode::Files, .. } => {
-            let total = hits.len() as u64;
-            let files = hits.into_iter().take(max).map(|h| h.path).collect();
-            (SearchItems::Files(files), total, total > max as u64)
+            let shown = page.window(hits, before, skip, max, &key);
+            SearchItems::Files(shown.iter().map(|h| h.path.clone()).collect())
         }
         Target::Content { mode: OutputMode::Count, .. } => {
-            let total = hits.iter().map(|h| h.count).sum();
-            let truncated = hits.len() > max;
-            (SearchItems::Counts(hits.into_iter().take(max).map(|h| (h.path, h.count)).collect()), total, truncated)
+            let shown = page.window(hits, before, skip, max, &key);
+            SearchItems::Counts(shown.iter().map(|h| (h.path.clone(), h.count)).collect())
+        }
+        Target::Content { regex, mode: OutputMode::Content, .. } if regex.modes.multiline => {
+            // A run of matches is one item, so counts cannot place a page
+            // (`offset` and `cursor` are refused): one more is sought.
+            let mut matches = first_lines(&root, regex, hits, max + 1, config.context, cancel)?;
+            multiline_cut = matches.len() > max;
+            matches.truncate(max);
+            SearchItems::Matches(matches)
         }
         Target::Content { regex, mode: OutputMode::Content, .. } => {
-            let total: u64 = hits.iter().map(|h| h.count).sum();
-            if regex.modes.multiline {
-                // A run of matches is one item, so the count of matches
-                // cannot tell whether items were left out: one more is sought.
-                let mut matches = first_lines(&root, regex, &hits, max + 1, cancel)?;
-                let truncated = matches.len() > max;
-                matches.truncate(max);
-                (SearchItems::Matches(matches), total, truncated)
-            } else {
-                let matches = first_lines(&root, regex, &hits, max, cancel)?;
-                (SearchItems::Matches(matches), total, total > max as u64)
-            }
+            let from_line = match &start {
+                Some(Key::Path { path, line }) if hits.first().is_some_and(|h| h.path == *path) => *line,
+                _ => 0,
+            };
+            let matches = page.lines(&root, regex, hits, from_line, skip, max, config.context, cancel)?;
+            SearchItems::Matches(matches)
         }
     };
     if let Some(err) = match &config.target {
@@ -204,7 +311,19 @@ pub fn run(config: &SearchConfig, cancel: &Cancel) -> Result<SearchOutcome> {
     } {
         return Err(err);
     }
-    let notice = match (match_count, &config.target) {
+    let incomplete = bound.is_some();
+    let truncated = page.next.is_some() || multiline_cut;
+    let next = match (page.next, &bound) {
+        (Some(next), _) => Some((next, 0)),
+        (None, Some(bound)) => Some((Key::Path { path: bound.clone(), line: 0 }, page.skip_left)),
+        (None, None) => None,
+    };
+    let cursor = next
+        .map(|(start, skip)| Cursor { order, fingerprint: config.page.fingerprint, generation, start, skip }.encode());
+    // Off an index there is no tree to have changed.
+    let index_changed = generation.is_some() && config.page.cursor.as_ref().is_some_and(|c| c.generation != generation);
+    let mut notice = match (match_count, &config.target) {
+        (_, _) if incomplete => None,
         (0, _) => {
             let near = near_miss::notice(config, &root, cancel)?;
             let places = elsewhere::notice(config, &root, &walked.skipped, walked.ignored, cancel)?;
@@ -218,7 +337,134 @@ pub fn run(config: &SearchConfig, cancel: &Cancel) -> Result<SearchOutcome> {
         }
         _ => None,
     };
-    Ok(SearchOutcome { path: config.source.display(&config.scope), items, match_count, truncated, notice, skipped })
+    if index_changed {
+        let changed = "The indexed folder changed since the `cursor` was made: this page is of the files as they are now, so results may have moved between pages.";
+        notice = Some(match notice {
+            Some(n) => format!("{changed} {n}"),
+            None => changed.to_string(),
+        });
+    }
+    let paged = config.page.cursor.is_some() || config.page.offset > 0;
+    Ok(SearchOutcome {
+        path: config.source.display(&config.scope),
+        items,
+        match_count,
+        file_count,
+        truncated,
+        notice,
+        skipped,
+        cursor,
+        // Under a budget from a cursor, what came before is not counted.
+        offset: (paged && from.is_none()).then_some(page.passed),
+        incomplete,
+        index_changed,
+    })
+}
+
+/// What one page showed of the items after the cursor.
+#[derive(Default)]
+struct Page {
+    /// Items of the whole answer before the first one shown.
+    passed: u64,
+    /// Where the next page starts, when more items follow this page.
+    next: Option<Key>,
+    /// What is left of `offset` once the items were all passed over.
+    skip_left: u64,
+}
+
+impl Page {
+    /// A page of whole files: `skip` passed over, then at most `max`;
+    /// `hits` start at `base` in the answer.
+    fn window<'h>(
+        &mut self,
+        hits: &'h [Hit],
+        base: usize,
+        skip: u64,
+        max: usize,
+        key: &dyn Fn(usize, &Hit) -> Key,
+    ) -> &'h [Hit] {
+        let from = usize::try_from(skip).unwrap_or(usize::MAX).min(hits.len());
+        self.skip_left = skip - from as u64;
+        self.passed += from as u64;
+        let shown = &hits[from..hits.len().min(from.saturating_add(max))];
+        if from + shown.len() < hits.len() {
+            self.next = shown.last().map(|h| key(base + from + shown.len() - 1, h).after());
+        }
+        shown
+    }
+
+    /// A page of matching lines: from line `from_line` of the first file
+    /// (the cursor's), `skip` lines passed over, then at most `max`, each
+    /// with its `context` lines. The walk only counted, so only the files
+    /// that hold them are read again, for their text.
+    #[allow(clippy::too_many_arguments)]
+    fn lines(
+        &mut self,
+        root: &Root,
+        regex: &ContentMatcher,
+        hits: &[Hit],
+        from_line: u64,
+        mut skip: u64,
+        max: usize,
+        context: Context,
+        cancel: &Cancel,
+    ) -> Result<Vec<LineMatch>> {
+        let mut searcher = match context {
+            Context { before: 0, after: 0 } => new_searcher(Scan::Lines(max)),
+            Context { before, after } => context_searcher(before, after),
+        };
+        let mut out = Vec::with_capacity(max.min(1024));
+        for (i, hit) in hits.iter().enumerate() {
+            let from_line = if i == 0 { from_line } else { 0 };
+            if out.len() >= max {
+                // Every file after the cursor's holds a matching line.
+                self.next = out.last().map(|m: &LineMatch| Key::Path { path: m.file.clone(), line: m.line }.after());
+                break;
+            }
+            if from_line == 0 && skip >= hit.count {
+                // Passed over whole, unread.
+                skip -= hit.count;
+                self.passed += hit.count;
+                continue;
+            }
+            cancel.check()?;
+            let n = max - out.len();
+            // A page that starts at a file's first line takes its first lines.
+            let scan = match (from_line, skip) {
+                (0, 0) => Scan::Lines(n),
+                _ => Scan::Window { from_line, skip, n },
+            };
+            let contents = root.read_one(&hit.relative, cancel)?;
+            let failure = contents.as_ref().and_then(Contents::failure);
+            let found =
+                contents.and_then(|c| scan_contents(&mut searcher, regex, c, scan, Path::new(&hit.path), cancel));
+            if let Some(failure) = failure {
+                failure.check()?;
+            }
+            let FileScan { lines, count, window, .. } = found.unwrap_or_default();
+            let window = if let Scan::Lines(_) = scan { count } else { window };
+            // Lines before `from_line` were on earlier pages; `skip` passes over more.
+            let skipped = skip.min(window);
+            self.passed += count.saturating_sub(window) + skipped;
+            skip -= skipped;
+            let left = window - skipped - (lines.len() as u64).min(window - skipped);
+            out.extend(lines.into_iter().map(|LineHit { line, text, patterns, column, before, after }| LineMatch {
+                file: hit.path.clone(),
+                line,
+                text,
+                patterns,
+                column,
+                before,
+                after,
+            }));
+            if out.len() >= max && left > 0 {
+                self.next = out.last().map(|m| Key::Path { path: m.file.clone(), line: m.line }.after());
+                return Ok(out);
+            }
+        }
+        self.skip_left = skip;
+        Ok(out)
+    }
 }
 
 /// Walks `root` under `rules` and keeps the files that match: by name, or
@@ -231,8 +477,12 @@ fn gather(
     cancel: &Cancel,
     wanted: &(dyn Fn(&Path) -> bool + Sync),
     on_match: &(dyn Fn(&Path) + Sync),
+    budget: Option<&Budget>,
 ) -> Result<Walked<Hit>> {
-    let newest_first = config.target.newest_first();
+    let newest_first = config.order() == Order::Newest;
+    let reads_in_walk = root.opens_in_walk();
+    // Past the budget, a file is noted as unsearched rather than read.
+    let spent = |relative: &Path| budget.is_some_and(|b| b.spent_on(relative));
     let scan = match &config.target {
         Target::Content { mode: OutputMode::Files, .. } => Scan::Any,
         _ => Scan::Count,
@@ -293,6 +543,9 @@ fn gather(
                     if known.as_ref().is_some_and(|known| !regex.may_match(known.sketch)) {
                         return None;
                     }
+                    if reads_in_walk && spent(relative) {
+                        return None;
+                    }
                     if let Some(contents) = known.as_ref().and_then(|known| known.contents) {
                         note(scan_read(&mut searcher, regex, contents, scan, relative, cancel)?)
                     } else {
@@ -324,15 +577,34 @@ fn gather(
             Some(Hit { path: posix_string(relative), relative: relative.to_path_buf(), count, mtime_ms, rank: None })
         }
     })?;
-    if let (Target::Content { regex, .. }, false) = (&config.target, root.opens_in_walk()) {
-        // The walk only listed these: their contents come now.
+    if let (Target::Content { regex, .. }, false) = (&config.target, reads_in_walk) {
+        // The walk only listed these: their contents come now (under a
+        // budget, in path order, so what is read in time is a start).
         let mut searcher = searcher_for(scan);
         let mut kept = Vec::new();
-        root.read_each(
-            std::mem::take(&mut walked.found),
-            |hit| &hit.relative,
+        let mut listed = std::mem::take(&mut walked.found);
+        // Under a budget: in path order, and what each is, to note those left.
+        let names: Vec<(String, PathBuf)> = match budget {
+            Some(_) => {
+                listed.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+                listed.iter().map(|h| (h.path.clone(), h.relative.clone())).collect()
+            }
+            None => Vec::new(),
+        };
+        let mut done = vec![false; names.len()];
+        let mut out_of_time = false;
+        let read = root.read_each(
+            listed.into_iter().enumerate().collect(),
+            |(_, hit)| &hit.relative,
             cancel,
-            |mut hit, contents| {
+            |(i, mut hit), contents| {
+                if budget.is_some_and(Budget::spent) {
+                    out_of_time = true;
+                    return Err(FindError::aborted());
+                }
+                if let Some(done) = done.get_mut(i) {
+                    *done = true;
+                }
                 if let Some(found) = scan_contents(&mut searcher, regex, contents, scan, Path::new(&hit.path), cancel) {
                     let count = note(found);
                     if count > 0 {
@@ -343,8 +615,36 @@ fn gather(
                 }
                 Ok(())
             },
-        )?;
+        );
+        match read {
+            // The budget's own stop; an abort by the caller still fails.
+            Err(_) if out_of_time && cancel.check().is_ok() => {}
+            read => read?,
+        }
+        if let (Some(budget), true) = (budget, out_of_time) {
+            for ((path, relative), _) in names.into_iter().zip(done).filter(|(_, done)| !done) {
+                budget.unsearched(path, relative);
+            }
+        }
         walked.found = kept;
+    }
+    if let (Some(budget), Target::Content { regex, .. }) = (budget, &config.target) {
+        // However slow the walk, a call searches at least the first file
+        // left, so a later call from its cursor always gets further.
+        if let Some((path, relative)) = budget.take_first() {
+            let contents = root.read_one(&relative, cancel)?;
+            let failure = contents.as_ref().and_then(Contents::failure);
+            let found =
+                contents.and_then(|c| scan_contents(&mut searcher_for(scan), regex, c, scan, Path::new(&path), cancel));
+            if let Some(failure) = failure {
+                failure.check()?;
+            }
+            let count = found.map_or(0, note);
+            if count > 0 {
+                on_match(&relative);
+                walked.found.push(Hit { path, relative, count, mtime_ms: 0.0, rank: None });
+            }
+        }
     }
     if rules.tally {
         walked.tally.add(SkipReason::Binary, left_out[0].load(Ordering::Relaxed));
@@ -408,16 +708,21 @@ impl Sketching {
     }
 }
 
-/// The first `max` matching lines in path order: the walk only counted, so
-/// only the few files that hold them are read again, for their text.
+/// The first `max` matching lines in path order, with their `context`: the
+/// walk only counted, so only the few files that hold them are read again,
+/// for their text.
 fn first_lines(
     root: &Root,
     regex: &ContentMatcher,
     hits: &[Hit],
     max: usize,
+    context: Context,
     cancel: &Cancel,
 ) -> Result<Vec<LineMatch>> {
-    let mut searcher = new_searcher(Scan::Lines(max));
+    let mut searcher = match context {
+        Context { before: 0, after: 0 } => new_searcher(Scan::Lines(max)),
+        Context { before, after } => context_searcher(before, after),
+    };
     let mut out = Vec::with_capacity(max.min(1024));
     for hit in hits {
         if out.len() >= max {
@@ -432,11 +737,14 @@ fn first_lines(
             failure.check()?;
         }
         let FileScan { lines, .. } = found.unwrap_or_default();
-        out.extend(lines.into_iter().map(|LineHit { line, text, patterns }| LineMatch {
+        out.extend(lines.into_iter().map(|LineHit { line, text, patterns, column, before, after }| LineMatch {
             file: hit.path.clone(),
             line,
             text,
             patterns,
+            column,
+            before,
+            after,
         }));
     }
     Ok(out)

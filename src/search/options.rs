@@ -1,12 +1,13 @@
 //! Reading `searchFiles` options into a validated `SearchConfig`, and the
 //! file types of `type` (ripgrep's own list, from the `ignore` crate).
 
+use super::cursor::{fingerprint, Cursor, Paging};
 use super::fuzzy::FuzzyQuery;
 use super::matcher::{ContentMatcher, Modes};
-use super::{OutputMode, SearchConfig, Target, DEFAULT_MAX_RESULTS, MAX_RESULTS, SKIPPED_DIRS};
+use super::{Context, OutputMode, SearchConfig, Target, DEFAULT_MAX_RESULTS, MAX_RESULTS, SKIPPED_DIRS};
 use crate::args::{wrong, Reader, Value};
 use crate::error::{FindError, Result};
-use crate::limits::MAX_SEARCH_PATTERNS;
+use crate::limits::{MAX_CONTEXT_LINES, MAX_SEARCH_PATTERNS};
 use crate::option_table::Call;
 use crate::pattern::{NameMatcher, PatternMode};
 use crate::sandbox::Scope;
@@ -140,6 +141,27 @@ fn name_pattern(pattern: &str) -> String {
     escaped
 }
 
+/// `before`, `after` and `context` (which sets both; `before` and `after`
+/// win over it, as `-B`/`-A` over `-C` in rg), each clamped to
+/// `MAX_CONTEXT_LINES`. Only matching lines have context: in another output
+/// mode a count above 0 is refused.
+fn context(r: &Reader, content_lines: Option<&str>) -> Result<Context> {
+    let read = |name| r.count(name, 0.0, false).map(|n| n.flatten().map(|n| n.min(MAX_CONTEXT_LINES)));
+    let both = read("context")?;
+    let context =
+        Context { before: read("before")?.or(both).unwrap_or(0), after: read("after")?.or(both).unwrap_or(0) };
+    if let (Some(why), true) = (content_lines, context != Context::default()) {
+        let given = ["before", "after", "context"]
+            .into_iter()
+            .find(|n| !matches!(r.get(n), Value::Absent | Value::Number(0.0)));
+        return Err(FindError::invalid_argument(format!(
+            "`{}` shows lines around matching lines, and {why} lists none: use `outputMode: 'content'` (the default), or leave `before`, `after` and `context` out",
+            given.unwrap_or("context")
+        )));
+    }
+    Ok(context)
+}
+
 pub fn parse(fields: &[(String, Value)], source: Source) -> Result<SearchConfig> {
     let r = Reader { fields };
     r.only(Call::Search)?;
@@ -210,6 +232,15 @@ pub fn parse(fields: &[(String, Value)], source: Source) -> Result<SearchConfig>
             "`fuzzy` ranks file names, not file contents: pass `target: 'files'` with it (then `pattern` is the file name to look for, typos allowed), or leave `fuzzy` out to search contents with a regex",
         ));
     }
+    let context = context(
+        &r,
+        match (target, mode) {
+            (true, _) => Some("`target: 'files'`"),
+            (false, OutputMode::Files) => Some("`outputMode: 'files'`"),
+            (false, OutputMode::Count) => Some("`outputMode: 'count'`"),
+            (false, OutputMode::Content) => None,
+        },
+    )?;
     let target = if target {
         if file_glob.is_some() {
             return Err(FindError::invalid_argument(
@@ -270,7 +301,42 @@ pub fn parse(fields: &[(String, Value)], source: Source) -> Result<SearchConfig>
         changed: None,
         tally: r.flag("skipped", false)?,
     };
-    Ok(SearchConfig { target, types, rules, max_results, scope, source, timeout_ms, search_binary: false, git })
+    let offset = match r.get("offset") {
+        Value::Absent => 0,
+        Value::Number(n) if *n >= 0.0 && n.fract() == 0.0 && *n <= 9_007_199_254_740_991.0 => *n as u64,
+        other => return Err(wrong("offset", "a whole number, 0 or more (how many results to pass over)", other)),
+    };
+    let cursor = match r.get("cursor") {
+        Value::Absent => None,
+        Value::Text(t) => Some(Cursor::decode(t)?),
+        other => return Err(wrong("cursor", "the `cursor` string of an earlier result", other)),
+    };
+    let partial = r.flag("partial", false)?;
+    let page = Paging { offset, cursor, fingerprint: fingerprint(fields), partial };
+    if matches!(&target, Target::Content { regex, .. } if regex.modes.multiline)
+        && (offset > 0 || page.cursor.is_some())
+    {
+        return Err(FindError::invalid_argument(
+            "`offset` and `cursor` do not page a `multiline` search (a match there may span lines); raise `maxResults` or narrow the pattern",
+        ));
+    }
+    let config = SearchConfig {
+        target,
+        types,
+        rules,
+        max_results,
+        scope,
+        source,
+        timeout_ms,
+        search_binary: false,
+        context,
+        page,
+        git,
+    };
+    if let Some(cursor) = &config.page.cursor {
+        cursor.check(config.page.fingerprint, config.order())?;
+    }
+    Ok(config)
 }
 
 #[cfg(test)]
@@ -329,6 +395,26 @@ mod tests {
     }
 
     #[test]
+    fn context_is_read_clamped_and_refused_where_no_lines_are_shown() {
+        let n = Value::Number;
+        let c = |pairs: &[(&str, Value)]| {
+            let mut all = vec![("pattern", text("x"))];
+            all.extend_from_slice(pairs);
+            parse_disk(&opts(&all))
+        };
+        assert_eq!(c(&[]).unwrap().context, Context::default());
+        assert_eq!(c(&[("context", n(2.0))]).unwrap().context, Context { before: 2, after: 2 });
+        assert_eq!(c(&[("context", n(2.0)), ("after", n(0.0))]).unwrap().context, Context { before: 2, after: 0 });
+        assert_eq!(c(&[("before", n(1e9))]).unwrap().context, Context { before: MAX_CONTEXT_LINES, after: 0 });
+        for mode in [("outputMode", text("files")), ("outputMode", text("count")), ("target", text("files"))] {
+            let e = c(&[mode.clone(), ("after", n(1.0))]).unwrap_err();
+            assert_eq!(e.code, ErrorCode::InvalidArgument);
+            assert!(e.message.starts_with("`after` shows lines around matching lines"), "{}", e.message);
+            assert!(c(&[mode, ("context", n(0.0))]).is_ok(), "0 lines of context is no context");
+        }
+    }
+
+    #[test]
     fn argument_errors() {
         for (k, v) in [
             ("maxResults", Value::Number(0.0)),
@@ -340,6 +426,15 @@ mod tests {
             ("fileGlob", text("")),
             ("ignoreCase", text("yes")),
             ("globs", text("*.py")),
+            ("context", Value::Number(-1.0)),
+            ("before", Value::Number(1.5)),
+            ("after", text("2")),
+            ("offset", Value::Number(-1.0)),
+            ("offset", Value::Number(1.5)),
+            ("offset", text("3")),
+            ("cursor", Value::Number(3.0)),
+            ("cursor", text("not a cursor")),
+            ("partial", text("yes")),
         ] {
             let e = parse_disk(&opts(&[("pattern", text("x")), (k, v)])).unwrap_err();
             assert_eq!(e.code, ErrorCode::InvalidArgument, "{k}");
