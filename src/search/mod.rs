@@ -2,6 +2,7 @@
 //! file contents) and "where is that file" (a name glob), with dependency and
 //! build folders skipped unless asked, and results ready for a model.
 
+mod budget;
 pub mod content;
 pub mod cursor;
 mod elsewhere;
@@ -97,6 +98,8 @@ pub struct SearchConfig {
     /// Binary files are searched as text instead of skipped: only the
     /// search for what a search that found nothing missed sets it.
     pub search_binary: bool,
+    /// `maxTokens`, as bytes of model text (see `budget`).
+    pub max_text_bytes: Option<usize>,
     /// Lines of context shown before and after each matching line
     /// (`before`, `after`, `context`; content output only).
     pub context: Context,
@@ -176,6 +179,9 @@ pub struct SearchOutcome {
     pub incomplete: bool,
     /// The index's tree changed since the `cursor` was made.
     pub index_changed: bool,
+    /// `maxTokens` cut a content result: its lines are spread across the
+    /// files (see `budget`), not the first ones.
+    pub spread: bool,
 }
 
 /// One file that matched, as a walker thread reports it.
@@ -333,7 +339,7 @@ pub fn run(config: &SearchConfig, cancel: &Cancel) -> Result<SearchOutcome> {
         });
     }
     let paged = config.page.cursor.is_some() || config.page.offset > 0;
-    Ok(SearchOutcome {
+    let mut outcome = SearchOutcome {
         path: config.source.display(&config.scope),
         items,
         match_count,
@@ -346,7 +352,16 @@ pub fn run(config: &SearchConfig, cancel: &Cancel) -> Result<SearchOutcome> {
         offset: (paged && from.is_none()).then_some(page.passed),
         incomplete,
         index_changed,
-    })
+        spread: false,
+    };
+    if let Some(budget) = config.max_text_bytes {
+        let regex = match &config.target {
+            Target::Content { regex, mode: OutputMode::Content, .. } if !regex.modes.multiline => Some(regex),
+            _ => None,
+        };
+        budget::fit(&mut outcome, hits, &root, regex, config.context, max, budget, cancel)?;
+    }
+    Ok(outcome)
 }
 
 /// What one page showed of the items after the cursor.
