@@ -11,14 +11,13 @@
 //! result says how many of how many it shows; it has no cursor (the lines
 //! shown are not a start of the answer): to page, leave `maxTokens` out.
 
-use super::content::{context_searcher, new_searcher, scan_contents, FileScan, LineHit, Scan};
+use super::content::Scan;
 use super::matcher::ContentMatcher;
 use super::render::render;
-use super::{Context, Hit, LineMatch, SearchItems, SearchOutcome};
+use super::{line_match, lines_searcher, reread, Context, Hit, LineMatch, SearchItems, SearchOutcome};
 use crate::cancel::Cancel;
 use crate::error::Result;
-use crate::source::{Contents, Root};
-use std::path::Path;
+use crate::source::Root;
 
 /// The lines a fair cut shows, as `(index in hits, how many)` in the order
 /// they are given: first lines of every file, then one at a time to the
@@ -126,10 +125,7 @@ fn read_lines(
     context: Context,
     cancel: &Cancel,
 ) -> Result<Vec<Vec<LineMatch>>> {
-    let mut searcher = match context {
-        Context { before: 0, after: 0 } => new_searcher(Scan::Lines(1)),
-        Context { before, after } => context_searcher(before, after),
-    };
+    let mut searcher = lines_searcher(context, 1);
     let mut out = Vec::with_capacity(hits.len());
     for (hit, &n) in hits.iter().zip(quota) {
         if n == 0 {
@@ -137,28 +133,8 @@ fn read_lines(
             continue;
         }
         cancel.check()?;
-        let contents = root.read_one(&hit.relative, cancel)?;
-        let failure = contents.as_ref().and_then(Contents::failure);
-        let found =
-            contents.and_then(|c| scan_contents(&mut searcher, regex, c, Scan::Lines(n), Path::new(&hit.path), cancel));
-        if let Some(failure) = failure {
-            failure.check()?;
-        }
-        let FileScan { lines, .. } = found.unwrap_or_default();
-        out.push(
-            lines
-                .into_iter()
-                .map(|LineHit { line, text, patterns, column, before, after }| LineMatch {
-                    file: hit.path.clone(),
-                    line,
-                    text,
-                    patterns,
-                    column,
-                    before,
-                    after,
-                })
-                .collect(),
-        );
+        let found = reread(root, hit, &mut searcher, regex, Scan::Lines(n), cancel)?;
+        out.push(found.lines.into_iter().map(|line| line_match(&hit.path, line)).collect());
     }
     Ok(out)
 }
