@@ -435,6 +435,12 @@ export interface SearchOptions extends CallOptions {
   /** The `cursor` of an earlier result, to get its next page; the other options must be the same (else `invalid-argument`). */
   cursor?: string
   /**
+   * A token budget for the model text (4 bytes a token, at least 64). A content result that must be cut shows
+   * matching lines spread across the files (each file's first line before any file's second), with `spread: true`
+   * and no `cursor`; file and count lists keep their first items that fit.
+   */
+  maxTokens?: number
+  /**
    * With `timeoutMs`: when the time runs out, answer with what was found (`incomplete: true`, in path order, with a
    * `cursor` to continue) instead of rejecting with `aborted`. An abort by `signal` still rejects. Default false.
    */
@@ -496,6 +502,8 @@ interface SearchResultBase {
   notice?: string
   /** With `skipped: true`: what was left out, by reason (binary files among them). */
   skipped?: SkippedGroup[]
+  /** `maxTokens` cut the matching lines: they are spread across the files, not the first ones (set only then). */
+  spread?: true
 }
 
 export interface ContentSearchResult extends SearchResultBase {

@@ -34,7 +34,7 @@ const FIND_OPTIONS = [
 const SEARCH_OPTIONS = [
   'pattern', 'patterns', 'literal', 'multiline', 'target', 'fuzzy', 'path', 'cwd', 'fileGlob', 'type', 'exclude', 'maxPerFile',
   'outputMode', 'ignoreCase', 'noIgnore', 'maxResults', 'context', 'before', 'after', 'signal', 'timeoutMs', 'policy', 'approve',
-  'roots', 'skipped', 'offset', 'cursor', 'partial', 'git', 'changedSince',
+  'roots', 'skipped', 'offset', 'cursor', 'partial', 'maxTokens', 'git', 'changedSince',
 ]
 // What the host fixes (JS-only, the workspace, and the host's budgets): not for the model.
 const HOST_ONLY = ['cwd', 'roots', 'signal', 'policy', 'approve', 'timeoutMs', 'partial', 'maxLimit', 'maxBytes']

@@ -4,7 +4,7 @@
 // downloads it and Python's zipfile takes the binary out. The content-search
 // tests use it as their oracle (`AGENT_FIND_RG` overrides the path).
 import { execFileSync } from 'node:child_process'
-import { chmodSync, mkdirSync, readdirSync, rmSync } from 'node:fs'
+import { chmodSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -26,29 +26,46 @@ if (version(bin)?.includes(`ripgrep ${VERSION}`)) {
   process.exit(0)
 }
 
-const python = ['python3', 'python'].find((p) => {
+const canRun = (p, args) => {
   try {
-    execFileSync(p, ['-m', 'pip', '--version'], { stdio: 'ignore' })
+    execFileSync(p, args, { stdio: 'ignore' })
     return true
   } catch {
     return false
   }
-})
+}
+// Python unpacks the wheel (its zipfile module); pip, when there, downloads it.
+const python = ['python3', 'python'].find((p) => canRun(p, ['-c', 'import zipfile']))
 if (!python) {
-  console.error('install:rg needs Python with pip (it downloads the `ripgrep` wheel from PyPI)')
+  console.error('install:rg needs Python 3 (its zipfile module unpacks the `ripgrep` wheel from PyPI)')
   process.exit(1)
 }
 const wheels = join(dir, 'wheel')
 rmSync(wheels, { recursive: true, force: true })
 mkdirSync(wheels, { recursive: true })
-execFileSync(
-  python,
-  ['-m', 'pip', 'download', `ripgrep==${VERSION}`, '--no-deps', '--only-binary=:all:', '--disable-pip-version-check', '-d', wheels],
-  { stdio: 'inherit' },
-)
+if (canRun(python, ['-m', 'pip', '--version'])) {
+  execFileSync(
+    python,
+    ['-m', 'pip', 'download', `ripgrep==${VERSION}`, '--no-deps', '--only-binary=:all:', '--disable-pip-version-check', '-d', wheels],
+    { stdio: 'inherit' },
+  )
+} else {
+  // No pip: the wheel for this machine, found in PyPI's simple index, fetched directly.
+  const tags = { 'linux-x64': 'manylinux', 'linux-arm64': 'manylinux', 'darwin-x64': 'macosx', 'darwin-arm64': 'macosx', 'win32-x64': 'win_amd64' }
+  const arch = { x64: ['x86_64', 'amd64'], arm64: ['aarch64', 'arm64'] }[process.arch] ?? []
+  const index = await (await fetch('https://pypi.org/simple/ripgrep/')).text()
+  const links = [...index.matchAll(/href="([^"#]+\/(ripgrep-[^"#/]+\.whl))(#[^"]*)?"/g)].map((m) => ({ url: m[1], filename: m[2] }))
+  const file = links.find((u) => u.filename.startsWith(`ripgrep-${VERSION}-`) && u.filename.includes(tags[`${process.platform}-${process.arch}`] ?? '?') &&
+    arch.some((a) => u.filename.includes(a)))
+  if (!file) {
+    console.error(`PyPI lists no ripgrep ${VERSION} wheel for ${process.platform}-${process.arch}`)
+    process.exit(1)
+  }
+  writeFileSync(join(wheels, file.filename), Buffer.from(await (await fetch(file.url)).arrayBuffer()))
+}
 const wheel = readdirSync(wheels).find((f) => f.endsWith('.whl'))
 if (!wheel) {
-  console.error(`pip saved no ripgrep ${VERSION} wheel for this platform in ${wheels}`)
+  console.error(`no ripgrep ${VERSION} wheel for this platform in ${wheels}`)
   process.exit(1)
 }
 const extract = `

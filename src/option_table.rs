@@ -231,8 +231,8 @@ pub const OPTIONS: &[OptionSpec] = &[
         Some("N"),
         "cap on the printed text (default {maxBytes})",
     ),
-    opt(FIND, "maxTokens", Kind::Integer { minimum: limits::MIN_MAX_TOKENS as u32 }, Default::None)
-        .model("A budget for the answer's text, in tokens (counted as 4 bytes each; at least {minMaxTokens}): the list is cut to fit and says how many of how many it shows.")
+    opt(BOTH, "maxTokens", Kind::Integer { minimum: limits::MIN_MAX_TOKENS as u32 }, Default::None)
+        .model("A budget for the answer's text, in tokens (counted as 4 bytes each; at least {minMaxTokens}): the answer is cut to fit and says how many of how many it shows; matching lines are then spread across files.")
         .flag("max-tokens", Some("N"), "fit the printed text in about N tokens (4 bytes each)"),
     opt(SEARCH, "target", Kind::Choice(&["content", "files"]), Default::Text("content"))
         .model("'content' searches inside files; 'files' matches file names.")

@@ -241,6 +241,8 @@ pub struct JsSearchResult {
     /// The index changed since the `cursor` was made (set only then).
     pub index_changed: Option<bool>,
     pub skipped: Option<Vec<JsSkippedGroup>>,
+    /// `maxTokens` cut the matching lines, spread across the files (set only then).
+    pub spread: Option<bool>,
 }
 
 /// An ignore-file line that matches the path `explain` was asked about.
@@ -448,6 +450,7 @@ impl From<SearchOutcome> for JsSearchResult {
             offset: o.offset.map(|n| n as f64),
             incomplete: o.incomplete.then_some(true),
             index_changed: o.index_changed.then_some(true),
+            spread: o.spread.then_some(true),
             skipped: skipped_to_js(o.skipped),
         };
         match o.items {
@@ -508,6 +511,7 @@ impl From<JsSearchResult> for SearchOutcome {
             incomplete: r.incomplete == Some(true),
             index_changed: r.index_changed == Some(true),
             skipped: skipped_from_js(r.skipped),
+            spread: r.spread == Some(true),
         }
     }
 }

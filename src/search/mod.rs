@@ -2,6 +2,7 @@
 //! file contents) and "where is that file" (a name glob), with dependency and
 //! build folders skipped unless asked, and results ready for a model.
 
+mod budget;
 pub mod content;
 pub mod cursor;
 mod elsewhere;
@@ -99,6 +100,8 @@ pub struct SearchConfig {
     /// Binary files are searched as text instead of skipped: only the
     /// search for what a search that found nothing missed sets it.
     pub search_binary: bool,
+    /// `maxTokens`, as bytes of model text (see `budget`).
+    pub max_text_bytes: Option<usize>,
     /// Lines of context shown before and after each matching line
     /// (`before`, `after`, `context`; content output only).
     pub context: Context,
@@ -180,6 +183,9 @@ pub struct SearchOutcome {
     pub incomplete: bool,
     /// The index's tree changed since the `cursor` was made.
     pub index_changed: bool,
+    /// `maxTokens` cut a content result: its lines are spread across the
+    /// files (see `budget`), not the first ones.
+    pub spread: bool,
 }
 
 /// One file that matched, as a walker thread reports it.
@@ -345,7 +351,7 @@ pub fn run(config: &SearchConfig, cancel: &Cancel) -> Result<SearchOutcome> {
         });
     }
     let paged = config.page.cursor.is_some() || config.page.offset > 0;
-    Ok(SearchOutcome {
+    let mut outcome = SearchOutcome {
         path: config.source.display(&config.scope),
         items,
         match_count,
@@ -358,7 +364,16 @@ pub fn run(config: &SearchConfig, cancel: &Cancel) -> Result<SearchOutcome> {
         offset: (paged && from.is_none()).then_some(page.passed),
         incomplete,
         index_changed,
-    })
+        spread: false,
+    };
+    if let Some(budget) = config.max_text_bytes {
+        let regex = match &config.target {
+            Target::Content { regex, mode: OutputMode::Content, .. } if !regex.modes.multiline => Some(regex),
+            _ => None,
+        };
+        budget::fit(&mut outcome, hits, &root, regex, config.context, max, budget, cancel)?;
+    }
+    Ok(outcome)
 }
 
 /// What one page showed of the items after the cursor.
@@ -409,10 +424,7 @@ impl Page {
         context: Context,
         cancel: &Cancel,
     ) -> Result<Vec<LineMatch>> {
-        let mut searcher = match context {
-            Context { before: 0, after: 0 } => new_searcher(Scan::Lines(max)),
-            Context { before, after } => context_searcher(before, after),
-        };
+        let mut searcher = lines_searcher(context, max);
         let mut out = Vec::with_capacity(max.min(1024));
         for (i, hit) in hits.iter().enumerate() {
             let from_line = if i == 0 { from_line } else { 0 };
@@ -434,29 +446,14 @@ impl Page {
                 (0, 0) => Scan::Lines(n),
                 _ => Scan::Window { from_line, skip, n },
             };
-            let contents = root.read_one(&hit.relative, cancel)?;
-            let failure = contents.as_ref().and_then(Contents::failure);
-            let found =
-                contents.and_then(|c| scan_contents(&mut searcher, regex, c, scan, Path::new(&hit.path), cancel));
-            if let Some(failure) = failure {
-                failure.check()?;
-            }
-            let FileScan { lines, count, window, .. } = found.unwrap_or_default();
+            let FileScan { lines, count, window, .. } = reread(root, hit, &mut searcher, regex, scan, cancel)?;
             let window = if let Scan::Lines(_) = scan { count } else { window };
             // Lines before `from_line` were on earlier pages; `skip` passes over more.
             let skipped = skip.min(window);
             self.passed += count.saturating_sub(window) + skipped;
             skip -= skipped;
             let left = window - skipped - (lines.len() as u64).min(window - skipped);
-            out.extend(lines.into_iter().map(|LineHit { line, text, patterns, column, before, after }| LineMatch {
-                file: hit.path.clone(),
-                line,
-                text,
-                patterns,
-                column,
-                before,
-                after,
-            }));
+            out.extend(lines.into_iter().map(|line| line_match(&hit.path, line)));
             if out.len() >= max && left > 0 {
                 self.next = out.last().map(|m| Key::Path { path: m.file.clone(), line: m.line }.after());
                 return Ok(out);
@@ -708,6 +705,39 @@ impl Sketching {
     }
 }
 
+/// A searcher for matching lines, with `context` lines around them.
+fn lines_searcher(context: Context, max: usize) -> Searcher {
+    match context {
+        Context { before: 0, after: 0 } => new_searcher(Scan::Lines(max)),
+        Context { before, after } => context_searcher(before, after),
+    }
+}
+
+/// What `scan` asks of a file that matched, read again (for the text of
+/// its lines: the walk only counted).
+fn reread(
+    root: &Root,
+    hit: &Hit,
+    searcher: &mut Searcher,
+    regex: &ContentMatcher,
+    scan: Scan,
+    cancel: &Cancel,
+) -> Result<FileScan> {
+    let contents = root.read_one(&hit.relative, cancel)?;
+    let failure = contents.as_ref().and_then(Contents::failure);
+    let found = contents.and_then(|c| scan_contents(searcher, regex, c, scan, Path::new(&hit.path), cancel));
+    if let Some(failure) = failure {
+        failure.check()?;
+    }
+    Ok(found.unwrap_or_default())
+}
+
+/// A file's matching line as results carry it.
+fn line_match(file: &str, hit: LineHit) -> LineMatch {
+    let LineHit { line, text, patterns, column, before, after } = hit;
+    LineMatch { file: file.to_string(), line, text, patterns, column, before, after }
+}
+
 /// The first `max` matching lines in path order, with their `context`: the
 /// walk only counted, so only the few files that hold them are read again,
 /// for their text.
@@ -719,33 +749,15 @@ fn first_lines(
     context: Context,
     cancel: &Cancel,
 ) -> Result<Vec<LineMatch>> {
-    let mut searcher = match context {
-        Context { before: 0, after: 0 } => new_searcher(Scan::Lines(max)),
-        Context { before, after } => context_searcher(before, after),
-    };
+    let mut searcher = lines_searcher(context, max);
     let mut out = Vec::with_capacity(max.min(1024));
     for hit in hits {
         if out.len() >= max {
             break;
         }
         cancel.check()?;
-        let scan = Scan::Lines(max - out.len());
-        let contents = root.read_one(&hit.relative, cancel)?;
-        let failure = contents.as_ref().and_then(Contents::failure);
-        let found = contents.and_then(|c| scan_contents(&mut searcher, regex, c, scan, Path::new(&hit.path), cancel));
-        if let Some(failure) = failure {
-            failure.check()?;
-        }
-        let FileScan { lines, .. } = found.unwrap_or_default();
-        out.extend(lines.into_iter().map(|LineHit { line, text, patterns, column, before, after }| LineMatch {
-            file: hit.path.clone(),
-            line,
-            text,
-            patterns,
-            column,
-            before,
-            after,
-        }));
+        let found = reread(root, hit, &mut searcher, regex, Scan::Lines(max - out.len()), cancel)?;
+        out.extend(found.lines.into_iter().map(|line| line_match(&hit.path, line)));
     }
     Ok(out)
 }

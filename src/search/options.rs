@@ -7,7 +7,7 @@ use super::matcher::{ContentMatcher, Modes};
 use super::{Context, OutputMode, SearchConfig, Target, DEFAULT_MAX_RESULTS, MAX_RESULTS, SKIPPED_DIRS};
 use crate::args::{wrong, Reader, Value};
 use crate::error::{FindError, Result};
-use crate::limits::{MAX_CONTEXT_LINES, MAX_SEARCH_PATTERNS};
+use crate::limits::{BYTES_PER_TOKEN, DEFAULT_MAX_BYTES, MAX_CONTEXT_LINES, MAX_SEARCH_PATTERNS, MIN_MAX_TOKENS};
 use crate::option_table::Call;
 use crate::pattern::{NameMatcher, PatternMode};
 use crate::sandbox::Scope;
@@ -320,6 +320,11 @@ pub fn parse(fields: &[(String, Value)], source: Source) -> Result<SearchConfig>
             "`offset` and `cursor` do not page a `multiline` search (a match there may span lines); raise `maxResults` or narrow the pattern",
         ));
     }
+    // `maxTokens`: a budget for the model text (see `budget`), under the byte cap it never passes.
+    let max_text_bytes = r
+        .count("maxTokens", MIN_MAX_TOKENS as f64, false)?
+        .flatten()
+        .map(|tokens| tokens.saturating_mul(BYTES_PER_TOKEN).min(DEFAULT_MAX_BYTES));
     let config = SearchConfig {
         target,
         types,
@@ -329,6 +334,7 @@ pub fn parse(fields: &[(String, Value)], source: Source) -> Result<SearchConfig>
         source,
         timeout_ms,
         search_binary: false,
+        max_text_bytes,
         context,
         page,
         git,

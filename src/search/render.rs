@@ -144,6 +144,10 @@ fn totals_line(result: &SearchOutcome, matches: &[LineMatch]) -> String {
             let (from, to) = (thousands(first + 1), thousands(first + shown));
             format!("{found}; showing lines {from}-{to}; {}.", advice())
         }
+        (None, true) if result.spread => format!(
+            "{found}; showing {} of them, spread across the files to fit `maxTokens`; raise `maxTokens` or narrow the pattern or `path` to see more.",
+            thousands(shown)
+        ),
         (None, true) => format!("{found}; showing the first {}; {}.", thousands(shown), advice()),
         (None, false) => format!("{found}."),
     }
@@ -305,6 +309,7 @@ mod tests {
             incomplete: false,
             index_changed: false,
             skipped: None,
+            spread: false,
         }
     }
 
