@@ -281,7 +281,8 @@ describe('partial: what was found by timeoutMs, a start of the full answer', () 
     return { got, calls }
   }
 
-  async function continues(search, options, t) {
+  /** `fast`: an index searches 3000 files from memory in well under 1 ms once warm, so 1 ms may cover them all. */
+  async function continues(search, options, t, { fast = false } = {}) {
     // Under `partial`, file lists too are in path order.
     const fullPages = await walkByCursor(search, { ...options, partial: true }, 500)
     const fullItems = fullPages.flatMap(items)
@@ -307,7 +308,7 @@ describe('partial: what was found by timeoutMs, a start of the full answer', () 
       t.diagnostic(`${timeoutMs} ms: ${shown.length} of ${fullItems.length} items, ${calls} calls in all`)
     }
     const first = await search({ ...options, maxResults: 500, partial: true, timeoutMs: 1 })
-    assert.equal(first.incomplete, true, 'a 1 ms budget does not cover 3000 files')
+    if (!fast) assert.equal(first.incomplete, true, 'a 1 ms budget does not cover 3000 files')
     t.diagnostic(`${cut} budgets cut the answer between its first and last item`)
   }
 
@@ -328,7 +329,7 @@ describe('partial: what was found by timeoutMs, a start of the full answer', () 
     const dir = tmpTree(t, bigSpec())
     const index = await openIndex(dir)
     t.after(() => index.close())
-    await continues((o) => index.searchFiles(o), { pattern: 'needle' }, t)
+    await continues((o) => index.searchFiles(o), { pattern: 'needle' }, t, { fast: true })
   })
 
   test('a file list under partial is in path order (not newest first)', async (t) => {
