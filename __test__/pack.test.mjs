@@ -27,6 +27,9 @@ const EXPECTED_FILES = [
 ].sort()
 
 /** Runs npm (npm.cmd on Windows) and returns its stdout; fails the test with stderr otherwise. */
+/** This process's PATH without any node_modules/.bin (npm test puts this repository's there, with its SDK). */
+const PLAIN_PATH = (process.env.PATH ?? '').split(path.delimiter).filter((p) => !p.endsWith(path.join('node_modules', '.bin'))).join(path.delimiter)
+
 /** The oldest MCP SDK the peer range admits: tested here beside the newest (the devDependency). */
 const OLDEST_SDK = /^>=(\d+\.\d+\.\d+) <2$/.exec(PKG.peerDependencies['@modelcontextprotocol/sdk'])?.[1] ?? 'unknown'
 
@@ -249,7 +252,7 @@ describe('npm pack, then npm install the tarball in a fresh project', { skip: NO
     const record = path.join(project, 'npm-exec.json')
     fs.writeFileSync(fakeNpm, `require('fs').writeFileSync(${JSON.stringify(record)}, JSON.stringify({ argv: process.argv.slice(2), retried: process.env.AGENT_FIND_MCP_WITH_SDK })); process.exit(7)`)
     const out = spawnSync(process.execPath, ['node_modules/agent-find/bin/agent-find.js', 'mcp', '--root', 'data'], {
-      cwd: project, encoding: 'utf8', env: { ...process.env, npm_command: 'exec', npm_execpath: fakeNpm },
+      cwd: project, encoding: 'utf8', env: { ...process.env, PATH: PLAIN_PATH, npm_command: 'exec', npm_execpath: fakeNpm },
     })
     assert.equal(out.status, 7, out.stderr)
     assert.match(out.stderr, /running it through npm exec with @modelcontextprotocol\/sdk@>=1\.20\.0 <2/)
@@ -261,7 +264,7 @@ describe('npm pack, then npm install the tarball in a fresh project', { skip: NO
     assert.equal(retried, '1', 'the second run is marked, so it never loops')
     // Already retried: the plain error, no third run.
     const again = spawnSync(process.execPath, ['node_modules/agent-find/bin/agent-find.js', 'mcp'], {
-      cwd: project, encoding: 'utf8', env: { ...process.env, npm_command: 'exec', npm_execpath: fakeNpm, AGENT_FIND_MCP_WITH_SDK: '1' },
+      cwd: project, encoding: 'utf8', env: { ...process.env, PATH: PLAIN_PATH, npm_command: 'exec', npm_execpath: fakeNpm, AGENT_FIND_MCP_WITH_SDK: '1' },
     })
     assert.equal(again.status, 1)
     assert.match(again.stderr, /missing-sdk/)
@@ -271,7 +274,7 @@ describe('npm pack, then npm install the tarball in a fresh project', { skip: NO
     const empty = path.join(tmp, 'empty')
     writeTree(empty, { 'data/a.txt': 'hello\n' })
     const child = spawn('npm', ['exec', '--yes', `--package=${path.join(tmp, packed.filename)}`, '--', 'agent-find', 'mcp', '--root', 'data', '--no-index'], {
-      cwd: empty, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false' },
+      cwd: empty, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, PATH: PLAIN_PATH, npm_config_audit: 'false', npm_config_fund: 'false' },
     })
     let err = ''
     child.stderr.on('data', (d) => { err += d })

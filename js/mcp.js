@@ -104,7 +104,9 @@ Client config: { "command": "npx", "args": ["-y", "-p", "agent-find", "-p", "@mo
  * installed beside the link: the SDK is looked for there too.
  */
 function npmExecFolders() {
-  if (process.env.npm_command !== 'exec') return []
+  // Only in the run `withSdkThroughNpx` started: any other PATH may hold a
+  // project's node_modules/.bin (npm run puts it there) whose SDK is not ours to use.
+  if (process.env.npm_command !== 'exec' || !process.env[RETRIED]) return []
   return (process.env.PATH || '').split(path.delimiter)
     .filter((dir) => path.basename(dir) === '.bin' && path.basename(path.dirname(dir)) === 'node_modules')
     .map((dir) => path.dirname(path.dirname(dir)))
