@@ -196,9 +196,10 @@ pub fn run(config: &FindConfig, target: &Path, cancel: &Cancel) -> Result<Explan
             }
         }
         let judged = config.rules.judge(name, &rel, is_dir, rules.as_ref());
-        let lines = rules.as_ref().map(|r| r.matching_lines(&rel, is_dir)).unwrap_or_default();
+        // The lines are looked up (compiled again, numbered) only where the answer names them.
+        let lines = || rules.as_ref().map(|r| r.matching_lines(&rel, is_dir)).unwrap_or_default();
         if judged != Judgement::Seen {
-            return Ok(left_out(config, path, at, last, is_dir, judged, lines));
+            return Ok(left_out(config, path, at, last, is_dir, judged, lines()));
         }
         if !last {
             if kind == EntryKind::Symlink {
@@ -246,7 +247,7 @@ pub fn run(config: &FindConfig, target: &Path, cancel: &Cancel) -> Result<Explan
             answer(path, Reason::Found, Some(at), text)
         };
         // A `!` line that re-includes it is named either way.
-        if let Some((rule, overrides)) = reincluded(lines) {
+        if let Some((rule, overrides)) = reincluded(lines()) {
             explained.text.push_str(&format!(" {}", reinclusion_sentence(&rule, overrides.as_ref())));
             explained.rule = Some(rule);
             explained.overrides = overrides;
@@ -270,11 +271,6 @@ fn kind_name(kind: EntryKind) -> &'static str {
     }
 }
 
-/// `file:line: text`, as `git check-ignore -v` names a line.
-fn cite(line: &IgnoreLine) -> String {
-    format!("{}:{}: {}", line.file, line.line, clip(&line.text, 200))
-}
-
 /// When the deciding line re-includes: it, and the line it overrides.
 fn reincluded(lines: Vec<IgnoreLine>) -> Option<(IgnoreLine, Option<IgnoreLine>)> {
     let mut lines = lines.into_iter();
@@ -284,8 +280,8 @@ fn reincluded(lines: Vec<IgnoreLine>) -> Option<(IgnoreLine, Option<IgnoreLine>)
 
 fn reinclusion_sentence(rule: &IgnoreLine, overrides: Option<&IgnoreLine>) -> String {
     match overrides {
-        Some(ignoring) => format!("`{}` would ignore it, but `{}` re-includes it.", cite(ignoring), cite(rule)),
-        None => format!("`{}` re-includes it.", cite(rule)),
+        Some(ignoring) => format!("`{}` would ignore it, but `{}` re-includes it.", ignoring.cite(), rule.cite()),
+        None => format!("`{}` re-includes it.", rule.cite()),
     }
 }
 
@@ -308,7 +304,7 @@ fn left_out(
             (Reason::Hidden, format!("{subject} is hidden (its name starts with a dot): set `hidden: true`."))
         }
         Judgement::Ignored => {
-            let decided = lines.first().filter(|l| l.ignores).map(cite).unwrap_or_else(|| "an ignore file".into());
+            let decided = lines.first().filter(|l| l.ignores).map(IgnoreLine::cite).unwrap_or_else(|| "an ignore file".into());
             (
                 Reason::Ignored,
                 format!("{subject} is ignored by `{decided}`: set `gitignore: false` to include ignored entries."),

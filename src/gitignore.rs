@@ -608,6 +608,13 @@ pub struct IgnoreLine {
     pub ignores: bool,
 }
 
+impl IgnoreLine {
+    /// `file:line: pattern`, as `git check-ignore -v` names a line.
+    pub fn cite(&self) -> String {
+        format!("{}:{}: {}", self.file, self.line, clip(&self.text, 200))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,8 +5,7 @@
 //! follows a path), so the walk itself does no extra work for it.
 
 use crate::dir::Dir;
-use crate::error::clip;
-use crate::gitignore::{rules_above_on_disk, FolderRules, GitEnv, IgnoreFiles, IgnoreLine};
+use crate::gitignore::{rules_above_on_disk, FolderRules, GitEnv, IgnoreFiles, IgnoreLine, Rules};
 use crate::source::{Backend, Root};
 use crate::walk::{SkipReason, SkippedGroup, Tally, WalkRules};
 use std::ffi::OsStr;
@@ -34,20 +33,25 @@ pub fn groups(tally: &Tally, root: &Root, rules: &WalkRules) -> Vec<SkippedGroup
         },
         Backend::Storage(_) => return groups,
     };
+    if !rules.gitignore || !groups.iter().any(|g| g.reason == SkipReason::Ignored) {
+        return groups;
+    }
+    // The rules above the root are the same for every folder: read once.
     let git = GitEnv::from_process();
-    for group in groups.iter_mut().filter(|g| g.reason == SkipReason::Ignored && rules.gitignore) {
+    let Ok(above) = rules_above_on_disk(&root.path, &git) else { return groups };
+    for group in groups.iter_mut().filter(|g| g.reason == SkipReason::Ignored) {
         for folder in &mut group.folders {
-            folder.rule = ignore_line(dir, &root.path, Path::new(&folder.path), &git)
-                .map(|line| format!("{}:{}: {}", line.file, line.line, clip(&line.text, 100)));
+            folder.rule = ignore_line(dir, &above, Path::new(&folder.path), &git).map(|line| line.cite());
         }
     }
     groups
 }
 
 /// The ignore line that decides for the folder `rel` below the walk's root
-/// `dir` (real path `root`); `None` when a folder on the way cannot be read.
-fn ignore_line(dir: &Dir, root: &Path, rel: &Path, git: &GitEnv) -> Option<IgnoreLine> {
-    let mut rules = rules_above_on_disk(root, git).ok()?;
+/// `dir`, whose rules from above are `above`; `None` when a folder on the
+/// way cannot be read.
+fn ignore_line(dir: &Dir, above: &Rules, rel: &Path, git: &GitEnv) -> Option<IgnoreLine> {
+    let mut rules = above.clone();
     let names: Vec<&OsStr> = rel.iter().collect();
     let mut folder: Option<Dir> = None;
     let mut at = PathBuf::new();

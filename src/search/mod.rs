@@ -297,7 +297,7 @@ pub fn run(config: &SearchConfig, cancel: &Cancel) -> Result<SearchOutcome> {
         Target::Content { regex, mode: OutputMode::Content, .. } if regex.modes.multiline => {
             // A run of matches is one item, so counts cannot place a page
             // (`offset` and `cursor` are refused): one more is sought.
-            let mut matches = first_lines(&root, regex, hits, max + 1, config.context, cancel)?;
+            let mut matches = Page::default().lines(&root, regex, hits, 0, 0, max + 1, config.context, cancel)?;
             multiline_cut = matches.len() > max;
             matches.truncate(max);
             SearchItems::Matches(matches)
@@ -736,30 +736,6 @@ fn reread(
 fn line_match(file: &str, hit: LineHit) -> LineMatch {
     let LineHit { line, text, patterns, column, before, after } = hit;
     LineMatch { file: file.to_string(), line, text, patterns, column, before, after }
-}
-
-/// The first `max` matching lines in path order, with their `context`: the
-/// walk only counted, so only the few files that hold them are read again,
-/// for their text.
-fn first_lines(
-    root: &Root,
-    regex: &ContentMatcher,
-    hits: &[Hit],
-    max: usize,
-    context: Context,
-    cancel: &Cancel,
-) -> Result<Vec<LineMatch>> {
-    let mut searcher = lines_searcher(context, max);
-    let mut out = Vec::with_capacity(max.min(1024));
-    for hit in hits {
-        if out.len() >= max {
-            break;
-        }
-        cancel.check()?;
-        let found = reread(root, hit, &mut searcher, regex, Scan::Lines(max - out.len()), cancel)?;
-        out.extend(found.lines.into_iter().map(|line| line_match(&hit.path, line)));
-    }
-    Ok(out)
 }
 
 #[cfg(test)]
