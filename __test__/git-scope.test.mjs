@@ -16,21 +16,9 @@ import path from 'node:path'
 import { describe, test } from 'node:test'
 
 import { explain, find, findFiles, memoryReader, openIndex, searchFiles } from '../index.mjs'
-import { makeTmp, REPO, removeTmp, tmpTree, writeTree } from './helpers.mjs'
+import { makeTmp, REPO, removeTmp, tmpTree, useOwnGitEnv, writeTree } from './helpers.mjs'
 
-const OWN_HOME = makeTmp()
-process.on('exit', () => removeTmp(OWN_HOME))
-Object.assign(process.env, {
-  HOME: OWN_HOME,
-  GIT_CONFIG_NOSYSTEM: '1',
-  GIT_AUTHOR_NAME: 'a',
-  GIT_AUTHOR_EMAIL: 'a@a',
-  GIT_COMMITTER_NAME: 'a',
-  GIT_COMMITTER_EMAIL: 'a@a',
-})
-for (const name of ['XDG_CONFIG_HOME', 'GIT_CONFIG_GLOBAL', 'GIT_CONFIG_SYSTEM', 'GIT_DIR', 'GIT_WORK_TREE', 'GIT_COMMON_DIR']) {
-  delete process.env[name]
-}
+const OWN_HOME = useOwnGitEnv()
 
 function git(cwd, ...args) {
   return execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })

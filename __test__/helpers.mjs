@@ -167,3 +167,26 @@ export function cannotRunAsNobody() {
   if (probe.status !== 0) return `nobody cannot load the addon from ${REPO}: ${probe.stderr.trim().split('\n')[0]}`
   return null
 }
+
+/**
+ * Gives this test process (and the git it runs) a git setup of its own: an
+ * empty temp HOME (no user config or global excludes), no system config, a
+ * fixed author, and none of the variables that point git elsewhere. Call it
+ * before any search; returns the HOME, removed when the process exits.
+ */
+export function useOwnGitEnv() {
+  const home = makeTmp()
+  process.on('exit', () => removeTmp(home))
+  Object.assign(process.env, {
+    HOME: home,
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_AUTHOR_NAME: 'a',
+    GIT_AUTHOR_EMAIL: 'a@a',
+    GIT_COMMITTER_NAME: 'a',
+    GIT_COMMITTER_EMAIL: 'a@a',
+  })
+  for (const name of ['XDG_CONFIG_HOME', 'GIT_CONFIG_GLOBAL', 'GIT_CONFIG_SYSTEM', 'GIT_DIR', 'GIT_WORK_TREE', 'GIT_COMMON_DIR']) {
+    delete process.env[name]
+  }
+  return home
+}
