@@ -38,8 +38,10 @@ export interface CallOptions {
   /** Sandbox: `path` must resolve (through `..` and symlinks) inside one of these. */
   roots?: string[]
   /**
-   * Default false. Report what the walk (and a content search) left out, by reason, in `skipped`, and in the
-   * model text when the answer is empty or cut: `Not searched: node_modules/ (.gitignore:3: node_modules/), 3 binary files.`
+   * What the walk (and a content search) left out, by reason, counted as it goes. Not given: `skipped` is in the
+   * result only when the answer is empty or cut, and its text then ends with one line:
+   * `Not searched: node_modules/ (.gitignore:3: node_modules/), 3 binary files.` true: always in the result.
+   * false: not counted, and never shown.
    */
   skipped?: boolean
   /**
@@ -56,9 +58,9 @@ export interface CallOptions {
   changedSince?: string
 }
 
-/** What was left out for one reason (`skipped: true`). */
+/** What was left out for one reason (see the `skipped` option). */
 export interface SkippedGroup {
-  reason: 'ignored' | 'hidden' | 'excluded' | 'always-skipped' | 'depth' | 'symlink' | 'denied' | 'binary'
+  reason: 'ignored' | 'hidden' | 'excluded' | 'always-skipped' | 'depth' | 'symlink' | 'denied' | 'binary' | 'too-large'
   /** Entries left out; a folder counts once (it is not entered). */
   count: number
   /** The first folders left out, in path order (no trailing `/`); `rule` for an ignored one: `file:line: pattern`. */
@@ -146,7 +148,7 @@ export interface FindResult {
   hint?: string
   /** When truncated: the folders holding most left-out entries. */
   omitted?: OmittedDir[]
-  /** With `skipped: true`: what was left out, by reason. */
+  /** What was left out, by reason: when the answer is empty or cut (always with `skipped: true`, never with false). */
   skipped?: SkippedGroup[]
 }
 
@@ -500,7 +502,7 @@ interface SearchResultBase {
    * changed since the `cursor` was made.
    */
   notice?: string
-  /** With `skipped: true`: what was left out, by reason (binary files among them). */
+  /** What was left out, by reason (binary files among them): when the answer is empty or cut (always with `skipped: true`, never with false). */
   skipped?: SkippedGroup[]
   /** `maxTokens` cut the matching lines: they are spread across the files, not the first ones (set only then). */
   spread?: true

@@ -117,8 +117,9 @@ function difference(indexed, fresh) {
   if (!a || !b) return `index: ${JSON.stringify(indexed).slice(0, 600)}\nfresh: ${JSON.stringify(fresh).slice(0, 600)}`
   const [sa, sb] = [new Set(a.map((x) => JSON.stringify(x))), new Set(b.map((x) => JSON.stringify(x)))]
   const only = (x, y) => [...x].filter((e) => !y.has(e)).slice(0, 10).join('\n    ')
+  const rest = (o) => JSON.stringify({ ...o.value, entries: undefined, matches: undefined, files: undefined, counts: undefined }).slice(0, 1200)
+  if (JSON.stringify(a) === JSON.stringify(b)) return `the same ${a.length} items; other fields differ:\nindex: ${rest(indexed)}\nfresh: ${rest(fresh)}`
   if (a.length === b.length && !only(sa, sb) && !only(sb, sa)) return `the same ${a.length} items in another order:\nindex: ${JSON.stringify(a).slice(0, 600)}\nfresh: ${JSON.stringify(b).slice(0, 600)}`
-  const rest = (o) => JSON.stringify({ ...o.value, entries: undefined, matches: undefined, files: undefined, counts: undefined }).slice(0, 400)
   return `only in the index's answer:\n    ${only(sa, sb) || '(none)'}\nonly in the fresh answer:\n    ${only(sb, sa) || '(none)'}\n` +
     `index (other fields): ${rest(indexed)}\nfresh (other fields): ${rest(fresh)}`
 }

@@ -223,6 +223,8 @@ describe('formatFindResult', () => {
     assert.equal(r.matched, 0)
     assert.equal(r.truncated, false)
     assert.equal(r.hint, undefined)
+    // Nothing was left out either, so no `Not searched:` line.
+    assert.equal('skipped' in r, false)
     assert.equal(formatFindResult(r), `Search directory: ${dir}\nNo files matched.`)
   })
 
@@ -272,7 +274,8 @@ describe('hints when nothing matched', () => {
     const dir = tmpTree(t, { 'src/a.js': '', 'node_modules/x.js': '', '.gitignore': 'node_modules\n' })
     const r = await find('*.py', { cwd: dir })
     assert.equal(r.hint, undefined)
-    assert.equal(formatFindResult(r), `Search directory: ${dir}\nNo files matched.`)
+    // What was not searched, since nothing was found.
+    assert.equal(formatFindResult(r), `Search directory: ${dir}\nNo files matched.\nNot searched: node_modules/ (.gitignore:1: node_modules).`)
   })
 
   test('matches only under a gitignored folder: the hint names it and says gitignore: false', async (t) => {
@@ -282,7 +285,7 @@ describe('hints when nothing matched', () => {
     assert.deepEqual(r.entries, [])
     assert.ok(r.hint.includes('node_modules/'), r.hint)
     assert.ok(r.hint.includes('gitignore: false'), r.hint)
-    assert.ok(formatFindResult(r).endsWith(`\nNo files matched.\n${r.hint}`))
+    assert.ok(formatFindResult(r).endsWith(`\nNo files matched.\n${r.hint}\nNot searched: node_modules/ (.gitignore:1: node_modules/).`))
     assert.deepEqual(paths(await find('**/*.js', { cwd: dir, gitignore: false })), ['node_modules/pkg/index.js'])
   })
 

@@ -82,7 +82,10 @@ test('skipped folders and gitignored files are searched only with noIgnore', asy
   assert.match(dep.notice, /matches in places that were skipped: node_modules\/ \(always skipped\)/)
   assert.match(dep.notice, /Also skipped: web\/dist\//)
   assert.match(dep.notice, /`noIgnore: true`/)
-  assert.equal(formatSearchResult(dep), `Search directory: ${dir}\nNo matches found.\n${dep.notice}`)
+  assert.equal(
+    formatSearchResult(dep),
+    `Search directory: ${dir}\nNo matches found.\n${dep.notice}\nNot searched: 1 ignored entry, node_modules/ (always skipped), web/dist/ (always skipped), 1 binary file.`,
+  )
   const found = await searchFiles({ pattern: 'dependency', path: dir, noIgnore: true })
   assert.deepEqual(found.matches, [{ file: 'node_modules/dep/index.js', line: 1, match: 'TODO inside a dependency' }])
   assert.equal(found.notice, undefined)

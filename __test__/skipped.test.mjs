@@ -1,5 +1,5 @@
-// `skipped: true`: what the walk (and a content search) left out, by reason,
-// counted as it went: a folder left out counts once and is not entered; the
+// `skipped`: what the walk (and a content search) left out, by reason,
+// counted as it went (in a short answer by default, always with `true`): a folder left out counts once and is not entered; the
 // first folders of each reason are named, an ignored one with the line that
 // hides it. The same counts from the disk, a reader and an index; the model
 // text's `Not searched:` line when the answer is empty or cut, inside maxBytes.
@@ -32,13 +32,68 @@ function repo(t) {
 
 const group = (result, reason) => (result.skipped ?? []).find((g) => g.reason === reason)
 
-test('off by default: no `skipped`, and the text is as before', async (t) => {
+test('by default only a short answer carries it; false counts nothing', async (t) => {
   const root = repo(t)
-  const f = await find({ pattern: '**/*.nothing', cwd: root })
-  assert.equal('skipped' in f, false)
-  assert.doesNotMatch(formatFindResult(f), /Not searched/)
+  const line = 'Not searched: node_modules/ (.gitignore:1: node_modules/), out/ (.gitignore:3: out/), 1 more ignored entry, 1 symlink (not followed).'
+  // Empty: the result carries it and the text ends with the line.
+  const empty = await find({ pattern: '**/*.nothing', cwd: root })
+  assert.deepEqual(empty.skipped.map((g) => [g.reason, g.count]), [['ignored', 3], ['symlink', 1]])
+  assert.equal(formatFindResult(empty).split('\n').at(-1), line)
+  // Whole: neither key nor line.
+  const whole = await find({ pattern: '**/*.js', cwd: root })
+  assert.ok(whole.entries.length > 0 && !whole.truncated)
+  assert.equal('skipped' in whole, false)
+  assert.doesNotMatch(formatFindResult(whole), /Not searched/)
+  // Cut by `limit`: carried, and shown.
+  const cut = await find({ pattern: '**/*', cwd: root, limit: 1 })
+  assert.equal(cut.truncatedBy, 'limit')
+  assert.equal(formatFindResult(cut).split('\n').at(-1), line)
+  // false: nothing, even when empty.
+  const off = await find({ pattern: '**/*.nothing', cwd: root, skipped: false })
+  assert.equal('skipped' in off, false)
+  assert.equal(formatFindResult(off), `Search directory: ${root}\nNo files matched.`)
+  // A content search alike, with the binary file it met.
   const s = await searchFiles({ pattern: 'nothing here', cwd: root })
-  assert.equal('skipped' in s, false)
+  assert.deepEqual(s.skipped.map((g) => g.reason), ['ignored', 'symlink', 'binary'])
+  assert.match(formatSearchResult(s).split('\n').at(-1), /^Not searched: .*1 binary file\.$/)
+  const found = await searchFiles({ pattern: 'const x', cwd: root })
+  assert.ok(found.matchCount > 0 && !found.truncated)
+  assert.equal('skipped' in found, false)
+  const sOff = await searchFiles({ pattern: 'nothing here', cwd: root, skipped: false })
+  assert.equal('skipped' in sOff, false)
+  assert.doesNotMatch(formatSearchResult(sOff), /Not searched/)
+})
+
+test('a whole answer that fits maxBytes is not cut to make room for the line', async (t) => {
+  const root = repo(t)
+  for (let i = 0; i < 30; i++) fs.writeFileSync(path.join(root, `src/module-${String(i).padStart(2, '0')}.js`), '')
+  const whole = await find({ pattern: '**/*.js', cwd: root, sortBy: 'name' })
+  const exact = Buffer.byteLength(formatFindResult(whole))
+  const tight = await find({ pattern: '**/*.js', cwd: root, sortBy: 'name', maxBytes: exact })
+  assert.deepEqual(tight.entries.map((e) => e.path), whole.entries.map((e) => e.path))
+  assert.equal(tight.truncated, false)
+  // One byte less cuts it, and the cut text ends with the line, within the cap.
+  const cut = await find({ pattern: '**/*.js', cwd: root, sortBy: 'name', maxBytes: exact - 1 })
+  assert.equal(cut.truncatedBy, 'bytes')
+  const text = formatFindResult(cut)
+  assert.ok(Buffer.byteLength(text) <= exact - 1)
+  assert.match(text.split('\n').at(-1), /^Not searched: /)
+})
+
+test('multiline: a file over 32 MiB is counted as too large', async (t) => {
+  const root = tmpTree(t, { 'small.txt': 'alpha\nbeta\n' })
+  const big = Buffer.alloc(33 << 20, 'a')
+  big.write('alpha\nbeta\n', 0)
+  fs.writeFileSync(path.join(root, 'big.txt'), big)
+  const s = await searchFiles({ pattern: 'alpha\nbeta', multiline: true, cwd: root, skipped: true })
+  assert.deepEqual(s.matches.map((m) => m.file), ['small.txt'])
+  assert.deepEqual(group(s, 'too-large'), { reason: 'too-large', count: 1, folders: [] })
+  const empty = await searchFiles({ pattern: 'gamma\ndelta', multiline: true, cwd: root })
+  assert.equal(formatSearchResult(empty).split('\n').at(-1), 'Not searched: 1 file over 32 MiB (multiline).')
+  // Line by line, the same file is searched (in pieces), and nothing is left out.
+  const lines = await searchFiles({ pattern: 'alpha', cwd: root, skipped: true })
+  assert.deepEqual(lines.matches.map((m) => m.file).sort(), ['big.txt', 'small.txt'])
+  assert.equal(group(lines, 'too-large'), undefined)
 })
 
 test('find: counts by reason, a folder counted once and named with its ignore line', async (t) => {
@@ -111,6 +166,7 @@ test('the same counts on the disk, a reader and an index', async (t) => {
     ['search', { pattern: 'x = 1', skipped: true, outputMode: 'count' }],
   ]
   const index = await openIndex(root)
+  await index.settled()
   t.after(() => index.close())
   const tree = {}
   for (const [rel, value] of Object.entries(TREE)) tree[rel] = typeof value === 'string' ? value : new Uint8Array(value)
@@ -119,11 +175,12 @@ test('the same counts on the disk, a reader and an index', async (t) => {
     const run = call === 'find' ? find : searchFiles
     const disk = await run({ ...q, cwd: root })
     const indexed = await (call === 'find' ? index.find(q) : index.searchFiles(q))
-    // An index's content layer passes over files it knows cannot match without reading them, so it
-    // meets (and counts) no more binary files than a walk does; everything else is the same.
-    const notBinary = (r) => (r.skipped ?? []).filter((g) => g.reason !== 'binary')
-    assert.deepEqual(notBinary(indexed), notBinary(disk), `index: ${JSON.stringify(q)}`)
-    assert.ok((group(indexed, 'binary')?.count ?? 0) <= (group(disk, 'binary')?.count ?? 0))
+    // The same, binary files included: a file the index's content layer passes over unread
+    // (its sketch rules a match out) is counted as binary when it holds a NUL byte.
+    assert.deepEqual(indexed.skipped, disk.skipped, `index: ${JSON.stringify(q)}`)
+    // Again, now that the first searches sketched every file.
+    const again = await (call === 'find' ? index.find(q) : index.searchFiles(q))
+    assert.deepEqual(again.skipped, disk.skipped, `index, sketched: ${JSON.stringify(q)}`)
     // A reader has no .git, no symlink and no rule lines to cite: the counts of the rest agree.
     const stored = await run({ ...q, reader, cwd: '/' })
     const counts = (r) => (r.skipped ?? []).filter((g) => g.reason !== 'symlink').map((g) => [g.reason, g.count, g.folders.map((f) => f.path)])

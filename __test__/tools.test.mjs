@@ -41,11 +41,11 @@ const HOST_ONLY = ['cwd', 'roots', 'signal', 'policy', 'approve', 'timeoutMs', '
 // The defaults and enums docs/API.md gives.
 const FIND_DEFAULTS = {
   type: 'file', limit: 1000, sortBy: 'recent', regex: false, matchBase: false, caseSensitive: false, reverse: false,
-  hidden: true, gitignore: true, exclude: [], skipped: false,
+  hidden: true, gitignore: true, exclude: [],
 }
 const SEARCH_DEFAULTS = {
   target: 'content', fuzzy: false, outputMode: 'content', ignoreCase: false, noIgnore: false, maxResults: 50,
-  literal: false, multiline: false, type: [], exclude: [], patterns: [], skipped: false, context: 0, before: 0, after: 0, offset: 0,
+  literal: false, multiline: false, type: [], exclude: [], patterns: [], context: 0, before: 0, after: 0, offset: 0,
 }
 const GIT_SCOPES = ['modified', 'staged', 'untracked', 'changed']
 const ENUMS = {

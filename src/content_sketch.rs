@@ -71,6 +71,9 @@ pub struct Sketch {
     words: Box<[u64]>,
     /// `64 - log2(bits)`: a probe's top bits pick its bit.
     shift: u32,
+    /// The contents hold a NUL byte: a search that reads the file (and
+    /// finds no match first) stops there and counts it as binary.
+    binary: bool,
 }
 
 impl Sketch {
@@ -80,6 +83,11 @@ impl Sketch {
             self.words[i / 64] >> (i % 64) & 1 == 1
         };
         bit(p1) && bit(p2)
+    }
+
+    /// Whether the contents hold a NUL byte (see `skipped`'s `binary`).
+    pub fn is_binary(&self) -> bool {
+        self.binary
     }
 
     /// Heap bytes held.
@@ -144,7 +152,11 @@ impl Sketcher {
             fold_in_half(&mut self.words);
             bits /= 2;
         }
-        Sketch { words: self.words.as_slice().into(), shift: 64 - bits.trailing_zeros() }
+        Sketch {
+            words: self.words.as_slice().into(),
+            shift: 64 - bits.trailing_zeros(),
+            binary: memchr::memchr(0, contents).is_some(),
+        }
     }
 }
 

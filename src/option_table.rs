@@ -306,8 +306,8 @@ pub const OPTIONS: &[OptionSpec] = &[
     opt(BOTH, "changedSince", Kind::Text, Default::None)
         .model("Only files changed since the branch left this git ref ('origin/main', 'main', 'HEAD~3'): committed since the merge base, staged, modified or untracked. For reviewing a branch.")
         .flag("changed-since", Some("REF"), "only files changed since the merge base with REF (and untracked ones)"),
-    opt(BOTH, "skipped", Kind::Bool, Default::Bool(false))
-        .model("Also report what was left out and why, counted during the walk at no extra walk: entries by reason (ignored, naming the .gitignore line; hidden; excluded; always-skipped folders; past maxDepth; symlinks, never followed; permission denied; binary files) and the first folders of each.")
+    opt(BOTH, "skipped", Kind::Bool, Default::None)
+        .model("What was left out and why (ignored, naming the .gitignore line; hidden; excluded; always-skipped folders; past maxDepth; symlinks, never followed; permission denied; binary files), counted during the walk at no extra walk. By default reported only when the answer is empty or cut, as a `Not searched:` line; true reports it always, false never.")
         .flag("skipped", None, "report what was left out, by reason"),
     opt(BOTH, "timeoutMs", Kind::Number, Default::None).flag("timeout", Some("MS"), "give up after MS milliseconds"),
     opt(SEARCH, "partial", Kind::Bool, Default::Bool(false)).flag(

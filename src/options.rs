@@ -10,6 +10,7 @@ use crate::option_table::Call;
 use crate::page::Caps;
 use crate::pattern::{NameMatcher, PatternMode};
 use crate::sandbox::Scope;
+use crate::skipped::SkippedReport;
 use crate::sort::SortBy;
 use crate::source::Source;
 use crate::walk::{Excludes, WalkRules};
@@ -117,6 +118,7 @@ pub fn parse(fields: &[(String, Value)], purpose: Purpose, source: Source) -> Re
     }
     let timeout_ms = r.timeout_ms()?;
     let git = crate::git_scope::parse(&r, &source)?;
+    let skipped = SkippedReport::parse(&r)?;
     let rules = WalkRules {
         hidden: r.flag("hidden", true)?,
         gitignore: r.flag("gitignore", true)?,
@@ -127,7 +129,7 @@ pub fn parse(fields: &[(String, Value)], purpose: Purpose, source: Source) -> Re
         skip_dirs: &[".git"],
         record_ignored: false,
         changed: None,
-        tally: r.flag("skipped", false)?,
+        tally: skipped.counts(),
     };
 
     // `maxTokens` lowers the byte cap to its estimate; `maxBytes` (the host's) still holds.
@@ -155,6 +157,7 @@ pub fn parse(fields: &[(String, Value)], purpose: Purpose, source: Source) -> Re
         timeout_ms,
         want_meta: purpose == Purpose::Find,
         git,
+        skipped,
     })
 }
 

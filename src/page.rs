@@ -37,9 +37,18 @@ pub fn paginate(search_path: &str, kept: Vec<Found>, left_out: FolderCounts, mat
     paginate_leaving(search_path, kept, left_out, matched, caps, 0)
 }
 
+/// Whether the whole of `kept` fits `max_bytes` with its header (no cut).
+pub fn fits(search_path: &str, kept: &[Found], max_bytes: usize) -> bool {
+    let mut used = render::header(search_path).len();
+    kept.iter().all(|found| {
+        used += 1 + render::entry_len(found);
+        used <= max_bytes
+    })
+}
+
 /// `paginate`, leaving `reserve` bytes of the byte cap for a line the text
-/// may end with (the `skipped` line): kept whenever that line exists, so
-/// the text fits with it whether or not it is shown.
+/// ends with when the answer is cut (the `skipped` line): a whole answer
+/// that fits without it does not show it, so needs no room for it.
 pub fn paginate_leaving(
     search_path: &str,
     mut kept: Vec<Found>,
@@ -71,7 +80,8 @@ pub fn paginate_leaving(
                 + notice.as_ref().map_or(0, |n| n.len() + 1)
                 + render::omitted_line(omitted).map_or(0, |l| l.len() + 1)
         };
-        if prefix[kept.len()] + trailer_len(&notice, &omitted) > max_bytes {
+        let whole_fits = truncated_by.is_none() && prefix[kept.len()] <= max_bytes;
+        if !whole_fits && prefix[kept.len()] + trailer_len(&notice, &omitted) > max_bytes {
             // Sized with `matched` for the count shown: no shorter than the final one.
             let cut_notice = |shown: usize| match caps.max_tokens {
                 Some(tokens) => render::tokens_notice(tokens, shown, matched),
@@ -269,5 +279,11 @@ mod tests {
             skipped: Some(skipped),
         };
         assert_eq!(render::render(&whole), "Search directory: /w\na");
+        // Nor is it cut to make room for the line: it fits as it is.
+        let exact = "Search directory: /w\na".len();
+        let p =
+            paginate_leaving("/w", files(&["a"]), FolderCounts::default(), 1, caps(10, Some(exact)), line.len() + 1);
+        assert_eq!((p.entries.len(), p.truncated_by), (1, None));
+        assert!(fits("/w", &files(&["a"]), exact) && !fits("/w", &files(&["a"]), exact - 1));
     }
 }

@@ -100,6 +100,7 @@ pub fn skipped_line(groups: &[SkippedGroup]) -> Option<String> {
             SkipReason::Symlink => "symlink, not followed",
             SkipReason::Denied => "permission denied",
             SkipReason::Binary => "binary",
+            SkipReason::TooLarge => "too large",
         };
         for folder in &g.folders {
             parts.push(format!("{}/ ({})", folder.path, folder.rule.as_deref().unwrap_or(label)));
@@ -113,6 +114,11 @@ pub fn skipped_line(groups: &[SkippedGroup]) -> Option<String> {
         parts.push(match g.reason {
             SkipReason::Symlink => format!("{rest} {more}symlink{} (not followed)", if plural { "s" } else { "" }),
             SkipReason::Binary => format!("{rest} {more}binary file{}", if plural { "s" } else { "" }),
+            SkipReason::TooLarge => format!(
+                "{rest} {more}file{} over {} MiB (multiline)",
+                if plural { "s" } else { "" },
+                crate::limits::MAX_MULTILINE_FILE_BYTES >> 20
+            ),
             _ => format!("{rest} {more}{label} entr{}", if plural { "ies" } else { "y" }),
         });
     }

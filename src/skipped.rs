@@ -3,13 +3,57 @@
 //! a folder an ignore file hid, the line that hides it, looked up after the
 //! walk by reading only the ignore files on the folder's way (as `explain`
 //! follows a path), so the walk itself does no extra work for it.
+//!
+//! Counting is on unless `skipped: false`: it costs no extra walk (see
+//! `bench:skipped`). Without the option a result carries `skipped` only
+//! when its answer is short (empty or cut), the case where its text names
+//! what was left out; the ignore lines are looked up only then.
 
+use crate::args::{wrong, Reader, Value};
 use crate::dir::Dir;
+use crate::error::Result;
 use crate::gitignore::{rules_above_on_disk, FolderRules, GitEnv, IgnoreFiles, IgnoreLine, Rules};
 use crate::source::{Backend, Root};
 use crate::walk::{SkipReason, SkippedGroup, Tally, WalkRules};
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
+
+/// When a result carries `skipped`: the option's three values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SkippedReport {
+    /// `skipped: false`: nothing is counted.
+    Never,
+    /// The option not given: only with a short answer (empty or cut).
+    WhenShort,
+    /// `skipped: true`: always.
+    Always,
+}
+
+impl SkippedReport {
+    pub fn parse(r: &Reader) -> Result<SkippedReport> {
+        match r.get("skipped") {
+            Value::Absent => Ok(SkippedReport::WhenShort),
+            Value::Bool(true) => Ok(SkippedReport::Always),
+            Value::Bool(false) => Ok(SkippedReport::Never),
+            other => Err(wrong("skipped", "true or false", other)),
+        }
+    }
+
+    /// Whether the walk counts what it leaves out.
+    pub fn counts(self) -> bool {
+        self != SkippedReport::Never
+    }
+
+    /// Whether a result carries `skipped`; `short` tells whether its answer
+    /// is empty or cut (asked only when that decides).
+    pub fn carries(self, short: impl FnOnce() -> bool) -> bool {
+        match self {
+            SkippedReport::Never => false,
+            SkippedReport::WhenShort => short(),
+            SkippedReport::Always => true,
+        }
+    }
+}
 
 /// How many folders `skipped` names for each reason.
 pub const SKIPPED_FOLDERS: usize = 5;

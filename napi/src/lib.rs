@@ -37,7 +37,7 @@ pub struct JsOmittedDir {
 #[napi(object, js_name = "SkippedGroup")]
 pub struct JsSkippedGroup {
     #[napi(
-        ts_type = "'ignored' | 'hidden' | 'excluded' | 'always-skipped' | 'depth' | 'symlink' | 'denied' | 'binary'"
+        ts_type = "'ignored' | 'hidden' | 'excluded' | 'always-skipped' | 'depth' | 'symlink' | 'denied' | 'binary' | 'too-large'"
     )]
     pub reason: String,
     /// Entries left out (a folder counts once: it is not entered).

@@ -75,7 +75,7 @@ pub fn explain_no_match(config: &FindConfig, root: &Root, cancel: &Cancel) -> Re
         Vec::new()
     };
     // Then under the normal rules: what `**/` would match, and which folders are entered.
-    let seen = walk(root, &config.rules, cancel, || {
+    let seen = walk(root, &config.rules.uncounted(), cancel, || {
         |rel: &Path, kind, entry: &Entry| {
             let matched = deep.is_some() && keep(rel, kind, entry).is_some();
             (matched || (skips && kind == EntryKind::Dir)).then(|| (posix_string(rel), matched))

@@ -15,6 +15,7 @@ use crate::page::{paginate_leaving, Caps};
 use crate::pattern::NameMatcher;
 use crate::result::FindOutcome;
 use crate::sandbox::Scope;
+use crate::skipped::SkippedReport;
 use crate::sort::{sort_and_split, Order, SortBy};
 use crate::source::{collect, Source};
 use crate::walk::{posix_string, Collector, Entry, WalkRules};
@@ -44,6 +45,8 @@ pub struct FindConfig {
     pub want_meta: bool,
     /// Only files changed in git (`git`, `changedSince`; see `git_scope`).
     pub git: Option<GitScope>,
+    /// When the result carries `skipped`.
+    pub skipped: SkippedReport,
 }
 
 /// Whether the pattern and filters accept an entry: `Some` with its
@@ -107,7 +110,6 @@ pub fn run(config: &FindConfig, cancel: &Cancel) -> Result<FindOutcome> {
     if let Some(err) = config.matcher.failure() {
         return Err(err);
     }
-    let skipped = config.rules.tally.then(|| crate::skipped::groups(&walked.tally, &root, &config.rules));
     let Gathered { best: mut found, matched, per_dir: mut left_out } = Gathered::merge(walked.found);
     // What falls past the limit here is already counted, by folder, in `left_out`.
     sort_and_split(&mut found, order, config.caps.limit);
@@ -118,6 +120,14 @@ pub fn run(config: &FindConfig, cancel: &Cancel) -> Result<FindOutcome> {
         fill_meta(dir, &mut found);
     }
     let path = config.source.display(&config.scope);
+    // Short: empty, past the limit, or more than the byte cap holds.
+    let short = || {
+        matched == 0
+            || matched > found.len()
+            || config.caps.max_bytes.is_some_and(|max| !crate::page::fits(&path, &found, max))
+    };
+    let skipped = (!walked.tally.is_empty() && config.skipped.carries(short))
+        .then(|| crate::skipped::groups(&walked.tally, &root, &config.rules));
     // The hint is extra work after a complete answer: when `timeoutMs` runs
     // out during it, the answer is returned without a hint; an abort by the
     // caller still rejects.
@@ -140,9 +150,17 @@ pub fn run(config: &FindConfig, cancel: &Cancel) -> Result<FindOutcome> {
         omitted: page.omitted,
         skipped,
     };
-    if let (Some(max_bytes), true) = (config.caps.max_bytes, outcome.hint.is_some()) {
-        if crate::render::render(&outcome).len() > max_bytes {
-            outcome.hint = None;
+    // Within the byte cap, the hint (what to change) goes before the
+    // `skipped` line (what was not searched), and either before neither.
+    if let Some(max_bytes) = config.caps.max_bytes {
+        let (hint, skipped) = (outcome.hint.take(), outcome.skipped.take());
+        let tries = [(true, true), (true, false), (false, true), (false, false)];
+        for (with_hint, with_skipped) in tries {
+            outcome.hint = hint.clone().filter(|_| with_hint);
+            outcome.skipped = skipped.clone().filter(|_| with_skipped);
+            if crate::render::render(&outcome).len() <= max_bytes {
+                break;
+            }
         }
     }
     Ok(outcome)

@@ -40,7 +40,7 @@ use crate::error::{clip, ErrorCode, FindError, Result};
 use crate::gitignore::{folders_above_on_disk, FolderRules, GitEnv, IgnoreFiles, Rules, GITIGNORE, IGNORE};
 use crate::shared::Shared;
 use crate::sync::{lock, unpoisoned};
-use crate::walk::{walk_dir, Entry, Excludes, WalkRules};
+use crate::walk::{walk_dir, Entry, Excludes, SkipReason, WalkRules};
 use content::ContentLayer;
 pub use content::{Caps as ContentCaps, LayerSize};
 #[cfg(not(target_os = "linux"))]
@@ -256,7 +256,8 @@ impl Index {
             skip_dirs: &[".git"],
             record_ignored: false,
             changed: None,
-            tally: false,
+            // For the folders it is refused (`Node::denied`).
+            tally: true,
         };
         let walked = walk_dir(dir, &self.real_path, &everything, &Cancel::never(), || Building {
             watch,
@@ -313,6 +314,11 @@ impl Index {
                     };
                     folders.insert(rel, child);
                 }
+            }
+        }
+        for rel in walked.tally.folders_of(SkipReason::Denied) {
+            if let Some(&id) = folders.get(rel.as_bytes()) {
+                tree.node_mut(id).denied = true;
             }
         }
         // Folders listed but not opened (not ours to read): their inode number all the same.
@@ -885,6 +891,12 @@ fn keep_step(index: &std::sync::Weak<Index>, source: &Source, second_look: &mut 
 }
 
 /// Removes everything below the folder `id`.
+/// `forget_children` for a folder the OS now refuses to open or list.
+fn forget_denied(tree: &mut Tree, id: Id) {
+    forget_children(tree, id);
+    tree.node_mut(id).denied = true;
+}
+
 fn forget_children(tree: &mut Tree, id: Id) {
     for child in tree.node(id).children.clone() {
         tree.remove(child);
@@ -1266,7 +1278,7 @@ impl Index {
         let held = match root.folder_beneath(Path::new(os(&rel))) {
             Ok(held) => held,
             // No longer to be entered: a fresh walk lists nothing in it.
-            Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => return forget_children(tree, id),
+            Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => return forget_denied(tree, id),
             // Gone or no longer a folder: its parent's event removes it.
             Err(_) => return,
         };
@@ -1283,9 +1295,9 @@ impl Index {
             (None, _) => {}
         });
         match read {
-            Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => return forget_children(tree, id),
+            Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => return forget_denied(tree, id),
             Err(_) => return,
-            Ok(()) => {}
+            Ok(()) => tree.node_mut(id).denied = false,
         }
         for child in tree.node(id).children.clone() {
             let name = tree.name(child).to_vec();

@@ -15,8 +15,8 @@ use crate::entry::{EntryKind, Meta};
 use crate::error::{clip, ErrorCode, FindError, Result};
 use crate::sandbox::{search_path_error, Asked};
 use crate::walk::{
-    thread_count, Collector, Entry, Gate, KnownContents, KnownFile, OpenedFolders, Pending, Tally, WalkRules,
-    CANCEL_EVERY,
+    thread_count, Collector, Entry, Gate, KnownContents, KnownFile, OpenedFolders, Pending, SkipReason, Tally,
+    WalkRules, CANCEL_EVERY,
 };
 use std::cell::{Cell, RefCell};
 use std::path::Path;
@@ -122,11 +122,15 @@ where
                     if i.is_multiple_of(CANCEL_EVERY as usize) {
                         cancel.check()?;
                     }
-                    if ruled_out.as_ref().is_some_and(|out| out[i - from]) {
+                    let path = Path::new(os(visible.path(i)));
+                    if let Some(out) = ruled_out.as_ref().and_then(|out| out[i - from]) {
+                        // A search would have read it to its NUL: counted as it would be.
+                        if out == RuledOut::Binary {
+                            gate.count(SkipReason::Binary, path, false);
+                        }
                         i += 1;
                         continue;
                     }
-                    let path = Path::new(os(visible.path(i)));
                     let entry = Entry::indexed(visible.kinds[i], visible.metas[i], path, &folders, i, &known);
                     collector.offer(path, visible.kinds[i], &entry);
                     i += 1;
@@ -147,6 +151,14 @@ where
         parts
     });
     parts.into_iter().collect()
+}
+
+/// A file a sketch rules out, by what a search reading it would have met.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum RuledOut {
+    Text,
+    /// It holds a NUL byte: `skipped` counts it as binary, as a search would.
+    Binary,
 }
 
 /// Entries a walker thread takes at a time.
@@ -174,14 +186,18 @@ impl<'a> SliceContents<'a> {
     /// out a match of `screen`. One pass with nothing else in the loop, so
     /// the processor overlaps the memory reads of many files' sketches
     /// (each is a likely cache miss) instead of waiting on one at a time.
-    fn ruled_out(&self, range: std::ops::Range<usize>, screen: &Prefilter) -> Vec<bool> {
+    fn ruled_out(&self, range: std::ops::Range<usize>, screen: &Prefilter) -> Vec<Option<RuledOut>> {
         range
             .map(|i| {
-                self.visible.kinds[i] == EntryKind::File
-                    && self
-                        .layer
-                        .get(self.visible.handles[i], self.visible.metas[i])
-                        .is_some_and(|known| !screen.may_match(known.sketch))
+                if self.visible.kinds[i] != EntryKind::File {
+                    return None;
+                }
+                let known = self.layer.get(self.visible.handles[i], self.visible.metas[i])?;
+                match (screen.may_match(known.sketch), known.sketch.is_binary()) {
+                    (true, _) => None,
+                    (false, false) => Some(RuledOut::Text),
+                    (false, true) => Some(RuledOut::Binary),
+                }
             })
             .collect()
     }
@@ -227,6 +243,12 @@ fn list_visible(index: &Index, tree: &Tree, rel: &[u8], root: &Path, gate: &Gate
     let mut visible = Visible::default();
     while let Some(work) = pending.pop() {
         let node = tree.node(work.folder);
+        // Refused to the index as a walk is refused it (the search folder
+        // itself is refused before this, as on disk).
+        if node.denied && !work.is_root() {
+            gate.count(SkipReason::Denied, work.rel(), true);
+            continue;
+        }
         let (_, mut visit) = gate.visit(work, |_| Ok(node.rules.clone()))?;
         for &child in &node.children {
             let entry = tree.node(child);

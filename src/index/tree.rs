@@ -51,6 +51,9 @@ pub struct Node {
     pub children: Vec<Id>,
     /// A folder's compiled ignore files, when it has any (or holds `.git`).
     pub rules: Option<Arc<FolderRules>>,
+    /// A folder the OS would not let the index open or list: a walk is
+    /// refused it too, and `skipped` counts it as `denied`.
+    pub denied: bool,
 }
 
 /// Names by number, each stored once, counted so unused ones are dropped.
@@ -134,6 +137,7 @@ impl Tree {
             meta: root_meta,
             children: Vec::new(),
             rules: None,
+            denied: false,
         };
         Tree { nodes: vec![Some(root)], free: Vec::new(), names, entries: 0, next_serial: 1, inos: HashMap::new() }
     }
@@ -193,7 +197,7 @@ impl Tree {
         let name = self.names.intern(name);
         let serial = self.next_serial;
         self.next_serial = self.next_serial.wrapping_add(1);
-        let node = Node { name, parent: dir, serial, kind, meta, children: Vec::new(), rules: None };
+        let node = Node { name, parent: dir, serial, kind, meta, children: Vec::new(), rules: None, denied: false };
         let id = match self.free.pop() {
             Some(id) => {
                 self.nodes[id as usize] = Some(node);

@@ -83,7 +83,7 @@ pub struct FileScan {
 }
 
 impl FileScan {
-    fn left_out(reason: SkipReason) -> Option<FileScan> {
+    pub fn left_out(reason: SkipReason) -> Option<FileScan> {
         Some(FileScan { left_out: Some(reason), ..FileScan::default() })
     }
 }
@@ -252,6 +252,7 @@ fn scan_input(
         }
         // Line by line, only the pieces could outgrow the buffer, and they
         // are far smaller; multiline, a file over its cap is passed over.
+        Ok(Err(Stop::TooLong)) if matcher.modes.multiline => FileScan::left_out(SkipReason::TooLarge),
         Ok(Err(Stop::TooLong)) => None,
         Ok(Err(Stop::Cancelled)) => {
             if let Err(e) = cancel.check() {

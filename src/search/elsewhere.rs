@@ -73,7 +73,7 @@ fn holding_matches(
     places: &HashMap<String, Place>,
     cancel: &Cancel,
 ) -> Result<BTreeMap<String, Place>> {
-    let rules = WalkRules { gitignore: false, skip_dirs: &[".git"], record_ignored: false, ..config.rules.clone() };
+    let rules = WalkRules { gitignore: false, skip_dirs: &[".git"], record_ignored: false, ..config.rules.uncounted() };
     let found: Mutex<BTreeMap<String, Place>> = Mutex::new(BTreeMap::new());
     let enough = CancelFlag::default();
     let stopping = cancel.stopping(enough.clone());

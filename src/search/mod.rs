@@ -20,6 +20,7 @@ use crate::git_scope;
 use crate::git_status::GitScope;
 use crate::pattern::NameMatcher;
 use crate::sandbox::Scope;
+use crate::skipped::SkippedReport;
 use crate::source::{walk_screened, Backend, Contents, Root, Source};
 use crate::walk::{posix_string, Entry, SkipReason, WalkRules, Walked};
 pub use content::ContextLine;
@@ -109,6 +110,8 @@ pub struct SearchConfig {
     pub page: Paging,
     /// Only files changed in git (`git`, `changedSince`; see `git_scope`).
     pub git: Option<GitScope>,
+    /// When the result carries `skipped`.
+    pub skipped: SkippedReport,
 }
 
 impl SearchConfig {
@@ -152,6 +155,16 @@ pub enum SearchItems {
     Matches(Vec<LineMatch>),
     Files(Vec<String>),
     Counts(Vec<(String, u64)>),
+}
+
+impl SearchItems {
+    pub fn is_empty(&self) -> bool {
+        match self {
+            SearchItems::Matches(m) => m.is_empty(),
+            SearchItems::Files(f) => f.is_empty(),
+            SearchItems::Counts(c) => c.is_empty(),
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -241,7 +254,6 @@ pub fn run(config: &SearchConfig, cancel: &Cancel) -> Result<SearchOutcome> {
     };
     let wanted = |relative: &Path| from.is_none_or(|from| posix_string(relative).as_str() >= from);
     let walked = gather(config, &root, &config.rules, cancel, &wanted, &|_| {}, budget.as_ref())?;
-    let skipped = config.rules.tally.then(|| crate::skipped::groups(&walked.tally, &root, &config.rules));
     let mut hits = walked.found;
     let order = config.order();
     match order {
@@ -358,7 +370,7 @@ pub fn run(config: &SearchConfig, cancel: &Cancel) -> Result<SearchOutcome> {
         file_count,
         truncated,
         notice,
-        skipped,
+        skipped: None,
         cursor,
         // Under a budget from a cursor, what came before is not counted.
         offset: (paged && from.is_none()).then_some(page.passed),
@@ -366,6 +378,14 @@ pub fn run(config: &SearchConfig, cancel: &Cancel) -> Result<SearchOutcome> {
         index_changed,
         spread: false,
     };
+    // Short: empty, cut to a page, or more than the text's byte cap holds.
+    let short = || {
+        let cap = config.max_text_bytes.map_or(render::MAX_BYTES, |b| b.min(render::MAX_BYTES));
+        outcome.items.is_empty() || outcome.truncated || render::render(&outcome).len() > cap
+    };
+    if !walked.tally.is_empty() && config.skipped.carries(short) {
+        outcome.skipped = Some(crate::skipped::groups(&walked.tally, &root, &config.rules));
+    }
     if let Some(budget) = config.max_text_bytes {
         let regex = match &config.target {
             Target::Content { regex, mode: OutputMode::Content, .. } if !regex.modes.multiline => Some(regex),
@@ -489,14 +509,13 @@ fn gather(
         Target::Files { .. } | Target::Fuzzy { .. } => None,
     };
     let searcher_for = |scan| if config.search_binary { binary_searcher() } else { new_searcher(scan) };
-    // Files a content search left out (binary, denied), for `skipped`.
-    let left_out = [AtomicU64::new(0), AtomicU64::new(0)];
+    // Files the search itself left out, by reason (binary, denied, too large), for `skipped`.
+    let left_out_counts: [AtomicU64; SkipReason::ALL.len()] = Default::default();
+    let left_out = &left_out_counts;
     let note = |found: FileScan| {
-        match found.left_out {
-            Some(SkipReason::Binary) => left_out[0].fetch_add(1, Ordering::Relaxed),
-            Some(_) => left_out[1].fetch_add(1, Ordering::Relaxed),
-            None => 0,
-        };
+        if let Some(reason) = found.left_out {
+            left_out[reason as usize].fetch_add(1, Ordering::Relaxed);
+        }
         found.count
     };
     let mut walked = walk_screened(root, rules, cancel, screen, || {
@@ -537,7 +556,11 @@ fn gather(
                     // A live index's sketch may tell that it holds no match,
                     // and its cache may hold the contents.
                     let known = entry.known();
-                    if known.as_ref().is_some_and(|known| !regex.may_match(known.sketch)) {
+                    if let Some(known) = known.as_ref().filter(|known| !regex.may_match(known.sketch)) {
+                        // Counted as binary as the search it saves would have counted it.
+                        if known.sketch.is_binary() {
+                            left_out[SkipReason::Binary as usize].fetch_add(1, Ordering::Relaxed);
+                        }
                         return None;
                     }
                     if reads_in_walk && spent(relative) {
@@ -547,6 +570,14 @@ fn gather(
                         note(scan_read(&mut searcher, regex, contents, scan, relative, cancel)?)
                     } else {
                         match entry.open() {
+                            // Refused but empty: nothing is missed, and an index,
+                            // which opens no empty file, would not count it either.
+                            Some(Err(e))
+                                if e.kind() == std::io::ErrorKind::PermissionDenied
+                                    && entry.size_unopened() == Some(0) =>
+                            {
+                                return None
+                            }
                             Some(file) if sketching.wanted(entry, known.is_some()) => {
                                 note(sketching.scan(&mut searcher, regex, file, scan, relative, cancel, entry)?)
                             }
@@ -644,8 +675,9 @@ fn gather(
         }
     }
     if rules.tally {
-        walked.tally.add(SkipReason::Binary, left_out[0].load(Ordering::Relaxed));
-        walked.tally.add(SkipReason::Denied, left_out[1].load(Ordering::Relaxed));
+        for reason in SkipReason::ALL {
+            walked.tally.add(reason, left_out[reason as usize].load(Ordering::Relaxed));
+        }
     }
     Ok(walked)
 }
@@ -697,9 +729,11 @@ impl Sketching {
         // Kept only when read as long as the index says the file is: one
         // written to meanwhile is read again once its event comes.
         let keep = entry.wants_contents() && entry.known_size() == Some(self.contents.len() as u64);
+        let binary = sketch.is_binary();
         entry.remember(sketch, keep.then(|| self.contents.as_slice().into()));
         if !may_match {
-            return None;
+            // Not searched, but counted as the search would have counted it.
+            return binary.then(|| FileScan::left_out(SkipReason::Binary)).flatten();
         }
         scan_read(searcher, regex, &self.contents, scan, relative, cancel)
     }

@@ -60,7 +60,7 @@ pub(super) fn notice(config: &SearchConfig, root: &Root, cancel: &Cancel) -> Res
         search_binary: true,
         ..config.clone()
     };
-    let walked = match gather(&probe, root, &config.rules, cancel, &|_| true, &|_| {}, None) {
+    let walked = match gather(&probe, root, &config.rules.uncounted(), cancel, &|_| true, &|_| {}, None) {
         Ok(walked) => walked,
         Err(e) if e.code == ErrorCode::Aborted && !cancel.is_aborted_by_caller() => return Ok(None),
         Err(e) => return Err(e),

@@ -11,6 +11,7 @@ use crate::limits::{BYTES_PER_TOKEN, DEFAULT_MAX_BYTES, MAX_CONTEXT_LINES, MAX_S
 use crate::option_table::Call;
 use crate::pattern::{NameMatcher, PatternMode};
 use crate::sandbox::Scope;
+use crate::skipped::SkippedReport;
 use crate::source::Source;
 use crate::walk::{Excludes, WalkRules};
 use ignore::types::{Types, TypesBuilder};
@@ -287,6 +288,7 @@ pub fn parse(fields: &[(String, Value)], source: Source) -> Result<SearchConfig>
     let timeout_ms = r.timeout_ms()?;
     let no_ignore = r.flag("noIgnore", false)?;
     let git = crate::git_scope::parse(&r, &source)?;
+    let skipped = SkippedReport::parse(&r)?;
     let rules = WalkRules {
         hidden: true,
         gitignore: !no_ignore,
@@ -299,7 +301,7 @@ pub fn parse(fields: &[(String, Value)], source: Source) -> Result<SearchConfig>
         // A search that finds nothing looks in what was ignored (see `elsewhere`).
         record_ignored: !no_ignore,
         changed: None,
-        tally: r.flag("skipped", false)?,
+        tally: skipped.counts(),
     };
     let offset = match r.get("offset") {
         Value::Absent => 0,
@@ -338,6 +340,7 @@ pub fn parse(fields: &[(String, Value)], source: Source) -> Result<SearchConfig>
         context,
         page,
         git,
+        skipped,
     };
     if let Some(cursor) = &config.page.cursor {
         cursor.check(config.page.fingerprint, config.order())?;

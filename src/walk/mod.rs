@@ -16,7 +16,7 @@ pub use folder::Pending;
 use crate::cancel::Cancel;
 use crate::content_sketch::{Prefilter, Sketch};
 use crate::dir::{Dir, Stat};
-use crate::entry::EntryKind;
+use crate::entry::{EntryKind, Meta};
 use crate::error::{clip, ErrorCode, FindError, Result};
 use crate::git_status::ChangedPaths;
 use crate::gitignore::Rules;
@@ -72,10 +72,13 @@ pub enum SkipReason {
     Denied,
     /// A file a content search stopped reading at a NUL byte.
     Binary,
+    /// A file too large for the search to read: with `multiline`, over
+    /// `MAX_MULTILINE_FILE_BYTES` (a match may span the whole file).
+    TooLarge,
 }
 
 impl SkipReason {
-    pub const ALL: [SkipReason; 8] = [
+    pub const ALL: [SkipReason; 9] = [
         SkipReason::Ignored,
         SkipReason::Hidden,
         SkipReason::Excluded,
@@ -84,6 +87,7 @@ impl SkipReason {
         SkipReason::Symlink,
         SkipReason::Denied,
         SkipReason::Binary,
+        SkipReason::TooLarge,
     ];
 
     /// The reason `name` names.
@@ -102,6 +106,7 @@ impl SkipReason {
             SkipReason::Symlink => "symlink",
             SkipReason::Denied => "denied",
             SkipReason::Binary => "binary",
+            SkipReason::TooLarge => "too-large",
         }
     }
 }
@@ -111,7 +116,7 @@ impl SkipReason {
 /// counted), and the folders among them.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Tally {
-    counts: [u64; 8],
+    counts: [u64; SkipReason::ALL.len()],
     /// Folders left out, relative; in no order until `groups` sorts them.
     folders: Vec<(SkipReason, String)>,
 }
@@ -156,6 +161,11 @@ impl Tally {
 
     pub fn is_empty(&self) -> bool {
         self.counts.iter().all(|&c| c == 0)
+    }
+
+    /// The folders left out for `reason`, in no order.
+    pub fn folders_of(&self, reason: SkipReason) -> impl Iterator<Item = &str> {
+        self.folders.iter().filter(move |(r, _)| *r == reason).map(|(_, path)| path.as_str())
     }
 
     /// The reasons with a count, in `SkipReason::ALL` order, each with its
@@ -314,7 +324,13 @@ impl WalkRules {
 
     /// The same rules with every skip that the model could turn off turned off.
     pub fn relaxed(&self) -> WalkRules {
-        WalkRules { hidden: true, gitignore: false, exclude: Excludes::default(), ..self.clone() }
+        WalkRules { hidden: true, gitignore: false, exclude: Excludes::default(), ..self.uncounted() }
+    }
+
+    /// The same rules, counting nothing left out: for the extra walks behind
+    /// a hint or a notice, whose left-out entries are not the answer's.
+    pub fn uncounted(&self) -> WalkRules {
+        WalkRules { tally: false, ..self.clone() }
     }
 
     /// True when some rule hides entries that an option could bring back.
@@ -486,8 +502,18 @@ impl Entry<'_> {
     /// (a live index's entries; a storage's listing may leave it out).
     pub fn known_size(&self) -> Option<u64> {
         match &self.0 {
-            At::Indexed { meta, .. } => Some(meta.size),
+            At::Indexed { meta, .. } => known_meta(meta).map(|meta| meta.size),
             At::InDir { .. } | At::Listed(_) => None,
+        }
+    }
+
+    /// The file's size as told without opening it: a live index's, or a
+    /// stat on disk; `None` when its metadata cannot be read.
+    pub fn size_unopened(&self) -> Option<u64> {
+        match &self.0 {
+            At::InDir { dir, name } => dir.stat(name).ok().map(|st| st.meta.size),
+            At::Listed(listed) => Some(listed.meta.size),
+            At::Indexed { meta, .. } => known_meta(meta).map(|meta| meta.size),
         }
     }
 
@@ -543,6 +569,14 @@ impl Entry<'_> {
             At::Listed(_) => None,
         }
     }
+}
+
+/// A live index's metadata of an entry, unless it is the zeros it keeps for
+/// an entry whose metadata could not be read (in a folder listable but not
+/// searchable). A real empty file dated exactly 1970 reads as unknown too:
+/// it is then opened rather than passed over, which changes no answer.
+fn known_meta(meta: &Meta) -> Option<&Meta> {
+    (meta.size != 0 || meta.mtime_ms != 0.0).then_some(meta)
 }
 
 /// The rules that decide, name by name, what the walk passes on: the one
