@@ -98,6 +98,11 @@ pub struct FuzzyQuery {
     max_typos: u32,
     /// Myers' pattern masks: one bit per query position holding the character.
     masks: Masks,
+    /// The query's ASCII characters (lowercased), a bit each: a path lacking
+    /// more of them than `max_typos` matches in no class (each missing one
+    /// costs an edit, and the literal and subsequence classes need them all),
+    /// so it is passed over before any search of it.
+    ascii: u128,
 }
 
 #[derive(Debug, Clone)]
@@ -157,6 +162,7 @@ impl FuzzyQuery {
             segments: lower.matches('/').count() + 1,
             masks: Masks::new(&chars),
             needle: Utf32String::from(lower.as_str()),
+            ascii: ascii_set(&lower),
             lower,
             chars,
             max_typos,
@@ -237,6 +243,15 @@ impl Scorer<'_> {
         } else {
             self.lower.push_str(&lowercase(path));
         }
+        if (q.ascii & !ascii_set(&self.lower)).count_ones() > q.max_typos {
+            return None;
+        }
+        self.rank_lowered(path)
+    }
+
+    /// `rank` past its quick test, with `path` lowercased in `self.lower`.
+    fn rank_lowered(&mut self, path: &str) -> Option<Rank> {
+        let q = self.query;
         let lower = self.lower.as_str();
         let tail_at = tail_start(lower, q.segments);
         let tail = &lower[tail_at..];
@@ -298,6 +313,11 @@ fn path_config() -> Config {
     config.ignore_case = true;
     config.normalize = false;
     config
+}
+
+/// The ASCII characters of `text`, a bit each.
+fn ascii_set(text: &str) -> u128 {
+    text.bytes().filter(u8::is_ascii).fold(0, |set, b| set | 1 << b)
 }
 
 /// Where the last `segments` `/`-separated parts of `path` start.
@@ -400,6 +420,37 @@ mod tests {
         let fq = query(&long);
         assert_eq!(fq.distances(&("a".repeat(63) + "c")), (Some(1), Some(1)));
         assert_eq!(query(&"a".repeat(65)).distances("aaa"), (None, None));
+    }
+
+    /// The quick test of missing characters passes over no path the full
+    /// ranking matches: random paths and queries over a small alphabet (so
+    /// that typos, subsequences and literal matches all occur), some of them
+    /// with non-ASCII letters and capitals.
+    #[test]
+    fn the_quick_test_drops_no_match() {
+        let alphabet: Vec<char> = "abcde./_-ÄäKk".chars().collect();
+        let mut seed = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        let (mut matched, mut dropped) = (0, 0);
+        for _ in 0..20_000 {
+            let path: String = (0..1 + next(14)).map(|_| alphabet[next(alphabet.len())]).collect();
+            let q: String = (0..1 + next(8)).map(|_| alphabet[next(alphabet.len())]).collect();
+            let Some(fq) = FuzzyQuery::new(&q) else { continue };
+            let mut scorer = fq.scorer();
+            let quick = scorer.rank(&path);
+            scorer.lower = lowercase(&path);
+            let full = scorer.rank_lowered(&path);
+            assert_eq!(quick, full.filter(|_| quick.is_some()), "{q:?} in {path:?}");
+            assert!(quick.is_some() || full.is_none(), "{q:?} in {path:?}: the quick test dropped {full:?}");
+            matched += usize::from(full.is_some());
+            dropped += usize::from(full.is_none() && (fq.ascii & !ascii_set(&lowercase(&path))).count_ones() > fq.max_typos);
+        }
+        assert!(matched > 1000 && dropped > 1000, "matched {matched}, dropped {dropped}");
     }
 
     fn best<'a>(q: &str, paths: &[&'a str]) -> Vec<&'a str> {
