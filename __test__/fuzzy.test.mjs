@@ -131,6 +131,46 @@ describe('fuzzy file-name search', () => {
     assert.match(formatSearchResult(top), /Showing 7 of/)
   })
 
+  // Pages that end before the last class (letters in order) and pages that
+  // reach into it: the last class is ordered by nucleo's score only when a
+  // page reaches it, and every page, on disk and on an index, is the full
+  // answer's slice.
+  test('pages into the subsequence class are slices of the full answer', async (t) => {
+    const dir = makeTmp('af-fuzzy-pages-')
+    t.after(() => removeTmp(dir))
+    const tree = {}
+    for (let i = 0; i < 12; i++) tree[`lib/widget${i}.js`] = ''
+    // Letters of 'widget' in order, nowhere as a word: the last class, in score order.
+    for (const name of ['w_i_d_g_e_t.js', 'wxixdxgxextx.js', 'w/i/d/g/e/t.js', 'wi/dg/et.js', 'wid/get/z.js']) tree[`sub/${name}`] = ''
+    writeTree(dir, tree)
+    const index = await openIndex(dir)
+    t.after(() => index.close())
+    await index.settled()
+    for (const run of [searchFiles, (o) => index.searchFiles(o)]) {
+      const full = await run(fuzzy('widget', { cwd: dir, maxResults: 500 }))
+      assert.equal(full.matchCount, 17)
+      const last = full.files.slice(12)
+      assert.deepEqual(new Set(last), new Set(Object.keys(tree).filter((f) => f.startsWith('sub/'))))
+      // The tightest run of the letters scores best.
+      assert.equal(last[0], 'sub/wid/get/z.js')
+      for (const size of [1, 3, 5, 12, 13]) {
+        const pages = []
+        let cursor
+        do {
+          const page = await run(fuzzy('widget', { cwd: dir, maxResults: size, ...(cursor && { cursor }) }))
+          assert.equal(page.matchCount, 17)
+          pages.push(...page.files)
+          cursor = page.cursor
+        } while (cursor)
+        assert.deepEqual(pages, full.files, `pages of ${size}`)
+        for (let offset = 0; offset < 17; offset += 4) {
+          const page = await run(fuzzy('widget', { cwd: dir, maxResults: 4, offset }))
+          assert.deepEqual(page.files, full.files.slice(offset, offset + 4), `offset ${offset}`)
+        }
+      }
+    }
+  })
+
   test('a typo answer says its order is approximate', async () => {
     const r = await searchFiles(fuzzy('indx.js', { cwd: root }))
     assert.match(r.notice ?? '', /No file path contains `indx\.js` as written/)

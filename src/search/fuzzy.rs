@@ -98,11 +98,11 @@ pub struct FuzzyQuery {
     max_typos: u32,
     /// Myers' pattern masks: one bit per query position holding the character.
     masks: Masks,
-    /// The query's ASCII characters (lowercased), a bit each: a path lacking
-    /// more of them than `max_typos` matches in no class (each missing one
-    /// costs an edit, and the literal and subsequence classes need them all),
-    /// so it is passed over before any search of it.
-    ascii: u128,
+    /// The query's ASCII characters (lowercased), as `CHAR_BITS` gives them:
+    /// a path lacking more of them than `max_typos` matches in no class (each
+    /// missing one costs an edit, and the literal and subsequence classes
+    /// need them all), so it is passed over before any search of it.
+    ascii: u64,
 }
 
 #[derive(Debug, Clone)]
@@ -193,34 +193,45 @@ impl FuzzyQuery {
         if self.max_typos == 0 || m > MAX_TYPO_QUERY_CHARS {
             return (None, None);
         }
-        let high = 1u64 << (m - 1);
-        let full = if m == 64 { u64::MAX } else { (1u64 << m) - 1 };
-        // Two machines over the same text: in `infix` a match may start
-        // anywhere (row 0 is all zeros), in `prefix` only at the start (row 0
-        // counts the skipped characters, a +1 carried into each column).
-        let mut machines = [(full, 0u64, m as u32, m as u32, 0u64), (full, 0u64, m as u32, m as u32, 1u64)];
-        for c in text.chars() {
-            let eq = self.masks.of(c);
-            for (pv, mv, score, best, carry) in machines.iter_mut() {
-                let xv = eq | *mv;
-                let xh = (((eq & *pv).wrapping_add(*pv)) ^ *pv) | eq;
-                let mut ph = *mv | !(xh | *pv);
-                let mut mh = *pv & xh;
-                if ph & high != 0 {
-                    *score += 1;
-                } else if mh & high != 0 {
-                    *score -= 1;
-                }
-                ph = (ph << 1) | *carry;
-                mh <<= 1;
-                *pv = (mh | !(xv | ph)) & full;
-                *mv = ph & xv & full;
-                *best = (*best).min(*score);
-            }
-        }
+        let (infix, prefix) = match text.is_ascii() {
+            true => myers(text.bytes().map(|b| self.masks.ascii[b as usize]), m),
+            false => myers(text.chars().map(|c| self.masks.of(c)), m),
+        };
         let within = |d: u32| (d <= self.max_typos).then_some(d);
-        (within(machines[0].3), within(machines[1].3))
+        (within(infix), within(prefix))
     }
+}
+
+/// Myers' algorithm over a text given as each character's pattern mask,
+/// for a query of `m` characters: the least distance to any part of the
+/// text, and to a start of it.
+#[inline]
+fn myers(text: impl Iterator<Item = u64>, m: usize) -> (u32, u32) {
+    let high = 1u64 << (m - 1);
+    let full = if m == 64 { u64::MAX } else { (1u64 << m) - 1 };
+    // Two machines over the same text: in `infix` a match may start
+    // anywhere (row 0 is all zeros), in `prefix` only at the start (row 0
+    // counts the skipped characters, a +1 carried into each column).
+    let mut machines = [(full, 0u64, m as u32, m as u32, 0u64), (full, 0u64, m as u32, m as u32, 1u64)];
+    for eq in text {
+        for (pv, mv, score, best, carry) in machines.iter_mut() {
+            let xv = eq | *mv;
+            let xh = (((eq & *pv).wrapping_add(*pv)) ^ *pv) | eq;
+            let mut ph = *mv | !(xh | *pv);
+            let mut mh = *pv & xh;
+            if ph & high != 0 {
+                *score += 1;
+            } else if mh & high != 0 {
+                *score -= 1;
+            }
+            ph = (ph << 1) | *carry;
+            mh <<= 1;
+            *pv = (mh | !(xv | ph)) & full;
+            *mv = ph & xv & full;
+            *best = (*best).min(*score);
+        }
+    }
+    (machines[0].3, machines[1].3)
 }
 
 /// One walker thread's means to rank files: nucleo's matcher and buffers.
@@ -238,13 +249,20 @@ impl Scorer<'_> {
     pub fn rank(&mut self, path: &str) -> Option<Rank> {
         let q = self.query;
         self.lower.clear();
+        // Most paths fail the quick test: for an ASCII one (nearly all) it
+        // is made on the bytes, before any copy.
         if path.is_ascii() {
-            self.lower.extend(path.bytes().map(|b| b.to_ascii_lowercase() as char));
+            let set = path.bytes().fold(0, |set, b| set | CHAR_BITS[b as usize]);
+            if (q.ascii & !set).count_ones() > q.max_typos {
+                return None;
+            }
+            self.lower.push_str(path);
+            self.lower.make_ascii_lowercase();
         } else {
             self.lower.push_str(&lowercase(path));
-        }
-        if (q.ascii & !ascii_set(&self.lower)).count_ones() > q.max_typos {
-            return None;
+            if (q.ascii & !ascii_set(&self.lower)).count_ones() > q.max_typos {
+                return None;
+            }
         }
         self.rank_lowered(path)
     }
@@ -292,16 +310,69 @@ impl Scorer<'_> {
             Some(class) if class < Class::Typo => return Some(rank(class, (0, 0), 0)),
             _ => {}
         }
-        if let (Some(infix), prefix) = q.distances(tail) {
+        // Each of the query's characters missing from the name costs an edit:
+        // past `max_typos` of them, no distance need be computed.
+        let near = (q.ascii & !ascii_set(tail)).count_ones() <= q.max_typos;
+        let distances = if near { q.distances(tail) } else { (None, None) };
+        if let (Some(infix), prefix) = distances {
             let prefix = prefix.unwrap_or(q.max_typos + 1);
             return Some(rank(Class::Typo, (infix as u8, prefix as u8), 0));
         }
         if let Some(class) = literal {
             return Some(rank(class, (0, 0), 0));
         }
+        // An ASCII path's letters in order are told apart cheaply; nucleo's
+        // score (which orders such files among themselves) is left to
+        // `score`, asked only when the page reaches this class.
+        if lower.is_ascii() && q.lower.is_ascii() {
+            return is_subsequence(q.lower.as_bytes(), lower.as_bytes())
+                .then(|| rank(Class::Subsequence, (0, 0), UNSCORED));
+        }
+        Some(rank(Class::Subsequence, (0, 0), self.fuzziness(path)?))
+    }
+
+    /// `rank` with the subsequence class's place among its peers filled in
+    /// (`rank` leaves it out for an ASCII path).
+    pub fn score(&mut self, path: &str, rank: Rank) -> Rank {
+        match rank.fuzziness == UNSCORED && rank.class == Class::Subsequence {
+            true => Rank { fuzziness: self.fuzziness(path).unwrap_or(UNSCORED), ..rank },
+            false => rank,
+        }
+    }
+
+    /// `u16::MAX` minus nucleo's score of the query's letters in `path`.
+    fn fuzziness(&mut self, path: &str) -> Option<u16> {
         let haystack = Utf32Str::new(path, &mut self.haystack);
-        let score = self.matcher.fuzzy_match(haystack, q.needle.slice(..))?;
-        Some(rank(Class::Subsequence, (0, 0), u16::MAX - score))
+        let score = self.matcher.fuzzy_match(haystack, self.query.needle.slice(..))?;
+        // Never `UNSCORED`: a score of 0 sorts with the worst.
+        Some((u16::MAX - score).min(UNSCORED - 1))
+    }
+}
+
+/// `Rank::fuzziness` of a subsequence match not scored yet.
+const UNSCORED: u16 = u16::MAX;
+
+/// Whether `needle`'s bytes appear in `haystack` in order.
+fn is_subsequence(needle: &[u8], haystack: &[u8]) -> bool {
+    let mut rest = haystack;
+    needle.iter().all(|&b| match memchr::memchr(b, rest) {
+        Some(at) => {
+            rest = &rest[at + 1..];
+            true
+        }
+        None => false,
+    })
+}
+
+impl Rank {
+    /// Whether `Scorer::score` would change it.
+    pub fn unscored(&self) -> bool {
+        self.class == Class::Subsequence && self.fuzziness == UNSCORED
+    }
+
+    /// Whether it is of the subsequence class (the last).
+    pub fn is_subsequence(&self) -> bool {
+        self.class == Class::Subsequence
     }
 }
 
@@ -315,9 +386,36 @@ fn path_config() -> Config {
     config
 }
 
-/// The ASCII characters of `text`, a bit each.
-fn ascii_set(text: &str) -> u128 {
-    text.bytes().filter(u8::is_ascii).fold(0, |set, b| set | 1 << b)
+/// The bit of each ASCII byte, case ignored: a letter, a digit and `./-_@`
+/// and space each have their own; the other ASCII bytes share the rest
+/// (two sharing a bit read as both present, which only lets more paths
+/// through the quick test). Non-ASCII bytes have none: they are never
+/// counted as missing.
+const CHAR_BITS: [u64; 256] = {
+    let mut bits = [0u64; 256];
+    let mut b = 0;
+    while b < 128 {
+        let c = (b as u8).to_ascii_lowercase();
+        let bit = match c {
+            b'a'..=b'z' => c - b'a',
+            b'0'..=b'9' => 26 + c - b'0',
+            b'.' => 36,
+            b'/' => 37,
+            b'-' => 38,
+            b'_' => 39,
+            b'@' => 40,
+            b' ' => 41,
+            _ => 42 + c % 22,
+        };
+        bits[b] = 1 << bit;
+        b += 1;
+    }
+    bits
+};
+
+/// The ASCII characters of `text`, as `CHAR_BITS` gives them.
+fn ascii_set(text: &str) -> u64 {
+    text.bytes().fold(0, |set, b| set | CHAR_BITS[b as usize])
 }
 
 /// Where the last `segments` `/`-separated parts of `path` start.
@@ -447,16 +545,58 @@ mod tests {
             let full = scorer.rank_lowered(&path);
             assert_eq!(quick, full.filter(|_| quick.is_some()), "{q:?} in {path:?}");
             assert!(quick.is_some() || full.is_none(), "{q:?} in {path:?}: the quick test dropped {full:?}");
+            // The same test on a name: no distance within the typos allowed.
+            let lower = lowercase(&path);
+            if (fq.ascii & !ascii_set(&lower)).count_ones() > fq.max_typos {
+                assert_eq!(fq.distances(&lower), (None, None), "{q:?} in {path:?}");
+            }
             matched += usize::from(full.is_some());
-            dropped += usize::from(full.is_none() && (fq.ascii & !ascii_set(&lowercase(&path))).count_ones() > fq.max_typos);
+            dropped +=
+                usize::from(full.is_none() && (fq.ascii & !ascii_set(&lowercase(&path))).count_ones() > fq.max_typos);
         }
         assert!(matched > 1000 && dropped > 1000, "matched {matched}, dropped {dropped}");
+    }
+
+    /// The cheap test of letters in order says what nucleo says, for ASCII
+    /// paths and queries (paths with `/`, capitals and repeats).
+    #[test]
+    fn subsequence_agrees_with_nucleo() {
+        let alphabet: Vec<char> = "abAB/._-c".chars().collect();
+        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        let mut both = [0; 2];
+        for _ in 0..20_000 {
+            let path: String = (0..1 + next(16)).map(|_| alphabet[next(alphabet.len())]).collect();
+            let q: String = (0..1 + next(5)).map(|_| alphabet[next(alphabet.len())]).collect();
+            let Some(fq) = FuzzyQuery::new(&q) else { continue };
+            let mut scorer = fq.scorer();
+            let cheap = is_subsequence(fq.lower.as_bytes(), path.to_ascii_lowercase().as_bytes());
+            assert_eq!(cheap, scorer.fuzziness(&path).is_some(), "{q:?} in {path:?}");
+            both[usize::from(cheap)] += 1;
+            // A match of the last class, once scored, has its place.
+            if let Some(rank) = scorer.rank(&path).filter(|r| r.is_subsequence()) {
+                assert!(rank.unscored());
+                assert!(!scorer.score(&path, rank).unscored());
+            }
+        }
+        assert!(both[0] > 1000 && both[1] > 1000, "{both:?}");
     }
 
     fn best<'a>(q: &str, paths: &[&'a str]) -> Vec<&'a str> {
         let fq = query(q);
         let mut scorer = fq.scorer();
-        let mut ranked: Vec<(Rank, &str)> = paths.iter().filter_map(|p| Some((scorer.rank(p)?, *p))).collect();
+        let mut ranked: Vec<(Rank, &str)> = paths
+            .iter()
+            .filter_map(|p| {
+                let rank = scorer.rank(p)?;
+                Some((scorer.score(p, rank), *p))
+            })
+            .collect();
         ranked.sort();
         ranked.into_iter().map(|(_, p)| p).collect()
     }

@@ -255,9 +255,23 @@ pub fn run(config: &SearchConfig, cancel: &Cancel) -> Result<SearchOutcome> {
     let wanted = |relative: &Path| from.is_none_or(|from| posix_string(relative).as_str() >= from);
     let walked = gather(config, &root, &config.rules, cancel, &wanted, &|_| {}, budget.as_ref())?;
     let mut hits = walked.found;
+    if let Target::Fuzzy { query } = &config.target {
+        score_subsequences(query, &mut hits, rank_reach(config));
+    }
     let order = config.order();
     match order {
-        Order::Rank => hits.sort_unstable_by(|a, b| a.rank.cmp(&b.rank).then_with(|| a.path.cmp(&b.path))),
+        Order::Rank => {
+            // Only the items a page can reach need their order (one more
+            // tells whether more follow); the rest are only counted.
+            let by_rank = |a: &Hit, b: &Hit| a.rank.cmp(&b.rank).then_with(|| a.path.cmp(&b.path));
+            let reach = rank_reach(config).saturating_add(1);
+            if reach < hits.len() {
+                hits.select_nth_unstable_by(reach, by_rank);
+                hits[..reach].sort_unstable_by(by_rank);
+            } else {
+                hits.sort_unstable_by(by_rank);
+            }
+        }
         Order::Newest => {
             hits.sort_unstable_by(|a, b| b.mtime_ms.total_cmp(&a.mtime_ms).then_with(|| a.path.cmp(&b.path)))
         }
@@ -394,6 +408,49 @@ pub fn run(config: &SearchConfig, cancel: &Cancel) -> Result<SearchOutcome> {
         budget::fit(&mut outcome, hits, &root, regex, config.context, max, budget, cancel)?;
     }
     Ok(outcome)
+}
+
+/// How many items, in rank order, a page of this call may show or pass
+/// over: those before the cursor, `offset`, then `maxResults`.
+fn rank_reach(config: &SearchConfig) -> usize {
+    let start = match config.page.cursor.as_ref().map(|c| &c.start) {
+        Some(Key::Rank { at }) => usize::try_from(*at).unwrap_or(usize::MAX),
+        _ => 0,
+    };
+    let skip = config.page.offset.saturating_add(config.page.cursor.as_ref().map_or(0, |c| c.skip));
+    start.saturating_add(usize::try_from(skip).unwrap_or(usize::MAX)).saturating_add(config.max_results)
+}
+
+/// Scores the fuzzy matches of the last class (the query's letters in
+/// order: nucleo's score orders them), which the walk only told apart, when
+/// the page reaches that class: most pages of a common query end before it.
+fn score_subsequences(query: &fuzzy::FuzzyQuery, hits: &mut [Hit], reach: usize) {
+    let before = hits.iter().filter(|h| h.rank.is_some_and(|r| !r.is_subsequence())).count();
+    if before >= reach {
+        return;
+    }
+    // On every thread, as the walk would have scored them.
+    let chunk = hits.len().div_ceil(crate::walk::thread_count()).max(1024);
+    std::thread::scope(|scope| {
+        let threads: Vec<_> = hits
+            .chunks_mut(chunk)
+            .map(|part| {
+                scope.spawn(move || {
+                    let mut scorer = query.scorer();
+                    for hit in part {
+                        if let Some(rank) = hit.rank.filter(fuzzy::Rank::unscored) {
+                            hit.rank = Some(scorer.score(&hit.path, rank));
+                        }
+                    }
+                })
+            })
+            .collect();
+        // A panic in nucleo leaves its part unscored (still in a fixed
+        // order), rather than unwinding into the caller.
+        for thread in threads {
+            let _ = thread.join();
+        }
+    });
 }
 
 /// What one page showed of the items after the cursor.
