@@ -293,6 +293,22 @@ describe('the shim', { skip: WINDOWS && 'the stand-in binary is a shell script' 
     assert.equal(run(process.execPath, [bin], REPO, { AGENT_FIND_CLI: 'which' }).stdout, `native ${path.join(path.dirname(path.dirname(bin)), path.basename(NATIVE))}\n`)
   })
 
+  test('finds the binary in the platform package, as npm installs it', (t) => {
+    // node_modules/agent-find (the shim) beside node_modules/agent-find-<platform> (the real binary).
+    const platform = path.basename(NATIVE).slice('agent-find.'.length)
+    const dir = tmpTree(t, { 'node_modules/agent-find/bin/agent-find.js': fs.readFileSync(SHIM) })
+    fs.symlinkSync(path.join(REPO, 'js'), path.join(dir, 'node_modules', 'agent-find', 'js'))
+    const pkg = path.join(dir, 'node_modules', `agent-find-${platform}`)
+    fs.mkdirSync(pkg)
+    fs.copyFileSync(path.join(REPO, 'npm', platform, 'package.json'), path.join(pkg, 'package.json'))
+    fs.copyFileSync(NATIVE, path.join(pkg, 'agent-find'))
+    fs.chmodSync(path.join(pkg, 'agent-find'), 0o755)
+    const bin = path.join(dir, 'node_modules', 'agent-find', 'bin', 'agent-find.js')
+    assert.equal(run(process.execPath, [bin], dir, { AGENT_FIND_CLI: 'which' }).stdout, `native ${path.join(pkg, 'agent-find')}\n`)
+    const version = JSON.parse(fs.readFileSync(path.join(REPO, 'package.json'), 'utf8')).version
+    assert.deepEqual(run(process.execPath, [bin, '-V'], dir), { status: 0, signal: null, stdout: `${version}\n`, stderr: '' })
+  })
+
   test('runs the JS CLI for mcp, with AGENT_FIND_CLI=js, and when the binary cannot start', (t) => {
     const version = JSON.parse(fs.readFileSync(path.join(REPO, 'package.json'), 'utf8')).version
     const { bin } = fakePackage(t, 'echo fake')
