@@ -7,7 +7,7 @@
 // error cases compare whole stderr as well.
 import { test, describe, before, after } from 'node:test'
 import assert from 'node:assert/strict'
-import { spawnSync } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 
@@ -291,6 +291,21 @@ describe('the shim', { skip: WINDOWS && 'the stand-in binary is a shell script' 
     const killed = run(process.execPath, [bin, 'term'], REPO)
     assert.equal(killed.signal, 'SIGTERM')
     assert.equal(run(process.execPath, [bin], REPO, { AGENT_FIND_CLI: 'which' }).stdout, `native ${path.join(path.dirname(path.dirname(bin)), path.basename(NATIVE))}\n`)
+  })
+
+  test('passes a signal it gets on to the binary, then ends as the binary ends', async (t) => {
+    // The stand-in says it is ready, then waits; on SIGTERM it says so and exits 7.
+    const { bin } = fakePackage(t, "trap 'echo got-term; exit 7' TERM\necho ready\nwhile :; do sleep 0.05; done")
+    const child = spawn(process.execPath, [bin], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, AGENT_FIND_CLI: '' } })
+    let out = ''
+    await new Promise((resolve) => child.stdout.on('data', (chunk) => {
+      out += chunk
+      if (out.includes('ready')) resolve()
+    }))
+    const ended = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })))
+    child.kill('SIGTERM')
+    assert.deepEqual(await ended, { code: 7, signal: null })
+    assert.equal(out, 'ready\ngot-term\n')
   })
 
   test('finds the binary in the platform package, as npm installs it', (t) => {

@@ -1,5 +1,5 @@
 //! The command line read as Node's `util.parseArgs` reads it in
-//! bin/agent-find.js (`strict: true`, `allowPositionals: true`): the same
+//! js/cli.js (`strict: true`, `allowPositionals: true`): the same
 //! tokens (`--flag value`, `--flag=value`, `-f value`, `-fvalue`, groups of
 //! short switches, `--` ending the flags), the same values (repeatable flags
 //! as lists, the last of a repeated single flag wins) and the same error

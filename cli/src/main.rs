@@ -1,5 +1,5 @@
 //! The native `agent-find` command: the same commands, flags, output and exit
-//! codes as bin/agent-find.js (its header says what they are), without
+//! codes as the JS CLI in js/cli.js (its header says what they are), without
 //! Node's start-up. It only converts: argv to option fields (`options`),
 //! the core's parse and run, the core's text or `--json` (`output`) to
 //! stdout; no search logic of its own. `agent-find mcp` is Node's only: the

@@ -1,5 +1,5 @@
 //! From parsed flags to the option fields the core parses (`Value`s by
-//! name), as bin/agent-find.js builds its options object: the flags come
+//! name), as js/cli.js builds its options object: the flags come
 //! from the option table (`option_table`), plus the CLI's own (`--json`,
 //! `--help`, `--version`, `--type-list`); the pattern and path from the
 //! positionals; a flag's text read as JS's `valueOf` there reads it

@@ -1,5 +1,5 @@
 //! The usage texts of `agent-find`, `agent-find search` and `agent-find
-//! explain`, made from the option table the way bin/agent-find.js makes them
+//! explain`, made from the option table the way js/cli.js makes them
 //! (`flagLines`): the flags of a call's options, then the command's own.
 //! The prose around the flags is the JS CLI's, word for word; the parity
 //! test (`__test__/cli-native.test.mjs`) holds the two to the same text.
