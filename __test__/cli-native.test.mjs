@@ -70,8 +70,9 @@ describe('the native CLI answers as the JS CLI', () => {
       'src/long.txt': `${'word '.repeat(400)}TODO far out\n`,
       '.hidden/h.ts': 'hidden TODO\n',
       '.env': 'SECRET=1\n',
-      '.gitignore': '*.log\nbuild/\n',
+      '.gitignore': '*.log\n!keep.log\nbuild/\n',
       'debug.log': 'TODO logged\n',
+      'keep.log': 'kept\n',
       'build/out.js': 'TODO built\n',
       'node_modules/dep/index.js': 'TODO dep\n',
       'docs/guide.md': { content: 1500, mtime: EPOCH + 40 },
@@ -108,7 +109,7 @@ describe('the native CLI answers as the JS CLI', () => {
       ['**/*', '--modified-since', '2024-05-01T00:00:25Z'],
       ['**/*', '--modified-since', String((EPOCH + 25) * 1000)],
       ['**/*', '--modified-since', '3650d'],
-      ['**/*', '--max-bytes', '150'],
+      ['**/*', '--max-bytes', '300'],
       ['**/*', '--max-tokens', '64'],
       ['**/*', '--limit', 'Infinity', '--max-limit', 'Infinity', '--sort', 'none'],
       ['**/*', '--limit', ' 3 ', '--sort', 'name'],
@@ -124,17 +125,23 @@ describe('the native CLI answers as the JS CLI', () => {
   })
 
   test('find --json: the same FindResult, byte for byte', () => {
+    const seen = new Set()
     for (const args of [
       ['**/*', '--json', '--sort', 'name'],
       ['**/*', '--json', '--limit', '1'],
-      ['**/*', '--json', '--max-bytes', '120', '--sort', 'name'],
+      ['**/*', '--json', '--max-bytes', '300', '--sort', 'name'],
       ['**/*', '--json', '--skipped', '--no-hidden'],
       ['**', '--json', '--type', 'dir', '--sort', 'size'],
       ['**/*.nothing', '--json'],
       ['**/*.bin', '--json', '--sort', 'name'],
+      ['**/*', '--json', '--limit', '2', '--sort', 'name'],
+      ['**/*.log', '--json'],
+      ['**/out.js', '--json'],
     ]) {
-      same(args, dir)
+      for (const key of Object.keys(JSON.parse(same(args, dir).stdout))) seen.add(key)
     }
+    // The cases reach every optional field of a FindResult but `skipped`'s rule-less folders.
+    for (const key of ['truncatedBy', 'notice', 'hint', 'omitted', 'skipped']) assert.ok(seen.has(key), `a case has ${key}`)
   })
 
   test('search: context, type, glob, -e, modes, names', () => {
@@ -166,6 +173,7 @@ describe('the native CLI answers as the JS CLI', () => {
   })
 
   test('search --json, and a cursor carried to the next page', () => {
+    const seen = new Set()
     for (const args of [
       ['search', 'TODO', '-C', '1', '--json'],
       ['search', '-e', 'foo', '-e', 'bar', '--json'],
@@ -174,8 +182,16 @@ describe('the native CLI answers as the JS CLI', () => {
       ['search', 'tod', '--files', '--json'],
       ['search', 'TODO', '--max-results', '2', '--offset', '1', '--json'],
       ['search', 'far out', '--json'],
+      ['search', 'TODO', '--max-tokens', '64', '--json'],
     ]) {
-      same(args, dir)
+      const result = JSON.parse(same(args, dir).stdout)
+      for (const key of Object.keys(result)) seen.add(key)
+      for (const m of result.matches ?? []) for (const key of Object.keys(m)) seen.add(`match.${key}`)
+    }
+    // The cases reach the optional fields of a SearchResult and a line match (`incomplete` and
+    // `indexChanged` need a deadline that runs out and an index: not here).
+    for (const key of ['matches', 'files', 'counts', 'fileCount', 'offset', 'skipped', 'spread', 'match.patterns', 'match.column', 'match.before', 'match.after']) {
+      assert.ok(seen.has(key), `a case has ${key}`)
     }
     const first = JSON.parse(same(['search', 'TODO', '--max-results', '2', '--json'], dir).stdout)
     assert.ok(first.cursor, 'a first page with more to come has a cursor')
@@ -185,6 +201,7 @@ describe('the native CLI answers as the JS CLI', () => {
   test('explain: reasons, text and --json', () => {
     for (const args of [
       ['explain', 'debug.log'],
+      ['explain', 'keep.log', '--json'],
       ['explain', 'build/out.js', '--json'],
       ['explain', 'src/a.ts', '**/*.ts'],
       ['explain', 'src/a.ts', '**/*.py', '--json'],
