@@ -21,7 +21,7 @@ const versionOf = (name) => JSON.parse(fs.readFileSync(path.join(REPO, 'node_mod
 // What a user needs, and nothing else.
 const EXPECTED_FILES = [
   'LICENSE', 'README.md', 'package.json', 'index.js', 'index.mjs', 'index.d.ts', 'index.d.mts', 'binding.js',
-  'js/columns.js', 'js/errors.js', 'js/file-index.js', 'js/format.js', 'js/mcp.js', 'js/native.js', 'js/options.js', 'js/policy.js', 'js/search.js', 'js/tools.js',
+  'js/cli.js', 'js/columns.js', 'js/errors.js', 'js/file-index.js', 'js/format.js', 'js/mcp.js', 'js/native.js', 'js/options.js', 'js/policy.js', 'js/search.js', 'js/tools.js',
   'js/util.js', 'js/readers/adapter.js', 'js/readers/fs-errors.js', 'js/readers/memory.js', 'js/readers/mount.js', 'js/readers/paths.js',
   'bin/agent-find.js', ...NODE_FILES,
 ].sort()

@@ -47,7 +47,8 @@ describe('platform packages', () => {
       assert.equal(manifest.name, `${PKG.name}-${platform}`)
       assert.equal(manifest.version, PKG.version, 'released in lockstep with the main package')
       assert.equal(manifest.main, `${PKG.napi.binaryName}.${platform}.node`)
-      assert.deepEqual(manifest.files, [manifest.main], 'the binary and nothing else')
+      // The addon and the native CLI (cli/, which bin/agent-find.js runs), nothing else.
+      assert.deepEqual(manifest.files, [manifest.main, os === 'win32' ? 'agent-find.exe' : 'agent-find'], 'the binaries and nothing else')
       assert.deepEqual(manifest.os, [os])
       assert.deepEqual(manifest.cpu, [cpu])
       if (libc) assert.deepEqual(manifest.libc, [libc])
@@ -65,14 +66,15 @@ describe('platform packages', () => {
     assert.match(PKG.scripts.prepublishOnly, /^napi prepublish -t npm\b/)
   })
 
-  test('`napi prepublish --dry-run` accepts the packages once each holds its binary', (t) => {
-    // A staged copy of package.json and npm/ with a stand-in binary in each
-    // package, as `napi artifacts` leaves them in the release job.
+  test('`napi prepublish --dry-run` accepts the packages once each holds its binaries', (t) => {
+    // A staged copy of package.json and npm/ with stand-in binaries (the
+    // addon and the native CLI) in each package, as the release job leaves them.
     const dir = tmpTree(t, {})
     fs.copyFileSync(path.join(REPO, 'package.json'), path.join(dir, 'package.json'))
     fs.cpSync(path.join(REPO, 'npm'), path.join(dir, 'npm'), { recursive: true })
     for (const platform of fs.readdirSync(path.join(dir, 'npm'))) {
       fs.writeFileSync(path.join(dir, 'npm', platform, `${PKG.napi.binaryName}.${platform}.node`), 'stand-in')
+      fs.writeFileSync(path.join(dir, 'npm', platform, platform.startsWith('win32-') ? 'agent-find.exe' : 'agent-find'), 'stand-in')
     }
     const before = fs.readFileSync(path.join(dir, 'package.json'), 'utf8')
     const run = () => spawnSync(process.execPath, [NAPI_CLI, 'prepublish', '-t', 'npm', '--dry-run', '--no-gh-release'], {
@@ -86,6 +88,12 @@ describe('platform packages', () => {
     const missing = run()
     assert.notEqual(missing.status, 0)
     assert.match(missing.stderr + missing.stdout, /agent-find-darwin-arm64 is incomplete: missing agent-find\.darwin-arm64\.node/)
+    // A package without its native CLI too: the release cannot ship without it.
+    fs.writeFileSync(path.join(dir, 'npm', 'darwin-arm64', `${PKG.napi.binaryName}.darwin-arm64.node`), 'stand-in')
+    fs.rmSync(path.join(dir, 'npm', 'darwin-arm64', 'agent-find'))
+    const noCli = run()
+    assert.notEqual(noCli.status, 0)
+    assert.match(noCli.stderr + noCli.stdout, /agent-find-darwin-arm64 is incomplete: missing agent-find\b/)
   })
 
   test('the release workflow builds, tests and publishes every target', () => {
@@ -93,7 +101,7 @@ describe('platform packages', () => {
     for (const triple of PKG.napi.targets) {
       assert.ok(workflow.includes(`target: ${triple}`), `builds ${triple}`)
     }
-    for (const step of ['napi artifacts', 'napi prepublish -t npm', 'npm publish', 'upload-artifact', 'download-artifact']) {
+    for (const step of ['napi artifacts', 'napi prepublish -t npm', 'npm publish', 'upload-artifact', 'download-artifact', '-p agent-find-cli', 'node scripts/place-build.js']) {
       assert.ok(workflow.includes(step), `has ${step}`)
     }
   })

@@ -1,172 +1,87 @@
 #!/usr/bin/env node
 'use strict'
-// The `agent-find` command: `agent-find <pattern> [path]` finds files,
-// `agent-find search <regex> [path]` searches their contents, `agent-find
-// explain <path> [pattern]` says why find lists a path or not, `agent-find mcp`
-// serves them as MCP tools over stdio (see js/mcp.js). The model text by
-// default, `--json` for the result object. Exit 0 on success (also when
-// nothing matched), 2 on bad usage, 1 on any other error; the error code
-// leads the line on stderr.
+// The `agent-find` command as npm installs it (the package's `bin`). Where a
+// native CLI for this platform is present (cli/, the `agent-find` binary: in
+// the platform package `agent-find-<platform>` beside the .node, or
+// `agent-find.<platform>` in the package folder, where `npm run build` puts
+// it) and the command is not `mcp`, it runs that binary with this process's
+// stdio and ends as it ends (exit status, or the same signal), so a shell
+// agent pays Node's start-up once, not the addon's load too. Otherwise (no
+// binary, `mcp`, or a binary that cannot start) the JS CLI in js/cli.js runs
+// here. Both answer the same: __test__/cli-native.test.mjs runs them side by
+// side. AGENT_FIND_CLI=js forces the JS CLI; AGENT_FIND_CLI=which prints
+// which one would run (`native <path>` or `js`) and exits.
+// This file stays small and loads nothing else on the native path.
 
-const { parseArgs } = require('node:util')
-const { find, findText, formatFindResult, searchFiles, formatSearchResult, explain, FindFilesError } = require('..')
-const { optionsOf, fileTypes } = require('../js/options.js')
+const fs = require('node:fs')
+const path = require('node:path')
 
-/** The usage lines of the flags of one call's options (see js/options.js), then the CLI's own. */
-function flagLines(call, own) {
-  const lines = optionsOf(call)
-    .filter((o) => o.flag)
-    .map(({ flag }) => [`${flag.short ? `-${flag.short}, ` : ''}--${flag.long}${flag.arg ? ` ${flag.arg}` : ''}`, flag.help])
-  return [...lines, ...own].map(([left, help]) => `  ${left.padEnd(26)}${left.length >= 26 ? ' ' : ''}${help}`).join('\n')
+const ROOT = path.join(__dirname, '..')
+const EXE = process.platform === 'win32' ? '.exe' : ''
+
+/** The names napi-rs gives this machine's platform; on Linux both libcs, until one is found. */
+function platforms() {
+  const { platform, arch } = process
+  if (platform === 'linux') return [`linux-${arch}-gnu`, `linux-${arch}-musl`]
+  if (platform === 'win32') return [`win32-${arch}-msvc`]
+  return [`${platform}-${arch}`]
 }
 
-const USAGE = `Usage: agent-find <pattern> [path] [options]
-
-Find files by glob (or regex), respecting .gitignore, newest first.
-
-Options:
-${flagLines('find', [['--json', 'print the FindResult as JSON'], ['-h, --help', 'show this help'], ['-V, --version', 'show the version']])}
-
-Content search: agent-find search --help
-Why a path is (not) listed: agent-find explain <path> [pattern]   (agent-find explain --help)
-MCP server (stdio): agent-find mcp --root DIR   (agent-find mcp --help)
-Exit status: 0 on success (also when nothing matched), 2 on bad usage, 1 on other errors.`
-
-const SEARCH_USAGE = `Usage: agent-find search <regex> [path] [options]
-       agent-find search -e <regex> [-e <regex> ...] [path] [options]
-
-Search file contents with a regex (ripgrep's syntax; lookaround and backreferences
-run on PCRE2, as rg -P), skipping .git, node_modules,
-dist, build, target, vendor, .venv and other dependency folders, and gitignored files.
-
-Options:
-${flagLines('search', [['--type-list', 'list the file types --type takes, with their globs'], ['--json', 'print the SearchResult as JSON'], ['-h, --help', 'show this help']])}`
-
-const EXPLAIN_USAGE = `Usage: agent-find explain <path> [pattern] [options]
-
-Say why <path> is or is not listed by \`agent-find [pattern]\` run here with the same
-options: the ignore-file line that hides it (as git check-ignore -v names it), or the
-other reason (hidden, --exclude, --max-depth, a symlink on the way, the type, the pattern,
-size or date filters, missing). Without a pattern, only the walk's rules and filters decide.
-
-Options:
-${flagLines('find', [['--json', 'print the Explanation as JSON'], ['-h, --help', 'show this help']])}`
-
-/** parseArgs' description of the flags of one call's options. */
-function flagsOf(call) {
-  const flags = {}
-  for (const { flag } of optionsOf(call)) {
-    if (!flag) continue
-    flags[flag.long] = { type: flag.arg ? 'string' : 'boolean', ...(flag.short && { short: flag.short }), ...(flag.repeats && { multiple: true }) }
+/** The native CLI for this machine, or undefined. */
+function nativeBinary() {
+  const found = []
+  for (const platform of platforms()) {
+    const built = path.join(ROOT, `agent-find.${platform}${EXE}`)
+    if (fs.existsSync(built)) {
+      found.push([platform, built])
+      continue
+    }
+    let folder
+    try {
+      folder = path.dirname(require.resolve(`agent-find-${platform}/package.json`))
+    } catch {
+      continue
+    }
+    const installed = path.join(folder, `agent-find${EXE}`)
+    if (fs.existsSync(installed)) found.push([platform, installed])
   }
-  return flags
+  if (found.length <= 1) return found[0] && found[0][1]
+  // Both libcs' binaries are here (a copied node_modules): ask which one this Node runs on (slower).
+  const musl = !process.report.getReport().header.glibcVersionRuntime
+  const wanted = found.find(([platform]) => platform.endsWith(musl ? '-musl' : '-gnu'))
+  return wanted && wanted[1]
 }
 
-const CLI_FLAGS = {
-  json: { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
+function runJs(args) {
+  require('../js/cli.js').main(args)
 }
 
-const USAGE_CODES = new Set(['invalid-argument', 'invalid-pattern'])
-
-// A reader that closed the pipe early (`agent-find ... | head -1`) has all it wanted.
-process.stdout.on('error', (err) => {
-  if (err.code === 'EPIPE') process.exit(0)
-  throw err
-})
-
-function fail(code, message, status) {
-  process.stderr.write(`agent-find: ${code}: ${message}\n`)
-  process.exitCode = status
-}
-
-/** A flag's text as the option's value: numbers stay numbers (Infinity included); for a size or a date, digits alone mean bytes or epoch ms; any other text is left to the library to judge. */
-function valueOf(option, text) {
-  if (option.kind === 'integer' || option.kind === 'number') return Number(text)
-  if (option.kind === 'size' || option.kind === 'date') return /^\d+$/.test(text) ? Number(text) : text
-  return text
-}
-
-/** The options the parsed flags set, with the pattern and path from the positionals. */
-function optionsFrom(call, values, positionals, example) {
-  // With -e (as in rg), the regexes come from the flags and the positional is the path.
-  const withE = call === 'search' && values.regexp !== undefined
-  const [pattern, path, ...extra] = withE ? [undefined, ...positionals] : positionals
-  const what = call === 'search' ? 'regex' : 'pattern'
-  if (pattern === undefined && !withE) throw new FindFilesError('invalid-argument', `missing <${what}>; try: ${example}`)
-  if (extra.length) throw new FindFilesError('invalid-argument', `unexpected argument '${extra[0]}': give one ${what} and at most one path`)
-  const options = withE ? {} : { pattern }
-  if (path !== undefined) options.path = path
-  for (const option of optionsOf(call)) {
-    const given = option.flag && values[option.flag.long]
-    if (given === undefined || given === false) continue
-    options[option.name] = option.flag.arg ? valueOf(option, given) : option.flag.sets
+/** Runs `bin` with this process's stdio; ends with its status, or dies of its signal. */
+function runNative(bin, args) {
+  const { spawn } = require('node:child_process')
+  const child = spawn(bin, args, { stdio: 'inherit', windowsHide: true })
+  const signals = process.platform === 'win32' ? ['SIGINT', 'SIGTERM'] : ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT']
+  const forward = (signal) => child.kill(signal)
+  for (const signal of signals) process.on(signal, forward)
+  const stop = () => {
+    for (const signal of signals) process.off(signal, forward)
   }
-  return options
+  // The binary did not start (not executable, wrong libc, removed): nothing ran yet, so the JS CLI answers.
+  child.on('error', (err) => {
+    if (child.pid !== undefined) throw err
+    stop()
+    runJs(args)
+  })
+  child.on('exit', (code, signal) => {
+    stop()
+    if (signal) process.kill(process.pid, signal)
+    else process.exit(code)
+  })
 }
 
-const COMMANDS = {
-  find: {
-    usage: USAGE,
-    flags: { ...flagsOf('find'), version: { type: 'boolean', short: 'V' } },
-    options: (values, positionals) => optionsFrom('find', values, positionals, 'agent-find "**/*.ts" src'),
-    run: find,
-    format: formatFindResult,
-    // Without --json the text is rendered natively: no object per entry.
-    runText: findText,
-  },
-  search: {
-    usage: SEARCH_USAGE,
-    flags: { ...flagsOf('search'), 'type-list': { type: 'boolean' } },
-    options: (values, positionals) => optionsFrom('search', values, positionals, "agent-find search 'TODO' src --glob '*.py'"),
-    run: searchFiles,
-    format: formatSearchResult,
-  },
-  explain: {
-    usage: EXPLAIN_USAGE,
-    flags: flagsOf('find'),
-    options: (values, positionals) => {
-      const [target, pattern, ...extra] = positionals
-      if (target === undefined) throw new FindFilesError('invalid-argument', 'missing <path>; try: agent-find explain build/out.js')
-      if (extra.length) throw new FindFilesError('invalid-argument', `unexpected argument '${extra[0]}': give one path and at most one pattern`)
-      const options = optionsFrom('find', values, pattern === undefined ? ['**'] : [pattern], '')
-      if (pattern === undefined) delete options.pattern
-      return { target, options }
-    },
-    run: ({ target, options }) => explain(target, options),
-    format: (explanation) => explanation.text,
-  },
-}
-
-async function main(argv) {
-  if (argv[0] === 'mcp') return require('../js/mcp.js').main(argv.slice(1))
-  const named = argv[0] === 'search' || argv[0] === 'explain' ? argv[0] : undefined
-  const command = COMMANDS[named ?? 'find']
-  const args = named ? argv.slice(1) : argv
-  let parsed
-  try {
-    parsed = parseArgs({ args, allowPositionals: true, options: { ...command.flags, ...CLI_FLAGS } })
-  } catch (err) {
-    // Node's message quotes the unknown flag twice, whatever its length.
-    const message = err.message.length > 600 ? `${err.message.slice(0, 600)}… (${err.message.length} characters in all)` : err.message
-    return fail('invalid-argument', `${message}\n\n${command.usage}`, 2)
-  }
-  const { values, positionals } = parsed
-  if (values.help) return void process.stdout.write(`${command.usage}\n`)
-  if (values.version) return void process.stdout.write(`${require('../package.json').version}\n`)
-  if (values['type-list']) {
-    const lines = Object.entries(fileTypes()).map(([name, globs]) => `${name}: ${globs.join(', ')}`)
-    return void process.stdout.write(`${lines.join('\n')}\n`)
-  }
-  try {
-    const options = command.options(values, positionals)
-    if (!values.json && command.runText) return void process.stdout.write(`${await command.runText(options)}\n`)
-    const result = await command.run(options)
-    process.stdout.write(values.json ? `${JSON.stringify(result, null, 2)}\n` : `${command.format(result)}\n`)
-  } catch (err) {
-    if (err instanceof FindFilesError) return fail(err.code, err.message, USAGE_CODES.has(err.code) ? 2 : 1)
-    return fail('internal', err && err.stack ? err.stack : String(err), 1)
-  }
-}
-
-main(process.argv.slice(2))
+const args = process.argv.slice(2)
+const forced = process.env.AGENT_FIND_CLI
+const bin = forced === 'js' || args[0] === 'mcp' ? undefined : nativeBinary()
+if (forced === 'which') process.stdout.write(bin ? `native ${bin}\n` : 'js\n')
+else if (bin) runNative(bin, args)
+else runJs(args)

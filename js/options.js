@@ -3,7 +3,8 @@
 // option of `find` and `searchFiles` once, with its kind, default, the text
 // a model reads and its command-line flag. Validation in the binding reads
 // the same table; here it becomes the tools' JSON Schemas (js/tools.js) and
-// the CLI's flags and usage text (bin/agent-find.js).
+// the CLI's flags and usage text (js/cli.js; the native CLI in cli/ reads
+// the table in Rust).
 
 const native = require('./native.js')
 

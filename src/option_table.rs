@@ -2,7 +2,7 @@
 //! takes, its default, what a model reads about it and its command-line
 //! flag. The unknown-option check and its message (`Reader::only`), the
 //! tools' JSON Schemas (`js/tools.js`), the CLI's flags and usage text
-//! (`bin/agent-find.js`) and the test that holds `index.d.ts` to the same
+//! (`js/cli.js`, and natively `cli/`) and the test that holds `index.d.ts` to the same
 //! names all read this table; the binding exports it as `optionTable()`.
 //! What a value means is read in `options` and `search::options`.
 //!
