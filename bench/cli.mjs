@@ -24,6 +24,7 @@ import { performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
 
 import { GENERATED, ensureGeneratedTree } from './trees.mjs'
+import { ensureTool } from './peers.mjs'
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const repo = path.dirname(here)
@@ -33,26 +34,6 @@ const WARMUP = 3
 const TARGET = 1.1
 
 const log = (msg) => process.stderr.write(`[bench:cli] ${msg}\n`)
-
-let aptUpdated = false
-/** Makes sure `bin` runs; installs the Debian package `pkg` when it does not (as bench/run.mjs does). */
-function ensureTool(bin, pkg) {
-  const works = () => spawnSync(bin, ['--version'], { stdio: 'ignore' }).status === 0
-  if (works()) return true
-  if (!(process.getuid && process.getuid() === 0)) {
-    log(`${bin} is missing and this is not root: apt-get install -y ${pkg}, then run again; its rows are left out`)
-    return false
-  }
-  log(`installing ${pkg} (apt-get)...`)
-  if (!aptUpdated) {
-    spawnSync('apt-get', ['update', '-qq'], { stdio: 'ignore' })
-    aptUpdated = true
-  }
-  spawnSync('apt-get', ['install', '-y', '-qq', pkg], { stdio: 'ignore', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } })
-  if (works()) return true
-  log(`could not install ${pkg}; its rows are left out`)
-  return false
-}
 
 const version = (bin, args = ['--version']) => {
   const r = spawnSync(bin, args, { encoding: 'utf8' })
@@ -132,7 +113,7 @@ function interleaved(jobs) {
 const fmt = (ms) => (ms < 10 ? ms.toFixed(2) : ms.toFixed(1))
 
 function main() {
-  const have = { fd: ensureTool('fdfind', 'fd-find'), rg: ensureTool('rg', 'ripgrep') }
+  const have = { fd: ensureTool('fdfind', 'fd-find', log), rg: ensureTool('rg', 'ripgrep', log) }
   const native = nativeBinary()
   const cmds = commands(native, have)
   const trees = GENERATED.filter((g) => g.name === 'gen-10k' || g.name === 'gen-100k').map((g) => ensureGeneratedTree(g, log))

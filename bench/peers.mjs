@@ -269,6 +269,29 @@ export function digest(paths, q) {
 
 const sum = (xs) => xs.reduce((a, b) => a + b, 0)
 
+let aptUpdated = false
+/**
+ * Makes sure `bin` runs; installs the Debian package `pkg` (apt-get, as
+ * root) when it does not. False, said through `log`, when it cannot.
+ */
+export function ensureTool(bin, pkg, log) {
+  const works = () => spawnSync(bin, ['--version'], { stdio: 'ignore' }).status === 0
+  if (works()) return true
+  if (!(process.getuid && process.getuid() === 0)) {
+    log(`${bin} is missing and this is not root: apt-get install -y ${pkg}, then run again; its rows are left out`)
+    return false
+  }
+  log(`installing ${pkg} (apt-get)...`)
+  if (!aptUpdated) {
+    spawnSync('apt-get', ['update', '-qq'], { stdio: 'ignore' })
+    aptUpdated = true
+  }
+  spawnSync('apt-get', ['install', '-y', '-qq', pkg], { stdio: 'ignore', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } })
+  if (works()) return true
+  log(`could not install ${pkg}; its rows are left out`)
+  return false
+}
+
 /**
  * fff's `FileFinder` and version, from the devDependency (`npm ci` installs
  * it), or why it cannot be used here.

@@ -22,7 +22,7 @@ import { performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
 import { createRequire } from 'node:module'
 import { GENERATED, TREES_DIR, ensureFixture, ensureGeneratedTree } from './trees.mjs'
-import { DUMP_DIR, IN_PROCESS, PROCESSES, QUERIES, median, runFloor, runInChild, runProcess } from './peers.mjs'
+import { DUMP_DIR, IN_PROCESS, PROCESSES, QUERIES, ensureTool, median, runFloor, runInChild, runProcess } from './peers.mjs'
 
 const require = createRequire(import.meta.url)
 const here = path.dirname(fileURLToPath(import.meta.url))
@@ -38,26 +38,6 @@ const loadAtStart = os.loadavg()
 const log = (msg) => process.stderr.write(`[bench ${((performance.now() - started) / 1000).toFixed(0).padStart(4)} s] ${msg}\n`)
 
 // ---------------------------------------------------------------- set-up
-
-let aptUpdated = false
-/** Makes sure `bin` runs; installs the Debian package `pkg` when it does not. */
-function ensureTool(bin, pkg) {
-  const works = () => spawnSync(bin, ['--version'], { stdio: 'ignore' }).status === 0
-  if (works()) return true
-  if (!(process.getuid && process.getuid() === 0)) {
-    log(`${bin} is missing and this is not root: apt-get install -y ${pkg}, then run again; its rows are left out`)
-    return false
-  }
-  log(`installing ${pkg} (apt-get)...`)
-  if (!aptUpdated) {
-    spawnSync('apt-get', ['update', '-qq'], { stdio: 'ignore' })
-    aptUpdated = true
-  }
-  spawnSync('apt-get', ['install', '-y', '-qq', pkg], { stdio: 'ignore', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } })
-  if (works()) return true
-  log(`could not install ${pkg}; its rows are left out`)
-  return false
-}
 
 function version(bin, args = ['--version']) {
   const r = spawnSync(bin, args, { encoding: 'utf8' })
@@ -88,7 +68,7 @@ function setUp() {
     console.error(`agent-find does not load (${err.message.split('\n')[0]}); run \`npm run build\` first`)
     process.exit(1)
   }
-  const have = { fd: ensureTool('fdfind', 'fd-find'), rg: ensureTool('rg', 'ripgrep') }
+  const have = { fd: ensureTool('fdfind', 'fd-find', log), rg: ensureTool('rg', 'ripgrep', log) }
   log('building the floor (cargo build --release --manifest-path bench/floor/Cargo.toml)...')
   execFileSync('cargo', ['build', '--release', '--quiet', '--manifest-path', path.join(here, 'floor', 'Cargo.toml')], {
     stdio: ['ignore', 'inherit', 'inherit'],

@@ -520,6 +520,16 @@ mod tests {
         assert_eq!(query(&"a".repeat(65)).distances("aaa"), (None, None));
     }
 
+    /// A seeded xorshift: each call a number below its argument.
+    fn below(mut seed: u64) -> impl FnMut(usize) -> usize {
+        move |n| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        }
+    }
+
     /// The quick test of missing characters passes over no path the full
     /// ranking matches: random paths and queries over a small alphabet (so
     /// that typos, subsequences and literal matches all occur), some of them
@@ -527,13 +537,7 @@ mod tests {
     #[test]
     fn the_quick_test_drops_no_match() {
         let alphabet: Vec<char> = "abcde./_-ÄäKk".chars().collect();
-        let mut seed = 0x2545_F491_4F6C_DD1Du64;
-        let mut next = |n: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % n as u64) as usize
-        };
+        let mut next = below(0x2545_F491_4F6C_DD1D);
         let (mut matched, mut dropped) = (0, 0);
         for _ in 0..20_000 {
             let path: String = (0..1 + next(14)).map(|_| alphabet[next(alphabet.len())]).collect();
@@ -562,13 +566,7 @@ mod tests {
     #[test]
     fn subsequence_agrees_with_nucleo() {
         let alphabet: Vec<char> = "abAB/._-c".chars().collect();
-        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next = |n: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % n as u64) as usize
-        };
+        let mut next = below(0x9E37_79B9_7F4A_7C15);
         let mut both = [0; 2];
         for _ in 0..20_000 {
             let path: String = (0..1 + next(16)).map(|_| alphabet[next(alphabet.len())]).collect();
