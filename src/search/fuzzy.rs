@@ -37,6 +37,13 @@
 //! name costs a few operations a character). Two distances are kept: of the
 //! query to any part of the name (`contrpller` in `UserController.ts`), and
 //! to a start of it (`pakage` in `package.json`); the second breaks ties.
+//!
+//! Cost: a path lacking more of the query's characters than the typos
+//! allowed is passed over after one pass over its bytes (each missing
+//! character costs an edit; the other classes need them all), and so is a
+//! name's edit distance. The last class is told apart by a plain in-order
+//! test during the walk; nucleo's score, which only orders that class, is
+//! computed after it (`Scorer::score`), when the page reaches the class.
 
 use memchr::memmem;
 use nucleo_matcher::{Config, Matcher, Utf32Str, Utf32String};
