@@ -85,11 +85,6 @@ impl Sketch {
         bit(p1) && bit(p2)
     }
 
-    /// Whether the contents hold a NUL byte (see `skipped`'s `binary`).
-    pub fn is_binary(&self) -> bool {
-        self.binary
-    }
-
     /// Heap bytes held.
     pub fn bytes(&self) -> usize {
         self.words.len() * 8 + std::mem::size_of::<Sketch>()
@@ -420,6 +415,25 @@ impl Prefilter {
     pub fn may_match(&self, sketch: &Sketch) -> bool {
         self.need.met_by(sketch)
     }
+
+    /// `Some` when a file with this sketch holds no match: it need not be
+    /// read, and what the search it saves would have met is told.
+    pub fn rules_out(&self, sketch: &Sketch) -> Option<RuledOut> {
+        match (self.may_match(sketch), sketch.binary) {
+            (true, _) => None,
+            (false, false) => Some(RuledOut::Text),
+            (false, true) => Some(RuledOut::Binary),
+        }
+    }
+}
+
+/// A file a sketch rules out, by what a search reading it would have met.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RuledOut {
+    Text,
+    /// It holds a NUL byte: the search would have stopped there, so
+    /// `skipped` counts it as binary.
+    Binary,
 }
 
 #[cfg(test)]

@@ -152,7 +152,10 @@ pub fn run(config: &FindConfig, cancel: &Cancel) -> Result<FindOutcome> {
     };
     // Within the byte cap, the hint (what to change) goes before the
     // `skipped` line (what was not searched), and either before neither.
-    if let Some(max_bytes) = config.caps.max_bytes {
+    // (A cut answer already kept room for the line; only an empty one can
+    // lack it.)
+    let extras = outcome.hint.is_some() || outcome.skipped.is_some();
+    if let (Some(max_bytes), true) = (config.caps.max_bytes, extras) {
         let (hint, skipped) = (outcome.hint.take(), outcome.skipped.take());
         let tries = [(true, true), (true, false), (false, true), (false, false)];
         for (with_hint, with_skipped) in tries {

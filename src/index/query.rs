@@ -10,7 +10,7 @@
 use super::content::{ContentLayer, Learnt};
 use super::tree::{Handle, Id, Tree};
 use super::{os, Index};
-use crate::content_sketch::{Prefilter, Sketch};
+use crate::content_sketch::{Prefilter, RuledOut, Sketch};
 use crate::entry::{EntryKind, Meta};
 use crate::error::{clip, ErrorCode, FindError, Result};
 use crate::sandbox::{search_path_error, Asked};
@@ -118,23 +118,24 @@ where
                 let known = SliceContents::new(&visible, &layer);
                 let from = i;
                 let ruled_out = collector.screen().map(|screen| known.ruled_out(from..end, screen));
+                // Counted once a run, not under the gate's lock at each file.
+                let mut binary = 0;
                 while i < end && known.pending.get() < LEARNT_BYTES {
                     if i.is_multiple_of(CANCEL_EVERY as usize) {
                         cancel.check()?;
                     }
-                    let path = Path::new(os(visible.path(i)));
                     if let Some(out) = ruled_out.as_ref().and_then(|out| out[i - from]) {
                         // A search would have read it to its NUL: counted as it would be.
-                        if out == RuledOut::Binary {
-                            gate.count(SkipReason::Binary, path, false);
-                        }
+                        binary += u64::from(out == RuledOut::Binary);
                         i += 1;
                         continue;
                     }
+                    let path = Path::new(os(visible.path(i)));
                     let entry = Entry::indexed(visible.kinds[i], visible.metas[i], path, &folders, i, &known);
                     collector.offer(path, visible.kinds[i], &entry);
                     i += 1;
                 }
+                gate.count_files(SkipReason::Binary, binary);
                 let (epoch, learnt) = (known.epoch, known.learnt.into_inner());
                 drop(layer);
                 if !learnt.is_empty() {
@@ -151,14 +152,6 @@ where
         parts
     });
     parts.into_iter().collect()
-}
-
-/// A file a sketch rules out, by what a search reading it would have met.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum RuledOut {
-    Text,
-    /// It holds a NUL byte: `skipped` counts it as binary, as a search would.
-    Binary,
 }
 
 /// Entries a walker thread takes at a time.
@@ -192,12 +185,7 @@ impl<'a> SliceContents<'a> {
                 if self.visible.kinds[i] != EntryKind::File {
                     return None;
                 }
-                let known = self.layer.get(self.visible.handles[i], self.visible.metas[i])?;
-                match (screen.may_match(known.sketch), known.sketch.is_binary()) {
-                    (true, _) => None,
-                    (false, false) => Some(RuledOut::Text),
-                    (false, true) => Some(RuledOut::Binary),
-                }
+                screen.rules_out(self.layer.get(self.visible.handles[i], self.visible.metas[i])?.sketch)
             })
             .collect()
     }

@@ -176,6 +176,13 @@ impl FuzzyQuery {
         })
     }
 
+    /// Whether `text` (lowercase, or ASCII) lacks more of the query's
+    /// characters than the typos allowed: each costs an edit, so no class
+    /// can match it.
+    fn too_far(&self, text: &str) -> bool {
+        (self.ascii & !ascii_set(text)).count_ones() > self.max_typos
+    }
+
     /// The query as the caller wrote it, trimmed.
     pub fn text(&self) -> &str {
         &self.text
@@ -259,15 +266,14 @@ impl Scorer<'_> {
         // Most paths fail the quick test: for an ASCII one (nearly all) it
         // is made on the bytes, before any copy.
         if path.is_ascii() {
-            let set = path.bytes().fold(0, |set, b| set | CHAR_BITS[b as usize]);
-            if (q.ascii & !set).count_ones() > q.max_typos {
+            if q.too_far(path) {
                 return None;
             }
             self.lower.push_str(path);
             self.lower.make_ascii_lowercase();
         } else {
             self.lower.push_str(&lowercase(path));
-            if (q.ascii & !ascii_set(&self.lower)).count_ones() > q.max_typos {
+            if q.too_far(&self.lower) {
                 return None;
             }
         }
@@ -319,7 +325,7 @@ impl Scorer<'_> {
         }
         // Each of the query's characters missing from the name costs an edit:
         // past `max_typos` of them, no distance need be computed.
-        let near = (q.ascii & !ascii_set(tail)).count_ones() <= q.max_typos;
+        let near = !q.too_far(tail);
         let distances = if near { q.distances(tail) } else { (None, None) };
         if let (Some(infix), prefix) = distances {
             let prefix = prefix.unwrap_or(q.max_typos + 1);
@@ -341,7 +347,7 @@ impl Scorer<'_> {
     /// `rank` with the subsequence class's place among its peers filled in
     /// (`rank` leaves it out for an ASCII path).
     pub fn score(&mut self, path: &str, rank: Rank) -> Rank {
-        match rank.fuzziness == UNSCORED && rank.class == Class::Subsequence {
+        match rank.unscored() {
             true => Rank { fuzziness: self.fuzziness(path).unwrap_or(UNSCORED), ..rank },
             false => rank,
         }
@@ -558,12 +564,11 @@ mod tests {
             assert!(quick.is_some() || full.is_none(), "{q:?} in {path:?}: the quick test dropped {full:?}");
             // The same test on a name: no distance within the typos allowed.
             let lower = lowercase(&path);
-            if (fq.ascii & !ascii_set(&lower)).count_ones() > fq.max_typos {
+            if fq.too_far(&lower) {
                 assert_eq!(fq.distances(&lower), (None, None), "{q:?} in {path:?}");
             }
             matched += usize::from(full.is_some());
-            dropped +=
-                usize::from(full.is_none() && (fq.ascii & !ascii_set(&lowercase(&path))).count_ones() > fq.max_typos);
+            dropped += usize::from(full.is_none() && fq.too_far(&lowercase(&path)));
         }
         assert!(matched > 1000 && dropped > 1000, "matched {matched}, dropped {dropped}");
     }

@@ -31,7 +31,7 @@
 //! took 24 s in the same kind of build), once; incremental builds do not
 //! repeat it, and the addon grew by about 0.75 MB.
 
-use crate::content_sketch::{Prefilter, Sketch};
+use crate::content_sketch::{Prefilter, RuledOut, Sketch};
 use crate::error::{clip, ErrorCode, FindError, Result};
 use crate::limits::MAX_CONTENT_REGEX_BYTES;
 use grep_regex::RegexMatcherBuilder;
@@ -175,12 +175,13 @@ impl ContentMatcher {
         self.modes.ignore_case
     }
 
-    /// Whether a file with this sketch of its contents may hold a match.
-    pub fn may_match(&self, sketch: &Sketch) -> bool {
-        self.prefilter.as_ref().is_none_or(|p| p.may_match(sketch))
+    /// `Some` when a file with this sketch of its contents holds no match
+    /// (see `Prefilter::rules_out`).
+    pub fn rules_out(&self, sketch: &Sketch) -> Option<RuledOut> {
+        self.prefilter.as_ref()?.rules_out(sketch)
     }
 
-    /// What `may_match` asks of a sketch, when it asks anything.
+    /// What `rules_out` asks of a sketch, when it asks anything.
     pub fn prefilter(&self) -> Option<&Prefilter> {
         self.prefilter.as_deref()
     }

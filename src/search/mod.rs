@@ -13,7 +13,7 @@ pub mod options;
 pub mod render;
 
 use crate::cancel::Cancel;
-use crate::content_sketch::{Sketcher, MAX_SKETCHED_FILE_BYTES};
+use crate::content_sketch::{RuledOut, Sketcher, MAX_SKETCHED_FILE_BYTES};
 use crate::entry::EntryKind;
 use crate::error::{FindError, Result};
 use crate::git_scope;
@@ -255,16 +255,17 @@ pub fn run(config: &SearchConfig, cancel: &Cancel) -> Result<SearchOutcome> {
     let wanted = |relative: &Path| from.is_none_or(|from| posix_string(relative).as_str() >= from);
     let walked = gather(config, &root, &config.rules, cancel, &wanted, &|_| {}, budget.as_ref())?;
     let mut hits = walked.found;
-    if let Target::Fuzzy { query } = &config.target {
-        score_subsequences(query, &mut hits, rank_reach(config));
-    }
     let order = config.order();
     match order {
         Order::Rank => {
+            let reach = rank_reach(config);
+            if let Target::Fuzzy { query } = &config.target {
+                score_subsequences(query, &mut hits, reach);
+            }
             // Only the items a page can reach need their order (one more
             // tells whether more follow); the rest are only counted.
             let by_rank = |a: &Hit, b: &Hit| a.rank.cmp(&b.rank).then_with(|| a.path.cmp(&b.path));
-            let reach = rank_reach(config).saturating_add(1);
+            let reach = reach.saturating_add(1);
             if reach < hits.len() {
                 hits.select_nth_unstable_by(reach, by_rank);
                 hits[..reach].sort_unstable_by(by_rank);
@@ -613,9 +614,9 @@ fn gather(
                     // A live index's sketch may tell that it holds no match,
                     // and its cache may hold the contents.
                     let known = entry.known();
-                    if let Some(known) = known.as_ref().filter(|known| !regex.may_match(known.sketch)) {
+                    if let Some(out) = known.as_ref().and_then(|known| regex.rules_out(known.sketch)) {
                         // Counted as binary as the search it saves would have counted it.
-                        if known.sketch.is_binary() {
+                        if out == RuledOut::Binary {
                             left_out[SkipReason::Binary as usize].fetch_add(1, Ordering::Relaxed);
                         }
                         return None;
@@ -782,15 +783,16 @@ impl Sketching {
             return scan_file(searcher, regex, rewound, scan, relative, cancel);
         }
         let sketch = self.sketcher.get_or_insert_with(Box::default).sketch(&self.contents);
-        let may_match = regex.may_match(&sketch);
+        let ruled_out = regex.rules_out(&sketch);
         // Kept only when read as long as the index says the file is: one
         // written to meanwhile is read again once its event comes.
         let keep = entry.wants_contents() && entry.known_size() == Some(self.contents.len() as u64);
-        let binary = sketch.is_binary();
         entry.remember(sketch, keep.then(|| self.contents.as_slice().into()));
-        if !may_match {
+        match ruled_out {
             // Not searched, but counted as the search would have counted it.
-            return binary.then(|| FileScan::left_out(SkipReason::Binary)).flatten();
+            Some(RuledOut::Binary) => return FileScan::left_out(SkipReason::Binary),
+            Some(RuledOut::Text) => return None,
+            None => {}
         }
         scan_read(searcher, regex, &self.contents, scan, relative, cancel)
     }

@@ -630,13 +630,17 @@ impl Gate<'_> {
 
     /// Counts an entry left out (with `WalkRules::tally`; a folder is also named).
     pub fn count(&self, reason: SkipReason, rel: &Path, is_dir: bool) {
-        if !self.rules.tally {
-            return;
-        }
-        let mut tally = lock(&self.tally);
         match is_dir {
-            true => tally.add_folder(reason, posix_string(rel)),
-            false => tally.add(reason, 1),
+            true if self.rules.tally => lock(&self.tally).add_folder(reason, posix_string(rel)),
+            true => {}
+            false => self.count_files(reason, 1),
+        }
+    }
+
+    /// Counts `files` files left out (with `WalkRules::tally`).
+    pub fn count_files(&self, reason: SkipReason, files: u64) {
+        if self.rules.tally && files > 0 {
+            lock(&self.tally).add(reason, files);
         }
     }
 
