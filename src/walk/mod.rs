@@ -176,8 +176,7 @@ impl Tally {
             .iter()
             .filter(|&&reason| self.counts[reason as usize] > 0)
             .map(|&reason| {
-                let mut folders: Vec<&String> =
-                    self.folders.iter().filter(|(r, _)| *r == reason).map(|(_, path)| path).collect();
+                let mut folders: Vec<&str> = self.folders_of(reason).collect();
                 folders.sort_unstable();
                 SkippedGroup {
                     reason,
@@ -185,7 +184,7 @@ impl Tally {
                     folders: folders
                         .into_iter()
                         .take(top)
-                        .map(|path| SkippedFolder { path: path.clone(), rule: None })
+                        .map(|path| SkippedFolder { path: path.to_string(), rule: None })
                         .collect(),
                 }
             })
