@@ -135,10 +135,15 @@ function mountReader(mounts) {
    */
   async function realInside(op, path, mount, rest, search) {
     if (rest.length === 0) return rootOf(op, path, mount, search)
-    const [rootReal, real] = await Promise.all([
+    // Both at once, but a replaced or removed mount is the error to report,
+    // whichever of the two fails first.
+    const [root, target] = await Promise.allSettled([
       rootOf(op, path, mount, search),
       fs.promises.realpath(nodePath.join(mount.local, ...rest)),
     ])
+    if (root.status === 'rejected') throw root.reason
+    if (target.status === 'rejected') throw target.reason
+    const [rootReal, real] = [root.value, target.value]
     if (!within(rootReal, real)) throw fsError('EACCES', op, path, undefined, ' (it leads outside its mount)')
     const lexical = nodePath.join(rootReal, ...rest)
     if (real !== lexical) {
@@ -164,6 +169,12 @@ function mountReader(mounts) {
       return answer
     } catch (err) {
       if (isReaderFsError(err)) throw err
+      // A local failure because the mount's folder went away mid-call is that, not ENOENT.
+      if (search !== null && typeof search === 'object') {
+        await rootOf(op, path, place.mount, search).catch((check) => {
+          if (isReaderFsError(check)) throw check
+        })
+      }
       throw rewrite(err, op, path)
     }
   }
