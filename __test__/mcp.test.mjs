@@ -100,7 +100,7 @@ describe('agent-find mcp', () => {
     const content = await server.client.callTool({ name: 'search_files', arguments: { pattern: 'TODO' } })
     assert.equal(
       textOf(content),
-      `Search directory: ${root}\nFound 2 matching lines in 2 files.\nREADME.md\n  2: TODO(ana): docs\nsrc/app.ts\n  1: export const app = 1 // TODO(bo)`,
+      `Search directory: ${root}\nFound 2 matching lines in 2 files.\nREADME.md\n2: TODO(ana): docs\nsrc/app.ts\n1: export const app = 1 // TODO(bo)`,
     )
   })
 

@@ -215,7 +215,7 @@ describe('npm pack, then npm install the tarball in a fresh project', { skip: NO
     const r = runInProject('esm.mjs', ESM_SCRIPT)
     assert.equal(r.text, `Search directory: ${path.join(project, 'data')}\na.txt\ndeep/b.txt`)
     assert.deepEqual(r.files, [path.join(project, 'data', 'a.txt'), path.join(project, 'data', 'deep', 'b.txt')])
-    assert.equal(r.hits, `Search directory: ${path.join(project, 'data')}\nFound 1 matching line in 1 file.\na.txt\n  1: hello`)
+    assert.equal(r.hits, `Search directory: ${path.join(project, 'data')}\nFound 1 matching line in 1 file.\na.txt\n1: hello`)
     assert.equal(r.code, 'not-found')
     assert.equal(r.tool, r.text)
     assert.deepEqual(r.toolNames, ['find', 'search_files', 'explain_path'])

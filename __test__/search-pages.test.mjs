@@ -219,7 +219,7 @@ describe('the model text', () => {
     const text = formatSearchResult(page)
     assert.ok(Buffer.byteLength(text) <= 51_200)
     // Grouped: each file's path, then its one matching line.
-    const shown = text.split('\n').filter((l) => /^ {2}1: needle/.test(l)).length
+    const shown = text.split('\n').filter((l) => /^1: needle/.test(l)).length
     assert.ok(shown < 300 && shown > 0, `${shown} lines shown`)
     const cursor = text.match(/cursor: "([0-9a-f]+)"/)[1]
     assert.notEqual(cursor, page.cursor)

@@ -39,7 +39,7 @@ test('content mode: file, 1-based line and the line text, in path order', async 
   assert.equal(r.notice, undefined)
   assert.equal(
     formatSearchResult(r),
-    `Search directory: ${dir}\nFound 3 matching lines in 3 files.\nsrc/app.py\n  2:     # TODO: fix\nsrc/lib.ts\n  1: let y = 2 // TODO ts\nsrc/ui.tsx\n  1: export const x = "TODO in tsx"`,
+    `Search directory: ${dir}\nFound 3 matching lines in 3 files.\nsrc/app.py\n2:     # TODO: fix\nsrc/lib.ts\n1: let y = 2 // TODO ts\nsrc/ui.tsx\n1: export const x = "TODO in tsx"`,
   )
 })
 
@@ -175,7 +175,7 @@ test('long lines are cut and marked; the model text stays under its cap', async 
   assert.ok(bytes(text) <= 51200, `${bytes(text)} bytes`)
   assert.match(text, /Output truncated at 51200 bytes; refine the pattern or narrow `path`\.$/)
   // The model text shows a window of a long line: 200 characters, then a mark.
-  assert.ok(text.includes(`\nf0.txt\n  1: needle ${'x'.repeat(193)}…\n`), text.slice(0, 400))
+  assert.ok(text.includes(`\nf0.txt\n1: needle ${'x'.repeat(193)}…\n`), text.slice(0, 400))
 })
 
 test('a long line whose match lies past the cut is shown around the match, with its column', async (t) => {
@@ -186,7 +186,7 @@ test('a long line whose match lies past the cut is shown around the match, with 
   assert.equal(m.column, 3002)
   assert.ok(m.match.startsWith('[line cut]… ') && m.match.includes(' needle ') && m.match.endsWith('…[line cut]'), m.match)
   const shown = formatSearchResult(r).split('\n')[3]
-  assert.ok(shown.startsWith('  1:3002: [line cut]… ') && shown.includes(' needle ') && shown.endsWith('…'), shown)
+  assert.ok(shown.startsWith('1:3002: [line cut]… ') && shown.includes(' needle ') && shown.endsWith('…'), shown)
   assert.ok(shown.length < 230, shown)
 })
 

@@ -73,7 +73,7 @@ describe('plain readers keep relative POSIX syntax; mounted readers show rooted 
     assert.equal(formatFindResult(none), 'Search directory: docs\nNo files matched.')
     const search = await searchFiles({ pattern: 'TODO', path: 'docs', reader })
     assert.equal(search.path, 'docs')
-    assert.equal(formatSearchResult(search), 'Search directory: docs\nFound 1 matching line in 1 file.\nguide.md\n  2: TODO')
+    assert.equal(formatSearchResult(search), 'Search directory: docs\nFound 1 matching line in 1 file.\nguide.md\n2: TODO')
     // The reader is still called with rooted paths, and findFiles gives them.
     assert.deepEqual(await findFiles('**/*.md', 'docs', { reader }), ['/docs/api/ref.md', '/docs/guide.md'])
   })
@@ -103,7 +103,7 @@ describe('plain readers keep relative POSIX syntax; mounted readers show rooted 
     assert.equal(r.path, '/workspace/docs')
     assert.ok(formatFindResult(r).startsWith('Search directory: /workspace/docs\n'))
     const s = await searchFiles({ pattern: 'TODO', path: '/workspace/docs/', reader })
-    assert.equal(formatSearchResult(s), 'Search directory: /workspace/docs\nFound 1 matching line in 1 file.\nguide.md\n  2: TODO')
+    assert.equal(formatSearchResult(s), 'Search directory: /workspace/docs\nFound 1 matching line in 1 file.\nguide.md\n2: TODO')
   })
 
   test('createTools with a plain reader shows relative paths to the model', async () => {
@@ -144,7 +144,7 @@ describe('the search text starts with the search directory', () => {
   test('every output mode, and an empty answer', async (t) => {
     const dir = tmpTree(t, { 'src/app.ts': 'const x = 1 // TODO\n' })
     const content = await searchFiles({ pattern: 'TODO', cwd: dir, path: 'src' })
-    assert.equal(formatSearchResult(content), `Search directory: ${path.join(dir, 'src')}\nFound 1 matching line in 1 file.\napp.ts\n  1: const x = 1 // TODO`)
+    assert.equal(formatSearchResult(content), `Search directory: ${path.join(dir, 'src')}\nFound 1 matching line in 1 file.\napp.ts\n1: const x = 1 // TODO`)
     const files = await searchFiles({ pattern: 'TODO', cwd: dir, path: 'src', outputMode: 'files' })
     assert.equal(formatSearchResult(files), `Search directory: ${path.join(dir, 'src')}\napp.ts`)
     const count = await searchFiles({ pattern: 'TODO', cwd: dir, outputMode: 'count' })

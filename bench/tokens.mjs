@@ -64,7 +64,7 @@ for (const tree of TREES) {
       const [old, now] = [previousText(r), formatSearchResult(r)]
       // Lines of matches each text holds: at the byte cap, the compact one holds more.
       const shownBefore = old.split('\n').filter((l) => /^[^ ].*:\d+: /.test(l)).length
-      const shownAfter = now.split('\n').filter((l) => /^ {2}\d+(:\d+)?: /.test(l)).length
+      const shownAfter = now.split('\n').filter((l) => /^\d+(:\d+)?: /.test(l)).length
       const [before, after] = [countTokens(old), countTokens(now)]
       rows.push({ tree: tree.name, pattern, maxResults, files: new Set(r.matches.map((m) => m.file)).size, shownBefore, shownAfter, before, after })
     }

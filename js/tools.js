@@ -38,8 +38,8 @@ const FIND_DESCRIPTION = [
 const SEARCH_DESCRIPTION = [
   'Search inside files with a regex, like ripgrep, or find files by name (`target: "files"`, `fuzzy` for typos).',
   'Skips .git, node_modules, dist, build, vendor and similar folders, gitignored and binary files, unless `noIgnore`.',
-  'Output: the search directory, exact totals, then each matching file once with its lines (`  12: text`;',
-  '`context`/`before`/`after` add `  11- text` lines); or the files newest first ("files"), or `file: count` ("count"),',
+  'Output: the search directory, exact totals, then each matching file once with its lines (`12: text`;',
+  '`context`/`before`/`after` add `11- text` lines); or the files newest first ("files"), or `file: count` ("count"),',
   `paths relative to the search directory; at most \`maxResults\` and ${DEFAULT_MAX_BYTES} bytes. A cut answer gives a`,
   '`cursor` for the next page; an empty or cut one says what was not searched.',
   `Case-sensitive unless \`ignoreCase\` (find is case-insensitive); a line longer than ${native.MODEL_LINE_CHARS} characters is shown around its match.`,

@@ -8,10 +8,11 @@
 //!
 //! Content results are compact: a totals line (`Found 3,412 matching lines
 //! in 212 files; showing the first 50 ...`), then each file's path once with
-//! its lines under it, `  12: text` for a match and `  11- text` for context,
-//! `  --` between groups of one file that are apart (as rg prints context).
+//! its lines under it, `12: text` for a match and `11- text` for context,
+//! `--` between groups of one file that are apart: rg's `--heading` layout,
+//! which models know, unindented, as an indent costs a token a line.
 //! A line longer than `MODEL_LINE_CHARS` is shown as a window around its
-//! match, `  12:812: …text…` (812 being the match's column, as rg --column
+//! match, `12:812: …text…` (812 being the match's column, as rg --column
 //! gives it), rather than cut at its start. Files and counts are a path a
 //! line and `file: N` lines.
 
@@ -59,7 +60,7 @@ fn clip_from(text: &str, from: usize) -> String {
 fn match_line(m: &LineMatch) -> String {
     let long = m.text.chars().nth(MODEL_LINE_CHARS).is_some();
     let (Some(column), true) = (m.column, long) else {
-        return format!("  {}: {}", m.line, if long { clip_from(&m.text, 0) } else { m.text.clone() });
+        return format!("{}: {}", m.line, if long { clip_from(&m.text, 0) } else { m.text.clone() });
     };
     // The text starts at the line's start, or (marked) a little before the
     // match, which is then within the first characters.
@@ -71,8 +72,8 @@ fn match_line(m: &LineMatch) -> String {
         }
     };
     match at {
-        0 if !m.text.starts_with(LEAD_MARK) => format!("  {}: {}", m.line, clip_from(&m.text, 0)),
-        _ => format!("  {}:{column}: {}", m.line, clip_from(&m.text, at)),
+        0 if !m.text.starts_with(LEAD_MARK) => format!("{}: {}", m.line, clip_from(&m.text, 0)),
+        _ => format!("{}:{column}: {}", m.line, clip_from(&m.text, at)),
     }
 }
 
@@ -89,17 +90,17 @@ fn match_lines(matches: &[LineMatch]) -> (Vec<String>, Vec<usize>) {
         match last {
             Some((file, _)) if file != m.file => out.push(m.file.clone()),
             None => out.push(m.file.clone()),
-            Some((_, line)) if context && first > line + 1 => out.push("  --".into()),
+            Some((_, line)) if context && first > line + 1 => out.push("--".into()),
             Some(_) => {}
         }
-        out.extend(m.before.iter().map(|c| format!("  {}- {}", c.line, clip_from(&c.text, 0))));
+        out.extend(m.before.iter().map(|c| format!("{}- {}", c.line, clip_from(&c.text, 0))));
         // A multiline match shows each of its lines under its own number, as rg -U does.
         let spans = m.text.matches('\n').count() as u64;
         match spans {
             0 => out.push(match_line(m)),
-            _ => out.extend(m.text.split('\n').zip(m.line..).map(|(text, n)| format!("  {n}: {}", clip_from(text, 0)))),
+            _ => out.extend(m.text.split('\n').zip(m.line..).map(|(text, n)| format!("{n}: {}", clip_from(text, 0)))),
         }
-        out.extend(m.after.iter().map(|c| format!("  {}- {}", c.line, clip_from(&c.text, 0))));
+        out.extend(m.after.iter().map(|c| format!("{}- {}", c.line, clip_from(&c.text, 0))));
         last = Some((&m.file, m.after.last().map_or(m.line + spans, |c| c.line)));
         ends.push(out.len());
     }
@@ -325,7 +326,7 @@ mod tests {
             1,
             false,
         );
-        assert_eq!(render(&m), "Search directory: /w\nFound 1 matching line in 1 file.\na.py\n  3: x = 1");
+        assert_eq!(render(&m), "Search directory: /w\nFound 1 matching line in 1 file.\na.py\n3: x = 1");
         let files = render(&outcome(SearchItems::Files(vec!["a".into(), "b/c".into()]), 2, false));
         assert_eq!(files, "Search directory: /w\na\nb/c");
         let counts = render(&outcome(SearchItems::Counts(vec![("a".into(), 4)]), 4, false));
@@ -366,12 +367,12 @@ mod tests {
             render(&o),
             "Search directory: /w\n\
              Found 3,412 matching lines in 30 files; showing the first 4; narrow the pattern or `path`, or raise `maxResults` (max 500).\n\
-             a.rs\n  1- c1\n  2: x\n  3- c3\n  4: y\n  5- c5\n  --\n  9- c9\n  10: z\n\
-             b/c.rs\n  1- c1\n  2: w"
+             a.rs\n1- c1\n2: x\n3- c3\n4: y\n5- c5\n--\n9- c9\n10: z\n\
+             b/c.rs\n1- c1\n2: w"
         );
         // Without context, lines that are apart have no separator (as rg).
         let o = outcome(SearchItems::Matches(vec![hit("a", 1, "x"), hit("a", 9, "y")]), 2, false);
-        assert_eq!(render(&o), "Search directory: /w\nFound 2 matching lines in 1 file.\na\n  1: x\n  9: y");
+        assert_eq!(render(&o), "Search directory: /w\nFound 2 matching lines in 1 file.\na\n1: x\n9: y");
         assert_eq!(thousands(1_234_567), "1,234,567");
         assert_eq!(thousands(999), "999");
     }
@@ -383,20 +384,20 @@ mod tests {
         let t = render(&outcome(SearchItems::Matches(vec![m]), 1, false));
         let shown = t.lines().last().unwrap();
         let window = format!("…{}needle{}…", "a".repeat(60), "b".repeat(MODEL_LINE_CHARS - 66));
-        assert_eq!(shown, format!("  7:301: {window}"));
+        assert_eq!(shown, format!("7:301: {window}"));
         // Near the start: cut at the end only, no column needed.
         let m = LineMatch { column: Some(3), ..hit("f", 7, &line) };
         let t = render(&outcome(SearchItems::Matches(vec![m]), 1, false));
-        assert_eq!(t.lines().last().unwrap(), format!("  7: {}…", "a".repeat(MODEL_LINE_CHARS)));
+        assert_eq!(t.lines().last().unwrap(), format!("7: {}…", "a".repeat(MODEL_LINE_CHARS)));
         // A text already cut before its match (see `content::matched_text`): from its start.
         let text = format!("{LEAD_MARK}{}needle{}", "a".repeat(80), "b".repeat(400));
         let m = LineMatch { column: Some(5000), ..hit("f", 7, &text) };
         let t = render(&outcome(SearchItems::Matches(vec![m]), 1, false));
         let shown = t.lines().last().unwrap();
-        assert!(shown.starts_with(&format!("  7:5000: {LEAD_MARK}")) && shown.contains("needle"), "{shown}");
+        assert!(shown.starts_with(&format!("7:5000: {LEAD_MARK}")) && shown.contains("needle"), "{shown}");
         // Short lines are whole.
         let m = LineMatch { column: Some(3), ..hit("f", 7, "short") };
-        assert!(render(&outcome(SearchItems::Matches(vec![m]), 1, false)).ends_with("\n  7: short"));
+        assert!(render(&outcome(SearchItems::Matches(vec![m]), 1, false)).ends_with("\n7: short"));
     }
 
     #[test]
