@@ -56,7 +56,20 @@ export interface CallOptions {
    * staged, modified or untracked. An unknown ref rejects with `invalid-argument`.
    */
   changedSince?: string
+  /**
+   * Also give the `git status --porcelain` letters of each file shown that git has a change of, as the result's
+   * `gitStatus` (`{ 'src/a.ts': ' M', 'new.ts': '??' }`); unchanged files are not in it. With `git` or
+   * `changedSince` it reuses their reading; alone it reads every kind of change and narrows nothing. The
+   * model text does not show it. Rejects as `git` does outside a repository or with a `reader`.
+   */
+  gitStatus?: boolean
 }
+
+/**
+ * A result's `gitStatus`: the two `git status --porcelain` letters (index, then work tree; `??` untracked) of
+ * each path shown that git has a change of, by the path as the result shows it.
+ */
+export type GitStatusLetters = { [path: string]: string }
 
 /** What was left out for one reason (see the `skipped` option). */
 export interface SkippedGroup {
@@ -150,6 +163,8 @@ export interface FindResult {
   omitted?: OmittedDir[]
   /** What was left out, by reason: when the answer is empty or cut (always with `skipped: true`, never with false). */
   skipped?: SkippedGroup[]
+  /** With `gitStatus: true`: the status letters of each changed entry shown. */
+  gitStatus?: GitStatusLetters
 }
 
 // ---------------------------------------------------------------------------
@@ -506,6 +521,8 @@ interface SearchResultBase {
   skipped?: SkippedGroup[]
   /** `maxTokens` cut the matching lines: they are spread across the files, not the first ones (set only then). */
   spread?: true
+  /** With `gitStatus: true`: the status letters of each changed file shown. */
+  gitStatus?: GitStatusLetters
 }
 
 export interface ContentSearchResult extends SearchResultBase {

@@ -499,7 +499,7 @@ test('roots hold against a reader that follows symlinks: a symlink in the search
 // and a live index give the same answers and the same model text; a reader
 // (the repository is not on the local disk for it) refuses them. The answers
 // are held to `git status` itself in git-scope.test.mjs.
-test('git scoping: disk and index answer alike; readers refuse it', async (t) => {
+test('git scoping and gitStatus: disk and index answer alike; readers refuse them', async (t) => {
   const dir = makeTmp()
   t.after(() => removeTmp(dir))
   writeLocal(dir)
@@ -520,11 +520,20 @@ test('git scoping: disk and index answer alike; readers refuse it', async (t) =>
   const index = await openIndex(dir)
   t.after(() => index.close())
   await index.settled()
-  const scopes = [{ git: 'modified' }, { git: 'staged' }, { git: 'untracked' }, { git: 'changed' }, { changedSince: 'main' }]
+  const scopes = [
+    { git: 'modified' },
+    { git: 'staged' },
+    { git: 'untracked' },
+    { git: 'changed' },
+    { changedSince: 'main' },
+    { git: 'modified', gitStatus: true },
+    { gitStatus: true },
+  ]
   for (const scope of scopes) {
     const findOptions = { pattern: '**/*', type: 'any', sortBy: 'name', ...scope }
     const onDisk = await find({ ...findOptions, cwd: dir })
     assert.ok(onDisk.entries.length > 0, JSON.stringify(scope))
+    if (scope.gitStatus) assert.ok(Object.keys(onDisk.gitStatus).length > 0, 'the letters are there to compare')
     const inIndex = await index.find(findOptions)
     assert.deepEqual(inIndex, onDisk, JSON.stringify(scope))
     assert.equal(formatFindResult(inIndex), formatFindResult(onDisk))

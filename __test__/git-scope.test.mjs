@@ -4,7 +4,8 @@
 // folder, a linked worktree, a submodule), the files `find`, `findFiles`,
 // `searchFiles`, `explain` and an `openIndex` index keep must be those
 // `git status --porcelain` (or `git diff --name-only <merge-base>` plus the
-// untracked files) names. Also the errors: no repository, an unknown ref, a
+// untracked files) names; `gitStatus` gives the letters `git status
+// --porcelain` prints for each changed path shown. Also the errors: no repository, an unknown ref, a
 // reader, options that contradict each other.
 //
 // This file's process runs with a HOME of its own, so the user's git config
@@ -15,7 +16,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { describe, test } from 'node:test'
 
-import { explain, find, findFiles, memoryReader, openIndex, searchFiles } from '../index.mjs'
+import { explain, find, findFiles, formatFindResult, formatSearchResult, memoryReader, openIndex, searchFiles } from '../index.mjs'
 import { makeTmp, REPO, removeTmp, tmpTree, useOwnGitEnv, writeTree } from './helpers.mjs'
 
 const OWN_HOME = useOwnGitEnv()
@@ -257,6 +258,100 @@ describe('git scoping matches git status', () => {
   })
 })
 
+/** `git status --porcelain` letters by path, relative to `below` (a folder of `dir`), for the paths in `shown`. */
+function lettersOf(dir, shown, below = '') {
+  const all = porcelain(dir)
+    .filter(([, p]) => p.startsWith(below))
+    .map(([xy, p]) => [path.posix.relative(below || '.', p), xy])
+  return Object.fromEntries(all.filter(([p]) => shown.includes(p)).sort(([a], [b]) => (a < b ? -1 : 1)))
+}
+
+describe('gitStatus: the letters git status prints, for what a result shows', () => {
+  test('with git scoping: each file shown, both columns, whatever the scope', async (t) => {
+    const dir = makeRepo(t)
+    for (const which of ['modified', 'staged', 'untracked', 'changed']) {
+      const r = await find({ pattern: '**/*', cwd: dir, git: which, gitStatus: true, ...ALL })
+      assert.deepEqual(r.gitStatus, lettersOf(dir, paths(r)), which)
+      assert.deepEqual(Object.keys(r.gitStatus).sort(), paths(r).filter((p) => !r.entries.find((e) => e.path === p && e.type === 'dir')))
+    }
+    // Spot checks of the letters themselves: staged, both, work tree, untracked, added.
+    const r = await find({ pattern: '**/*', cwd: dir, git: 'modified', gitStatus: true, ...ALL })
+    assert.deepEqual(r.gitStatus, { 'README.md': ' M', 'build/tracked.js': ' M', 'src/b.rs': 'MM' })
+    const c = await find({ pattern: '**/*.{rs,md}', cwd: dir, git: 'changed', gitStatus: true, ...ALL })
+    assert.deepEqual(c.gitStatus, { 'README.md': ' M', 'docs/guide.md': 'M ', 'notes/todo.md': '??', 'src/added.rs': 'A ', 'src/b.rs': 'MM' })
+  })
+
+  test('alone: every entry shown as without it, the changed ones with letters', async (t) => {
+    const dir = makeRepo(t)
+    const plain = await find({ pattern: '**/*', cwd: dir, ...ALL })
+    const r = await find({ pattern: '**/*', cwd: dir, gitStatus: true, ...ALL })
+    assert.deepEqual(r.entries, plain.entries)
+    assert.equal(plain.gitStatus, undefined)
+    assert.deepEqual(r.gitStatus, lettersOf(dir, paths(r)))
+    assert.ok(!('untouched/x.txt' in r.gitStatus) && !('debug.log' in r.gitStatus), 'unchanged and ignored files have none')
+    // The model text is the same: the letters are for the host.
+    assert.equal(formatFindResult(r), formatFindResult(plain))
+    // Relative to the search folder, as the entries are; only the entries shown.
+    const src = await find({ pattern: '*.rs', cwd: dir, path: 'src', gitStatus: true, limit: 1, sortBy: 'name' })
+    assert.deepEqual(src.entries.map((e) => e.path), ['a.rs'])
+    assert.deepEqual(src.gitStatus, {})
+    const inSrc = await find({ pattern: '**/*.rs', cwd: dir, path: 'src', gitStatus: true, ...ALL })
+    assert.deepEqual(inSrc.gitStatus, lettersOf(dir, paths(inSrc), 'src/'))
+    assert.deepEqual(inSrc.gitStatus, { 'added.rs': 'A ', 'b.rs': 'MM' })
+  })
+
+  test('searchFiles: the files of every output mode; a cursor from a call without it still pages', async (t) => {
+    const dir = makeRepo(t)
+    const files = await searchFiles({ pattern: 'fn|TODO', cwd: dir, outputMode: 'files', gitStatus: true })
+    assert.deepEqual(files.gitStatus, lettersOf(dir, files.files))
+    assert.ok(Object.keys(files.gitStatus).length >= 3)
+    const counts = await searchFiles({ pattern: 'fn|TODO', cwd: dir, outputMode: 'count', gitStatus: true })
+    assert.deepEqual(counts.gitStatus, files.gitStatus)
+    const lines = await searchFiles({ pattern: 'fn|TODO', cwd: dir, gitStatus: true, git: 'changed' })
+    assert.deepEqual(lines.gitStatus, lettersOf(dir, lines.matches.map((m) => m.file)))
+    assert.equal(formatSearchResult(lines), formatSearchResult(await searchFiles({ pattern: 'fn|TODO', cwd: dir, git: 'changed' })))
+    const names = await searchFiles({ pattern: 'rs', target: 'files', cwd: dir, gitStatus: true, fuzzy: true })
+    assert.deepEqual(names.gitStatus, lettersOf(dir, names.files))
+    const first = await searchFiles({ pattern: 'fn', cwd: dir, maxResults: 2 })
+    assert.ok(first.cursor, 'more than one page')
+    const next = await searchFiles({ pattern: 'fn', cwd: dir, maxResults: 2, cursor: first.cursor, gitStatus: true })
+    assert.deepEqual(next.gitStatus, lettersOf(dir, next.matches.map((m) => m.file)))
+  })
+
+  test('an index gives the letters the disk does, and follows the work tree', async (t) => {
+    const dir = makeRepo(t)
+    const index = await openIndex(dir)
+    t.after(() => index.close())
+    const q = { pattern: '**/*', gitStatus: true, ...ALL }
+    assert.deepEqual((await index.find(q)).gitStatus, (await find({ ...q, cwd: dir })).gitStatus)
+    const s = { pattern: 'fn|TODO', outputMode: 'files', gitStatus: true }
+    assert.deepEqual((await index.searchFiles(s)).gitStatus, (await searchFiles({ ...s, cwd: dir })).gitStatus)
+    git(dir, 'add', 'README.md')
+    writeTree(dir, { 'src/a.rs': 'fn a() { edited }\n' })
+    await index.settled()
+    const after = await index.find({ ...q, git: 'changed' })
+    assert.equal(after.gitStatus['README.md'], 'M ')
+    assert.equal(after.gitStatus['src/a.rs'], ' M')
+    assert.deepEqual(after.gitStatus, lettersOf(dir, paths(after)))
+  })
+
+  test('errors: as git scoping, and a value that is not a boolean', async (t) => {
+    const outside = tmpTree(t, { 'a.txt': 'a\n' })
+    const isCode = (c, re) => (err) => err.code === c && (!re || re.test(err.message))
+    await assert.rejects(find({ pattern: '*', cwd: outside, gitStatus: true }), isCode('not-a-repository'))
+    await assert.rejects(searchFiles({ pattern: 'a', cwd: outside, gitStatus: true }), isCode('not-a-repository'))
+    // false asks for nothing, so no repository is needed.
+    assert.equal((await find({ pattern: '*', cwd: outside, gitStatus: false })).gitStatus, undefined)
+    const reader = memoryReader({ 'a.txt': 'a' })
+    await assert.rejects(find({ pattern: '*', reader, gitStatus: true }), isCode('invalid-argument', /gitStatus.*local disk/))
+    await assert.rejects(searchFiles({ pattern: 'a', reader, gitStatus: true }), isCode('invalid-argument', /local disk/))
+    const dir = makeRepo(t)
+    await assert.rejects(find({ pattern: '*', cwd: dir, gitStatus: 'yes' }), isCode('invalid-argument', /`gitStatus`/))
+    // findFiles returns paths only: it has nowhere to put the letters.
+    await assert.rejects(findFiles('**/*', dir, { gitStatus: true }), isCode('invalid-argument', /findFiles.*`find`/))
+  })
+})
+
 test('the CLI: --git and --changed-since, for find and search', async (t) => {
   const dir = makeRepo(t)
   const cli = (...args) => spawnSync(process.execPath, [path.join(REPO, 'bin/agent-find.js'), ...args], { cwd: dir, encoding: 'utf8' })
@@ -270,6 +365,12 @@ test('the CLI: --git and --changed-since, for find and search', async (t) => {
   r = cli('search', 'TODO', '--git', 'untracked', '--mode', 'files', '--json')
   assert.equal(r.status, 0, r.stderr)
   assert.deepEqual([...JSON.parse(r.stdout).files].sort(), oracle(dir, 'untracked'))
+  r = cli('**/*', '--git', 'changed', '--git-status', '--limit', '1000', '--json')
+  assert.equal(r.status, 0, r.stderr)
+  assert.deepEqual(JSON.parse(r.stdout).gitStatus, lettersOf(dir, listed(r)))
+  r = cli('search', 'fn', '--git-status', '--mode', 'files', '--json')
+  assert.equal(r.status, 0, r.stderr)
+  assert.deepEqual(JSON.parse(r.stdout).gitStatus, lettersOf(dir, JSON.parse(r.stdout).files))
   r = cli('**/*', '--changed-since', 'nope')
   assert.equal(r.status, 2)
   assert.match(r.stderr, /invalid-argument: .*'nope'/)

@@ -27,6 +27,7 @@ import {
   type FindFilesErrorCode,
   type FindOptions,
   type GitScope,
+  type GitStatusLetters,
   type FindResult,
   type OmittedDir,
   createTools,
@@ -98,6 +99,7 @@ const otherForms: FindOptions[] = [
   { pattern: '**/*.ts', git: 'changed' },
   { pattern: '**/*', git: 'staged' as GitScope },
   { pattern: '**/*', changedSince: 'origin/main' },
+  { pattern: '**/*', git: 'modified', gitStatus: true },
   { pattern: '*', sortBy: 'none', modifiedSince: new Date('2024-05-01'), signal: AbortSignal.timeout(100) },
   { pattern: '*', policy: asyncPolicy, approve: asyncApprove },
 ]
@@ -125,6 +127,8 @@ function describeResult(result: FindResult): string[] {
   if (hint) lines.push(hint)
   const omitted: OmittedDir[] | undefined = result.omitted
   for (const o of omitted ?? []) lines.push(`${o.dir}: ${o.count}`)
+  const letters: GitStatusLetters | undefined = result.gitStatus
+  for (const [path, xy] of Object.entries(letters ?? {})) lines.push(`${xy} ${path}`)
   return lines
 }
 
@@ -252,7 +256,8 @@ const searchEverything: SearchOptions = {
 }
 
 function searchSummary(result: SearchResult): string {
-  const base = `${result.path} ${result.matchCount} ${result.truncated} ${result.notice ?? ''}`
+  const status: GitStatusLetters = result.gitStatus ?? {}
+  const base = `${result.path} ${result.matchCount} ${result.truncated} ${result.notice ?? ''} ${Object.keys(status)}`
   if ('matches' in result) return base + result.matches.map((m: LineMatch) => `${m.file}:${m.line}:${m.match}`).join('\n')
   if ('files' in result) return base + result.files.join('\n')
   return base + result.counts.map((c) => `${c.file}: ${c.count}`).join('\n')
@@ -265,7 +270,7 @@ export async function searchUsage(): Promise<string[]> {
   const files: FilesSearchResult = await searchFiles({ pattern: 'fn main', outputMode: 'files' })
   const counts: CountSearchResult = await searchFiles({ pattern: 'fn main', outputMode: 'count' })
   const any: SearchResult = await searchFiles(searchEverything)
-  const several: ContentSearchResult = await searchFiles({ patterns: ['TODO', 'FIXME'], type: 'py' })
+  const several: ContentSearchResult = await searchFiles({ patterns: ['TODO', 'FIXME'], type: 'py', gitStatus: true })
   const which: number[] = several.matches.flatMap((m) => m.patterns ?? [])
   const types: Record<string, string[]> = fileTypes()
   // The next page, while there is one; a partial answer says so.

@@ -1,7 +1,8 @@
 // What git scoping costs: `find` and `searchFiles` on the generated 100k
 // tree made a git repository (every file committed once, then a few files
 // modified, staged and added), each query plain and with `git: 'changed'`
-// (and `changedSince`), on a fresh walk and on a live index, in the same run.
+// (and `changedSince`, and `gitStatus` alone), on a fresh walk and on a live
+// index, in the same run.
 // The scoped calls read git's status (the index against the work tree, the
 // untracked files, HEAD's tree against the index) and walk only the folders
 // that hold a change.
@@ -103,7 +104,14 @@ async function main() {
     ['searchFiles `TODO` (content, files)', (o) => searchFiles({ pattern: 'TODO', path: repo.dir, outputMode: 'files', maxResults: 500, ...o }), (r) => r.matchCount],
     ['searchFiles `*.json` (names)', (o) => searchFiles({ pattern: '*.json', target: 'files', path: repo.dir, maxResults: 500, ...o }), (r) => r.matchCount],
   ]
-  const scopes = [['plain', {}], ["git: 'changed'", { git: 'changed' }], ["git: 'modified'", { git: 'modified' }], ["changedSince: 'main'", { changedSince: 'main' }]]
+  const scopes = [
+    ['plain', {}],
+    ["git: 'changed'", { git: 'changed' }],
+    ["git: 'modified'", { git: 'modified' }],
+    ["changedSince: 'main'", { changedSince: 'main' }],
+    // The letters alone: every entry kept, the status read as for 'changed' (findFiles refuses it: paths only).
+    ['gitStatus: true', { gitStatus: true }],
+  ]
   const index = await openIndex(repo.dir)
   await index.settled()
   const onIndex = {
@@ -125,6 +133,10 @@ async function main() {
     await run({})
     const cells = []
     for (const [, o] of scopes) {
+      if (o.gitStatus && label.startsWith('findFiles')) {
+        cells.push(undefined)
+        continue
+      }
       const ms = []
       let n
       for (let i = 0; i < RUNS; i++) {
@@ -135,7 +147,9 @@ async function main() {
       cells.push({ ms: median(ms), n })
     }
     const plain = cells[0].ms
-    out.push(`| ${label} | ${cells.map((c) => `${c.ms.toFixed(1)} (${c.n.toLocaleString('en')})`).join(' | ')} | ${cells.slice(1).map((c) => (c.ms / plain).toFixed(2)).join(' | ')} |`)
+    const cell = (c) => (c ? `${c.ms.toFixed(1)} (${c.n.toLocaleString('en')})` : '—')
+    const ratio = (c) => (c ? (c.ms / plain).toFixed(2) : '—')
+    out.push(`| ${label} | ${cells.map(cell).join(' | ')} | ${cells.slice(1).map(ratio).join(' | ')} |`)
     log(`${label} done`)
   }
   await index.close()

@@ -85,7 +85,7 @@ function decodeAll(first, takeSlice, add) {
 
 /** The FindResult, with its keys in the order docs/API.md shows. */
 async function findResult(out) {
-  const { first, path, matched, truncated, truncatedBy, notice, hint, omitted, skipped } = out.result
+  const { first, path, matched, truncated, truncatedBy, notice, hint, omitted, skipped, gitStatus } = out.result
   const entries = []
   if (out.remaining || first.count > 0) {
     await decodeAll(first, out.remaining && (() => out.remaining.takeEntries()), (slice) => addEntries(slice, entries))
@@ -96,6 +96,7 @@ async function findResult(out) {
   if (hint !== undefined) result.hint = hint
   if (omitted !== undefined) result.omitted = omitted
   if (skipped !== undefined) result.skipped = skipped
+  if (gitStatus !== undefined) result.gitStatus = gitStatus
   return result
 }
 

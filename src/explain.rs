@@ -135,7 +135,9 @@ pub fn run(config: &FindConfig, target: &Path, cancel: &Cancel) -> Result<Explan
         return Err(FindError::invalid_argument("`explain` reads the local disk; it does not run on an index"));
     };
     let scoped;
-    let config = match crate::git_scope::rules(config.git.as_ref(), &root, &config.rules, cancel)? {
+    // Only the scope decides what is found; status letters are no reason.
+    let ask = crate::git_status::GitAsk { status: false, ..config.git.clone() };
+    let config = match crate::git_scope::apply(&ask, &root, &config.rules, cancel)?.rules {
         Some(rules) => {
             scoped = FindConfig { rules, ..config.clone() };
             &scoped

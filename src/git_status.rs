@@ -1,6 +1,7 @@
-//! Git scoping (`git`, `changedSince`): which files of the repository that
-//! holds a search folder are changed, read with `gix` (no `git` binary is
-//! run), and the set a walk keeps (`ChangedPaths`). The set is computed once
+//! Git scoping (`git`, `changedSince`) and status (`gitStatus`): which files
+//! of the repository that holds a search folder are changed, read with `gix`
+//! (no `git` binary is run), the set a walk keeps (`ChangedPaths`) and the
+//! status letters of the paths a result shows. The set is computed once
 //! per call from the repository's index, objects and work tree, so a live
 //! index answers from the same files as the disk does.
 //!
@@ -14,7 +15,7 @@
 //! to its own changes). Deleted files are on no disk, so no walk lists them.
 
 use crate::error::{clip, ErrorCode, FindError, Result};
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -54,6 +55,14 @@ pub enum GitScope {
     Since(String),
 }
 
+/// What a call asks of git: a scope (`git`, `changedSince`), the status
+/// letters of what it shows (`gitStatus`), both or neither.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GitAsk {
+    pub scope: Option<GitScope>,
+    pub status: bool,
+}
+
 /// The longest ref `changedSince` takes (git's own refs are far shorter).
 pub const MAX_REF_BYTES: usize = 1024;
 
@@ -66,6 +75,16 @@ pub struct Letters {
 }
 
 impl Letters {
+    /// Whether a file with these letters is one `which` keeps.
+    fn is(&self, which: GitWhich) -> bool {
+        match which {
+            GitWhich::Changed => true,
+            GitWhich::Staged => self.staged.is_some(),
+            GitWhich::Modified => self.worktree.is_some_and(|l| l != '?'),
+            GitWhich::Untracked => self.worktree == Some('?'),
+        }
+    }
+
     /// The two columns of `git status --porcelain`: `M `, ` M`, `MM`, `??`, `A `.
     pub fn porcelain(&self) -> String {
         match (self.staged, self.worktree) {
@@ -108,6 +127,16 @@ impl ChangedPaths {
     /// The letters of a changed file, `None` for a path not in the set.
     pub fn letters(&self, rel: &Path) -> Option<Letters> {
         self.0.files.get(rel).copied()
+    }
+
+    /// The `git status --porcelain` letters of each of `paths` (relative to
+    /// the search folder, `/`-separated) that is changed, by path; a path
+    /// git has no change of is left out.
+    pub fn porcelain_of<'a>(&self, paths: impl IntoIterator<Item = &'a str>) -> BTreeMap<String, String> {
+        paths
+            .into_iter()
+            .filter_map(|path| Some((path.to_string(), self.letters(Path::new(path))?.porcelain())))
+            .collect()
     }
 
     /// How many changed files are below the search folder.
@@ -171,8 +200,15 @@ fn repo_path(bytes: &[u8]) -> PathBuf {
 
 /// The changed files of the repository holding `folder` (a real path on
 /// disk), relative to `folder`; `interrupt` stops gix's work when the call
-/// is aborted.
-pub fn compute(folder: &Path, scope: &GitScope, interrupt: Arc<std::sync::atomic::AtomicBool>) -> Result<ChangedPaths> {
+/// is aborted. With `all_letters`, both columns of each file's letters are
+/// read whatever the scope (`git: 'modified'` alone reads only the work
+/// tree's), so `gitStatus` shows what `git status` does.
+pub fn compute(
+    folder: &Path,
+    scope: &GitScope,
+    all_letters: bool,
+    interrupt: Arc<std::sync::atomic::AtomicBool>,
+) -> Result<ChangedPaths> {
     let repo = gix::discover(folder).map_err(|e| not_a_repository(folder, &first_line(&e.to_string())))?;
     let Some(workdir) = repo.workdir() else {
         return Err(not_a_repository(folder, "it is in a bare repository, which has no work tree"));
@@ -189,13 +225,15 @@ pub fn compute(folder: &Path, scope: &GitScope, interrupt: Arc<std::sync::atomic
         GitScope::Status(which) => (*which, None),
         GitScope::Since(name) => (GitWhich::Changed, Some(merge_base_tree(&repo, name)?)),
     };
+    // What is read; `which` then chooses the files kept.
+    let read = if all_letters { GitWhich::Changed } else { which };
     let mut status = repo
         .status(gix::progress::Discard)
         .map_err(|e| git_failed("status", e))?
         .should_interrupt_owned(interrupt)
         // A submodule is its own repository: its state is not the outer one's change.
         .index_worktree_submodules(None)
-        .untracked_files(match which {
+        .untracked_files(match read {
             GitWhich::Modified | GitWhich::Staged => gix::status::UntrackedFiles::None,
             GitWhich::Untracked | GitWhich::Changed => gix::status::UntrackedFiles::Files,
         });
@@ -203,7 +241,7 @@ pub fn compute(folder: &Path, scope: &GitScope, interrupt: Arc<std::sync::atomic
         status = status.head_tree(tree);
     }
     let mut found: Vec<(Vec<u8>, Letters)> = Vec::new();
-    let items = match which {
+    let items = match read {
         GitWhich::Modified | GitWhich::Untracked => {
             status
                 .into_index_worktree_iter(Vec::new())
@@ -218,16 +256,8 @@ pub fn compute(folder: &Path, scope: &GitScope, interrupt: Arc<std::sync::atomic
             .collect::<Vec<_>>(),
     };
     for item in items {
-        if let Some((path, letters)) = letters_of(&item?) {
-            let wanted = match which {
-                GitWhich::Changed => true,
-                GitWhich::Staged => letters.staged.is_some(),
-                GitWhich::Modified => letters.worktree.is_some_and(|l| l != '?'),
-                GitWhich::Untracked => letters.worktree == Some('?'),
-            };
-            if wanted {
-                found.push((path, letters));
-            }
+        if let Some(found_one) = letters_of(&item?) {
+            found.push(found_one);
         }
     }
     let below_bytes = below.as_os_str().as_encoded_bytes();
@@ -236,7 +266,12 @@ pub fn compute(folder: &Path, scope: &GitScope, interrupt: Arc<std::sync::atomic
         let rel = path.strip_prefix(below).ok()?;
         (!rel.as_os_str().is_empty() || below_bytes.is_empty()).then(|| (rel.to_path_buf(), letters))
     });
-    Ok(ChangedPaths::from_paths(paths))
+    // A file has one item for each column: joined first, then kept by `which`.
+    let joined = ChangedPaths::from_paths(paths);
+    Ok(match which {
+        GitWhich::Changed => joined,
+        _ => ChangedPaths::from_paths(joined.0.files.iter().filter(|(_, l)| l.is(which)).map(|(p, l)| (p.clone(), *l))),
+    })
 }
 
 /// The first line of an error's text (gix chains its causes below it).
@@ -330,6 +365,11 @@ mod tests {
         assert!(!set.keeps(Path::new("a/b/c.txt"), true), "a file path is no folder to enter");
         assert_eq!(set.letters(Path::new("a/b/c.txt")).unwrap().porcelain(), " M");
         assert_eq!(set.len(), 2);
+        let shown = set.porcelain_of(["a", "a/b/c.txt", "a/b/d.txt", "top.rs", "a/b/c.txt"]);
+        assert_eq!(
+            shown.into_iter().collect::<Vec<_>>(),
+            [("a/b/c.txt".into(), " M".into()), ("top.rs".into(), "A ".into())]
+        );
         let same = ChangedPaths::from_paths([
             (PathBuf::from("top.rs"), Letters { staged: Some('A'), worktree: None }),
             (PathBuf::from("a/b/c.txt"), Letters { staged: None, worktree: Some('M') }),
@@ -354,7 +394,7 @@ mod tests {
         let flag = Arc::new(std::sync::atomic::AtomicBool::new(false));
         // TempTree lives in the system temp folder, which is in no repository.
         let real = std::fs::canonicalize(&*tree).unwrap();
-        match compute(&real, &GitScope::Status(GitWhich::Changed), flag) {
+        match compute(&real, &GitScope::Status(GitWhich::Changed), false, flag) {
             Err(e) => assert_eq!(e.code, ErrorCode::NotARepository, "{}", e.message),
             Ok(_) => panic!("a temp folder is in no repository"),
         }

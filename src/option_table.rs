@@ -306,6 +306,12 @@ pub const OPTIONS: &[OptionSpec] = &[
     opt(BOTH, "changedSince", Kind::Text, Default::None)
         .model("Only files changed since the branch left this git ref ('origin/main', 'main', 'HEAD~3'): committed since the merge base, staged, modified or untracked. For reviewing a branch.")
         .flag("changed-since", Some("REF"), "only files changed since the merge base with REF (and untracked ones)"),
+    // Host-only: the letters are in the structured result, not in the model text.
+    opt(BOTH, "gitStatus", Kind::Bool, Default::Bool(false)).flag(
+        "git-status",
+        None,
+        "give the git status letters of each changed file shown (in --json, as gitStatus)",
+    ),
     opt(BOTH, "skipped", Kind::Bool, Default::None)
         .model("What was left out and why (ignored, naming the .gitignore line; hidden; excluded; always-skipped folders; past maxDepth; symlinks, never followed; permission denied; binary files), counted during the walk at no extra walk. By default reported only when the answer is empty or cut, as a `Not searched:` line; true reports it always, false never.")
         .flag("skipped", None, "report what was left out, by reason"),

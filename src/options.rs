@@ -118,6 +118,11 @@ pub fn parse(fields: &[(String, Value)], purpose: Purpose, source: Source) -> Re
     }
     let timeout_ms = r.timeout_ms()?;
     let git = crate::git_scope::parse(&r, &source)?;
+    if git.status && purpose == Purpose::FindFiles {
+        return Err(FindError::invalid_argument(
+            "`gitStatus` adds a field to a result, and `findFiles` returns paths only; call `find` for the status letters",
+        ));
+    }
     let skipped = SkippedReport::parse(&r)?;
     let rules = WalkRules {
         hidden: r.flag("hidden", true)?,

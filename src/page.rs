@@ -214,6 +214,7 @@ mod tests {
                 hint: None,
                 omitted: p.omitted,
                 skipped: None,
+                git_status: None,
             };
             let text = render::render(&outcome);
             assert!(text.len() <= max, "{} > {max}", text.len());
@@ -260,6 +261,7 @@ mod tests {
                 hint: None,
                 omitted: p.omitted,
                 skipped: Some(skipped.clone()),
+                git_status: None,
             };
             let text = render::render(&outcome);
             assert!(text.len() <= max, "{} > {max}", text.len());
@@ -277,6 +279,7 @@ mod tests {
             hint: None,
             omitted: p.omitted,
             skipped: Some(skipped),
+            git_status: None,
         };
         assert_eq!(render::render(&whole), "Search directory: /w\na");
         // Nor is it cut to make room for the line: it fits as it is.

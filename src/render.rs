@@ -188,6 +188,7 @@ mod tests {
             hint: None,
             omitted: vec![],
             skipped: None,
+            git_status: None,
         }
     }
 

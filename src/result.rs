@@ -55,4 +55,7 @@ pub struct FindOutcome {
     /// With `skipped: true`: what the walk left out, by reason.
     /// `None` unless asked.
     pub skipped: Option<Vec<crate::walk::SkippedGroup>>,
+    /// With `gitStatus`: the `git status --porcelain` letters of each
+    /// returned entry git has a change of, by path.
+    pub git_status: Option<std::collections::BTreeMap<String, String>>,
 }

@@ -147,6 +147,8 @@ pub enum Json {
     Array(Vec<Json>),
     /// Fields set to `None` are left out, as JSON.stringify leaves out `undefined`.
     Object(Vec<(&'static str, Option<Json>)>),
+    /// An object whose keys are data (paths), in the order given.
+    Map(Vec<(String, Json)>),
 }
 
 impl Json {
@@ -176,25 +178,29 @@ impl Json {
                 out.push(']');
             }
             Json::Object(fields) => {
-                let mut any = false;
-                for (key, value) in fields {
-                    let Some(value) = value else { continue };
-                    out.push_str(if any { ",\n" } else { "{\n" });
-                    any = true;
-                    indent(out, depth + 1);
-                    quote(key, out);
-                    out.push_str(": ");
-                    value.write(out, depth + 1);
-                }
-                if any {
-                    out.push('\n');
-                    indent(out, depth);
-                    out.push('}');
-                } else {
-                    out.push_str("{}");
-                }
+                write_fields(fields.iter().filter_map(|(key, value)| Some((*key, value.as_ref()?))), out, depth)
             }
+            Json::Map(fields) => write_fields(fields.iter().map(|(key, value)| (key.as_str(), value)), out, depth),
         }
+    }
+}
+
+fn write_fields<'a>(fields: impl Iterator<Item = (&'a str, &'a Json)>, out: &mut String, depth: usize) {
+    let mut any = false;
+    for (key, value) in fields {
+        out.push_str(if any { ",\n" } else { "{\n" });
+        any = true;
+        indent(out, depth + 1);
+        quote(key, out);
+        out.push_str(": ");
+        value.write(out, depth + 1);
+    }
+    if any {
+        out.push('\n');
+        indent(out, depth);
+        out.push('}');
+    } else {
+        out.push_str("{}");
     }
 }
 
@@ -274,10 +280,12 @@ mod tests {
             ("b", None),
             ("c", Some(Json::Array(vec![Json::Number(1.0), Json::Text("x\"\n\u{1}".into())]))),
             ("d", Some(Json::Object(vec![]))),
+            ("e", Some(Json::Map(vec![("b/\"c".into(), Json::Text(" M".into()))]))),
+            ("f", Some(Json::Map(vec![]))),
         ]);
         assert_eq!(
             value.stringify(),
-            "{\n  \"a\": [],\n  \"c\": [\n    1,\n    \"x\\\"\\n\\u0001\"\n  ],\n  \"d\": {}\n}"
+            "{\n  \"a\": [],\n  \"c\": [\n    1,\n    \"x\\\"\\n\\u0001\"\n  ],\n  \"d\": {},\n  \"e\": {\n    \"b/\\\"c\": \" M\"\n  },\n  \"f\": {}\n}"
         );
     }
 }

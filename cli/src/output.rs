@@ -7,6 +7,7 @@
 
 use crate::js::Json;
 use agent_find_core::{ContextLine, Explanation, FindOutcome, IgnoreLine, SearchItems, SearchOutcome, SkippedGroup};
+use std::collections::BTreeMap;
 
 fn num(n: impl Into<f64>) -> Option<Json> {
     Some(Json::Number(n.into()))
@@ -38,6 +39,16 @@ fn skipped(groups: Option<Vec<SkippedGroup>>) -> Option<Json> {
         ])
     });
     Some(Json::Array(groups.collect()))
+}
+
+/// `gitStatus`, by path, in the order a JS object holds its keys: those
+/// that read as array indexes first, by number, then the rest as inserted
+/// (napi inserts them in the map's order).
+fn git_status(letters: Option<BTreeMap<String, String>>) -> Option<Json> {
+    let index = |key: &str| key.parse::<u32>().ok().filter(|n| *n != u32::MAX && n.to_string() == key);
+    let (mut indexes, others): (Vec<_>, Vec<_>) = letters?.into_iter().partition(|(key, _)| index(key).is_some());
+    indexes.sort_by_key(|(key, _)| index(key));
+    Some(Json::Map(indexes.into_iter().chain(others).map(|(key, l)| (key, Json::Text(l))).collect()))
 }
 
 /// A `FindResult`: keys in the order js/columns.js sets them.
@@ -74,6 +85,7 @@ pub fn find(o: FindOutcome) -> Json {
         ("hint", o.hint.map(Json::Text)),
         ("omitted", omitted),
         ("skipped", skipped(o.skipped)),
+        ("gitStatus", git_status(o.git_status)),
     ])
 }
 
@@ -134,6 +146,7 @@ pub fn search(o: SearchOutcome) -> Json {
         ("indexChanged", o.index_changed.then_some(Json::Bool(true))),
         ("skipped", skipped(o.skipped)),
         ("spread", o.spread.then_some(Json::Bool(true))),
+        ("gitStatus", git_status(o.git_status)),
     ])
 }
 
@@ -159,4 +172,23 @@ pub fn explanation(e: Explanation) -> Json {
         ("overrides", e.overrides.map(ignore_line)),
         ("exclude", e.exclude.map(Json::Text)),
     ])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn git_status_keys_in_a_js_objects_order() {
+        let letters: BTreeMap<String, String> =
+            [("src/a.rs", " M"), ("10", "??"), ("9", "A "), ("01", "M "), ("4294967295", "??")]
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect();
+        let Some(Json::Map(fields)) = git_status(Some(letters)) else { panic!("a map") };
+        let keys: Vec<&str> = fields.iter().map(|(k, _)| k.as_str()).collect();
+        // As `Object.keys` orders them: array indexes by number, then the rest as inserted.
+        assert_eq!(keys, ["9", "10", "01", "4294967295", "src/a.rs"]);
+        assert!(git_status(None).is_none());
+    }
 }

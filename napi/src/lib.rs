@@ -15,6 +15,7 @@ use agent_find_core::{
 };
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 #[napi(object, js_name = "FindEntry", object_to_js = false)]
@@ -95,6 +96,7 @@ pub struct JsFindResult {
     pub hint: Option<String>,
     pub omitted: Option<Vec<JsOmittedDir>>,
     pub skipped: Option<Vec<JsSkippedGroup>>,
+    pub git_status: Option<BTreeMap<String, String>>,
 }
 
 /// Entries in columns: `paths` joined by NUL (which no file name holds) and
@@ -176,6 +178,8 @@ pub struct FindOutput {
     pub hint: Option<String>,
     pub omitted: Option<Vec<JsOmittedDir>>,
     pub skipped: Option<Vec<JsSkippedGroup>>,
+    /// With `gitStatus`: the porcelain letters of each changed entry, by path.
+    pub git_status: Option<BTreeMap<String, String>>,
 }
 
 /// A failure as data: the JS wrapper turns it into a `FindFilesError`.
@@ -243,6 +247,8 @@ pub struct JsSearchResult {
     pub skipped: Option<Vec<JsSkippedGroup>>,
     /// `maxTokens` cut the matching lines, spread across the files (set only then).
     pub spread: Option<bool>,
+    /// With `gitStatus`: the porcelain letters of each changed file shown, by path.
+    pub git_status: Option<BTreeMap<String, String>>,
 }
 
 /// An ignore-file line that matches the path `explain` was asked about.
@@ -394,6 +400,7 @@ fn find_output(o: FindOutcome) -> (FindOutput, Option<Remaining>) {
         omitted: (!o.omitted.is_empty())
             .then(|| o.omitted.into_iter().map(|d| JsOmittedDir { dir: d.dir, count: d.count as f64 }).collect()),
         skipped: skipped_to_js(o.skipped),
+        git_status: o.git_status,
     };
     (output, remaining)
 }
@@ -430,6 +437,7 @@ impl From<JsFindResult> for FindOutcome {
                 .map(|d| OmittedDir { dir: d.dir, count: d.count.max(0.0) as usize })
                 .collect(),
             skipped: skipped_from_js(r.skipped),
+            git_status: r.git_status,
             entries,
         }
     }
@@ -452,6 +460,7 @@ impl From<SearchOutcome> for JsSearchResult {
             index_changed: o.index_changed.then_some(true),
             spread: o.spread.then_some(true),
             skipped: skipped_to_js(o.skipped),
+            git_status: o.git_status,
         };
         match o.items {
             SearchItems::Matches(m) => {
@@ -512,6 +521,7 @@ impl From<JsSearchResult> for SearchOutcome {
             index_changed: r.index_changed == Some(true),
             skipped: skipped_from_js(r.skipped),
             spread: r.spread == Some(true),
+            git_status: r.git_status,
         }
     }
 }

@@ -10,7 +10,7 @@ use crate::entry::{raw_bytes, EntryKind, Found, Meta};
 use crate::error::{ErrorCode, Result};
 use crate::filter::Filters;
 use crate::git_scope;
-use crate::git_status::GitScope;
+use crate::git_status::GitAsk;
 use crate::page::{paginate_leaving, Caps};
 use crate::pattern::NameMatcher;
 use crate::result::FindOutcome;
@@ -43,8 +43,9 @@ pub struct FindConfig {
     pub timeout_ms: Option<u64>,
     /// Fill `size`/`mtimeMs` of returned entries (false for `findFiles`).
     pub want_meta: bool,
-    /// Only files changed in git (`git`, `changedSince`; see `git_scope`).
-    pub git: Option<GitScope>,
+    /// Only files changed in git (`git`, `changedSince`), and their status
+    /// letters (`gitStatus`); see `git_scope`.
+    pub git: GitAsk,
     /// When the result carries `skipped`.
     pub skipped: SkippedReport,
 }
@@ -92,7 +93,8 @@ pub fn run(config: &FindConfig, cancel: &Cancel) -> Result<FindOutcome> {
     cancel.check()?;
     let root = config.source.open(&config.scope, cancel)?;
     let scoped;
-    let config = match git_scope::rules(config.git.as_ref(), &root, &config.rules, cancel)? {
+    let git = git_scope::apply(&config.git, &root, &config.rules, cancel)?;
+    let config = match git.rules {
         Some(rules) => {
             scoped = FindConfig { rules, ..config.clone() };
             &scoped
@@ -140,6 +142,7 @@ pub fn run(config: &FindConfig, cancel: &Cancel) -> Result<FindOutcome> {
     };
     let reserve = crate::render::skipped_line(skipped.as_deref().unwrap_or_default()).map_or(0, |line| line.len() + 1);
     let page = paginate_leaving(&path, found, left_out, matched, config.caps, reserve);
+    let git_status = git.status.map(|changed| changed.porcelain_of(page.entries.iter().map(|f| f.path.as_str())));
     let mut outcome = FindOutcome {
         path,
         entries: page.entries,
@@ -149,6 +152,7 @@ pub fn run(config: &FindConfig, cancel: &Cancel) -> Result<FindOutcome> {
         hint,
         omitted: page.omitted,
         skipped,
+        git_status,
     };
     // Within the byte cap, the hint (what to change) goes before the
     // `skipped` line (what was not searched), and either before neither.

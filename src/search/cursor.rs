@@ -28,9 +28,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Instant;
 
-/// The options that only choose which part of the answer a page shows, or
-/// how long to look: left out of the fingerprint.
-const PAGE_OPTIONS: &[&str] = &["maxResults", "offset", "cursor", "timeoutMs", "partial"];
+/// The options that only choose which part of the answer a page shows, how
+/// long to look, or what is told beside the items: left out of the fingerprint.
+const PAGE_OPTIONS: &[&str] = &["maxResults", "offset", "cursor", "timeoutMs", "partial", "gitStatus"];
 
 /// Longest cursor text read (a key holds one path).
 const MAX_CURSOR_CHARS: usize = 64 * 1024;

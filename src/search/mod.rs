@@ -17,7 +17,7 @@ use crate::content_sketch::{RuledOut, Sketcher, MAX_SKETCHED_FILE_BYTES};
 use crate::entry::EntryKind;
 use crate::error::{FindError, Result};
 use crate::git_scope;
-use crate::git_status::GitScope;
+use crate::git_status::GitAsk;
 use crate::pattern::NameMatcher;
 use crate::sandbox::Scope;
 use crate::skipped::SkippedReport;
@@ -108,8 +108,9 @@ pub struct SearchConfig {
     pub context: Context,
     /// `offset`, `cursor`, `partial`.
     pub page: Paging,
-    /// Only files changed in git (`git`, `changedSince`; see `git_scope`).
-    pub git: Option<GitScope>,
+    /// Only files changed in git (`git`, `changedSince`), and their status
+    /// letters (`gitStatus`); see `git_scope`.
+    pub git: GitAsk,
     /// When the result carries `skipped`.
     pub skipped: SkippedReport,
 }
@@ -165,6 +166,16 @@ impl SearchItems {
             SearchItems::Counts(c) => c.is_empty(),
         }
     }
+
+    /// The file of each item, in order (a file with many matching lines is
+    /// named once for each).
+    pub fn files(&self) -> Box<dyn Iterator<Item = &str> + '_> {
+        match self {
+            SearchItems::Matches(m) => Box::new(m.iter().map(|m| m.file.as_str())),
+            SearchItems::Files(f) => Box::new(f.iter().map(String::as_str)),
+            SearchItems::Counts(c) => Box::new(c.iter().map(|(file, _)| file.as_str())),
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -199,6 +210,9 @@ pub struct SearchOutcome {
     /// `maxTokens` cut a content result: its lines are spread across the
     /// files (see `budget`), not the first ones.
     pub spread: bool,
+    /// With `gitStatus`: the `git status --porcelain` letters of each file
+    /// shown that git has a change of, by path.
+    pub git_status: Option<std::collections::BTreeMap<String, String>>,
 }
 
 /// One file that matched, as a walker thread reports it.
@@ -231,7 +245,8 @@ pub fn run(config: &SearchConfig, cancel: &Cancel) -> Result<SearchOutcome> {
     cancel.check()?;
     let root = config.source.open(&config.scope, cancel)?;
     let scoped;
-    let config = match git_scope::rules(config.git.as_ref(), &root, &config.rules, cancel)? {
+    let git = git_scope::apply(&config.git, &root, &config.rules, cancel)?;
+    let config = match git.rules {
         Some(rules) => {
             scoped = SearchConfig { rules, ..config.clone() };
             &scoped
@@ -392,6 +407,7 @@ pub fn run(config: &SearchConfig, cancel: &Cancel) -> Result<SearchOutcome> {
         incomplete,
         index_changed,
         spread: false,
+        git_status: None,
     };
     // Short: empty, cut to a page, or more than the text's byte cap holds.
     let short = || {
@@ -408,6 +424,7 @@ pub fn run(config: &SearchConfig, cancel: &Cancel) -> Result<SearchOutcome> {
         };
         budget::fit(&mut outcome, hits, &root, regex, config.context, max, budget, cancel)?;
     }
+    outcome.git_status = git.status.map(|changed| changed.porcelain_of(outcome.items.files()));
     Ok(outcome)
 }
 

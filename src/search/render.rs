@@ -311,6 +311,7 @@ mod tests {
             index_changed: false,
             skipped: None,
             spread: false,
+            git_status: None,
         }
     }
 
