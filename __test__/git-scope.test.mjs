@@ -172,6 +172,31 @@ describe('git scoping matches git status', () => {
     assert.deepEqual(empty.entries, [])
   })
 
+  test('a search folder below the top: its own changes only, whatever its name holds', async (t) => {
+    // The status is read for the search folder alone (a literal pathspec
+    // from the top): glob characters, a sibling whose name starts the same,
+    // and the process's own directory (another repository) must not matter.
+    const names = ['a[1]*?', 'a', 'a2', 'sub dir/deep']
+    const files = {}
+    for (const n of names) files[`${n}/kept.txt`] = 'kept\n'
+    const dir = tmpTree(t, files)
+    git(dir, 'init', '-q', '-b', 'main')
+    git(dir, 'add', '.')
+    git(dir, 'commit', '-q', '-m', 'base')
+    for (const n of names) writeTree(dir, { [`${n}/kept.txt`]: 'edited\n', [`${n}/new.txt`]: 'new\n' })
+    git(dir, 'add', 'a/new.txt')
+    for (const n of names) {
+      for (const which of ['modified', 'staged', 'untracked', 'changed']) {
+        const r = await find({ pattern: '**/*', cwd: dir, path: n, git: which, gitStatus: true, ...ALL })
+        const want = oracle(dir, which).filter((p) => p.startsWith(`${n}/`)).map((p) => p.slice(n.length + 1))
+        assert.deepEqual(paths(r), want, `${n} ${which}`)
+        assert.deepEqual(r.gitStatus, lettersOf(dir, paths(r), `${n}/`), `${n} ${which}`)
+      }
+    }
+    assert.deepEqual(paths(await find({ pattern: '**/*', cwd: dir, path: 'a', git: 'changed', ...ALL })), ['kept.txt', 'new.txt'])
+    assert.equal((await find({ pattern: '**/*', cwd: dir, path: 'a', git: 'staged', gitStatus: true })).gitStatus['new.txt'], 'A ')
+  })
+
   test('an index answers as the disk does, and follows the work tree', async (t) => {
     const dir = makeRepo(t)
     const index = await openIndex(dir)

@@ -26,6 +26,8 @@ import { ensureGeneratedTree, GENERATED, TREES_DIR } from './trees.mjs'
 
 const require = createRequire(import.meta.url)
 const RUNS = Number(process.env.BENCH_RUNS || 7)
+/** A folder of gen-100k with about 1,300 files. */
+const SMALL_FOLDER = process.env.BENCH_GIT_FOLDER || 'packages/adapter-team'
 const log = (msg) => process.stderr.write(`[git-scope] ${msg}\n`)
 const GIT_ENV = {
   ...process.env,
@@ -103,6 +105,8 @@ async function main() {
     ['findFiles `**/*.js`', (o) => findFiles('**/*.js', repo.dir, o), (r) => r.length],
     ['searchFiles `TODO` (content, files)', (o) => searchFiles({ pattern: 'TODO', path: repo.dir, outputMode: 'files', maxResults: 500, ...o }), (r) => r.matchCount],
     ['searchFiles `*.json` (names)', (o) => searchFiles({ pattern: '*.json', target: 'files', path: repo.dir, maxResults: 500, ...o }), (r) => r.matchCount],
+    // A small folder of the repository: git's status is read for it alone.
+    [`find \`**/*\` in ${SMALL_FOLDER}`, (o) => find({ pattern: '**/*', path: path.join(repo.dir, SMALL_FOLDER), ...ALL, ...o }), (r) => r.entries.length],
   ]
   const scopes = [
     ['plain', {}],

@@ -240,17 +240,29 @@ pub fn compute(
     if let Some(tree) = base_tree {
         status = status.head_tree(tree);
     }
+    // Only what is below the search folder is read (and walked for untracked
+    // files): `top` so the process's directory does not move it, `literal`
+    // so a folder name holding `*` or `[` is no glob.
+    // (A path git cannot spell reads everything; the paths are narrowed below anyway.)
+    let patterns: Vec<gix::bstr::BString> = match gix::path::into_bstr(below) {
+        Ok(path) if !path.is_empty() => {
+            let mut spec = gix::bstr::BString::from(":(top,literal)");
+            spec.extend_from_slice(&gix::path::to_unix_separators_on_windows(path));
+            vec![spec]
+        }
+        _ => Vec::new(),
+    };
     let mut found: Vec<(Vec<u8>, Letters)> = Vec::new();
     let items = match read {
         GitWhich::Modified | GitWhich::Untracked => {
             status
-                .into_index_worktree_iter(Vec::new())
+                .into_index_worktree_iter(patterns)
                 .map_err(|e| git_failed("status", e))?
                 .map(|item| item.map(gix::status::Item::IndexWorktree).map_err(|e| git_failed("status", e)))
         }
         .collect::<Vec<_>>(),
         GitWhich::Staged | GitWhich::Changed => status
-            .into_iter(Vec::new())
+            .into_iter(patterns)
             .map_err(|e| git_failed("status", e))?
             .map(|item| item.map_err(|e| git_failed("status", e)))
             .collect::<Vec<_>>(),
