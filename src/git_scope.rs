@@ -2,10 +2,11 @@
 //! open, the changed files of its repository (`git_status`) are computed for
 //! it and put into the walk's rules, so every engine (the disk walk, a live
 //! index) keeps only them and skips every folder that holds none; with
-//! `gitStatus` the same set gives the letters of the paths a result shows. Computed afresh
-//! for each call, from the repository's files on disk, also on an index: the
-//! answer is then what `git status` says at that moment, with no second copy
-//! of git's state to keep current.
+//! `gitStatus` the same set gives the letters of the paths a result shows.
+//! Computed afresh for each call, from the repository's files on disk, also
+//! on an index: the answer is then what `git status` says at that moment,
+//! with no second copy of git's state to keep current. gix's own threads do
+//! the reading; an abort or the deadline interrupts them (`interruptible`).
 
 use crate::args::{Reader, Value};
 use crate::cancel::Cancel;
@@ -14,8 +15,10 @@ use crate::git_status::{compute, ChangedPaths, GitAsk, GitScope, GitWhich, MAX_R
 use crate::index::os;
 use crate::source::{Backend, Root, Source};
 use crate::walk::WalkRules;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::Arc;
+use std::time::Duration;
 
 /// What git scoping and status make of one call: `rules` narrowed to the
 /// changed files (with a scope), and the set whose letters the result shows
@@ -42,13 +45,41 @@ pub fn apply(git: &GitAsk, root: &Root, rules: &WalkRules, cancel: &Cancel) -> R
         Backend::Storage(_) => return Err(refuse_reader()),
     };
     cancel.check()?;
-    let changed = compute(&folder, &scope, git.status, Arc::new(AtomicBool::new(false)))?;
-    cancel.check()?;
+    let changed = interruptible(cancel, |interrupt| compute(&folder, &scope, git.status, interrupt))?;
     Ok(Applied {
         status: git.status.then(|| changed.clone()),
         rules: git.scope.is_some().then(|| WalkRules { changed: Some(changed), ..rules.clone() }),
     })
 }
+
+/// Runs `work` with a flag that is set once `cancel` stops (the caller
+/// aborts, or the deadline passes), as gix takes it, watched from a thread
+/// of its own while `work` runs: gix checks the flag, not a deadline. When
+/// `cancel` has stopped, its error is the answer, not what `work` made of
+/// being interrupted.
+fn interruptible<T>(cancel: &Cancel, work: impl FnOnce(Arc<AtomicBool>) -> Result<T>) -> Result<T> {
+    let interrupt = Arc::new(AtomicBool::new(false));
+    let (done, finished) = mpsc::channel::<()>();
+    let out = std::thread::scope(|scope| {
+        let flag = interrupt.clone();
+        scope.spawn(move || {
+            while let Err(RecvTimeoutError::Timeout) = finished.recv_timeout(WATCH_EVERY) {
+                if cancel.check().is_err() {
+                    flag.store(true, Ordering::Relaxed);
+                    return;
+                }
+            }
+        });
+        let out = work(interrupt);
+        drop(done);
+        out
+    });
+    cancel.check()?;
+    out
+}
+
+/// How often `interruptible` looks at the caller's flag and the clock.
+const WATCH_EVERY: Duration = Duration::from_millis(5);
 
 /// The error for git scoping asked of a host's reader.
 pub fn refuse_reader() -> FindError {
@@ -103,4 +134,54 @@ fn parse_scope(r: &Reader) -> Result<Option<GitScope>> {
             ))
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cancel::CancelFlag;
+    use crate::error::ErrorCode;
+    use std::time::Instant;
+
+    /// Work that ends only when interrupted, as gix's status does when told.
+    fn until_interrupted(flag: Arc<AtomicBool>) -> Result<u32> {
+        let start = Instant::now();
+        while !flag.load(Ordering::Relaxed) {
+            assert!(start.elapsed() < Duration::from_secs(20), "never interrupted");
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        Err(FindError::invalid_argument("interrupted work reports its own error"))
+    }
+
+    #[test]
+    fn the_deadline_interrupts_the_work_and_is_the_answer() {
+        let cancel = Cancel::new(CancelFlag::default(), Some(30));
+        let start = Instant::now();
+        let err = interruptible(&cancel, until_interrupted).unwrap_err();
+        assert_eq!(err.code, ErrorCode::Aborted, "{}", err.message);
+        assert!(err.message.contains("timeoutMs"), "{}", err.message);
+        assert!(start.elapsed() < Duration::from_secs(10));
+    }
+
+    #[test]
+    fn an_abort_interrupts_the_work() {
+        let flag = CancelFlag::default();
+        let cancel = Cancel::new(flag.clone(), None);
+        let aborter = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(20));
+            flag.cancel();
+        });
+        let err = interruptible(&cancel, until_interrupted).unwrap_err();
+        assert_eq!(err.code, ErrorCode::Aborted);
+        assert!(!err.message.contains("timeoutMs"), "{}", err.message);
+        aborter.join().unwrap();
+    }
+
+    #[test]
+    fn work_that_ends_gives_its_answer_and_the_watch_ends_with_it() {
+        let cancel = Cancel::never();
+        assert_eq!(interruptible(&cancel, |_| Ok(7)).unwrap(), 7);
+        let err = interruptible(&cancel, |_| -> Result<u32> { Err(FindError::invalid_argument("its own")) });
+        assert_eq!(err.unwrap_err().message, "its own");
+    }
 }
