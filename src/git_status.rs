@@ -150,8 +150,20 @@ impl ChangedPaths {
 
     /// The set from paths relative to the search folder (tests, and `compute`).
     pub fn from_paths(paths: impl IntoIterator<Item = (PathBuf, Letters)>) -> ChangedPaths {
+        ChangedPaths::keeping(paths, GitWhich::Changed)
+    }
+
+    /// The set of the files `which` keeps: a file's items (one for each
+    /// column of its letters) are joined first, so it is judged on both.
+    fn keeping(paths: impl IntoIterator<Item = (PathBuf, Letters)>, which: GitWhich) -> ChangedPaths {
         let mut changed = Changed::default();
         for (path, letters) in paths {
+            let slot = changed.files.entry(path).or_default();
+            slot.staged = slot.staged.or(letters.staged);
+            slot.worktree = slot.worktree.or(letters.worktree);
+        }
+        changed.files.retain(|_, letters| letters.is(which));
+        for path in changed.files.keys() {
             let mut above = path.parent();
             while let Some(folder) = above.filter(|f| !f.as_os_str().is_empty()) {
                 if !changed.folders.insert(folder.to_path_buf()) {
@@ -159,9 +171,6 @@ impl ChangedPaths {
                 }
                 above = folder.parent();
             }
-            let slot = changed.files.entry(path).or_default();
-            slot.staged = slot.staged.or(letters.staged);
-            slot.worktree = slot.worktree.or(letters.worktree);
         }
         ChangedPaths(Arc::new(changed))
     }
@@ -252,7 +261,6 @@ pub fn compute(
         }
         _ => Vec::new(),
     };
-    let mut found: Vec<(Vec<u8>, Letters)> = Vec::new();
     let items = match read {
         GitWhich::Modified | GitWhich::Untracked => {
             status
@@ -267,10 +275,9 @@ pub fn compute(
             .map(|item| item.map_err(|e| git_failed("status", e)))
             .collect::<Vec<_>>(),
     };
+    let mut found: Vec<(Vec<u8>, Letters)> = Vec::new();
     for item in items {
-        if let Some(found_one) = letters_of(&item?) {
-            found.push(found_one);
-        }
+        found.extend(letters_of(&item?));
     }
     let below_bytes = below.as_os_str().as_encoded_bytes();
     let paths = found.into_iter().filter_map(|(path, letters)| {
@@ -278,12 +285,7 @@ pub fn compute(
         let rel = path.strip_prefix(below).ok()?;
         (!rel.as_os_str().is_empty() || below_bytes.is_empty()).then(|| (rel.to_path_buf(), letters))
     });
-    // A file has one item for each column: joined first, then kept by `which`.
-    let joined = ChangedPaths::from_paths(paths);
-    Ok(match which {
-        GitWhich::Changed => joined,
-        _ => ChangedPaths::from_paths(joined.0.files.iter().filter(|(_, l)| l.is(which)).map(|(p, l)| (p.clone(), *l))),
-    })
+    Ok(ChangedPaths::keeping(paths, which))
 }
 
 /// The first line of an error's text (gix chains its causes below it).

@@ -96,7 +96,6 @@ pub struct JsFindResult {
     pub hint: Option<String>,
     pub omitted: Option<Vec<JsOmittedDir>>,
     pub skipped: Option<Vec<JsSkippedGroup>>,
-    pub git_status: Option<BTreeMap<String, String>>,
 }
 
 /// Entries in columns: `paths` joined by NUL (which no file name holds) and
@@ -437,7 +436,8 @@ impl From<JsFindResult> for FindOutcome {
                 .map(|d| OmittedDir { dir: d.dir, count: d.count.max(0.0) as usize })
                 .collect(),
             skipped: skipped_from_js(r.skipped),
-            git_status: r.git_status,
+            // The model text does not show the letters.
+            git_status: None,
             entries,
         }
     }
