@@ -11,12 +11,13 @@
 use crate::args::{Reader, Value};
 use crate::cancel::Cancel;
 use crate::error::{clip, FindError, Result};
-use crate::git_status::{compute, ChangedPaths, GitAsk, GitScope, GitWhich, MAX_REF_BYTES};
+use crate::git_status::{compute, ChangedPaths, GitAsk, GitScope, GitWhich, RefSpec, MAX_REF_BYTES};
 use crate::index::os;
 use crate::source::{Backend, Root, Source};
 use crate::walk::WalkRules;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -27,12 +28,21 @@ use std::time::Duration;
 pub struct Applied {
     pub rules: Option<WalkRules>,
     pub status: Option<ChangedPaths>,
+    /// A sentence for the result when some file was judged without running
+    /// its filter driver (see `ChangedPaths::driver_note`).
+    pub note: Option<String>,
 }
 
 /// Computes the changed files below `root` when `git` asks for them: once
 /// for both the scope and the letters. Without a scope, `gitStatus` reads
 /// every kind of change ('changed') and narrows nothing.
-pub fn apply(git: &GitAsk, root: &Root, rules: &WalkRules, cancel: &Cancel) -> Result<Applied> {
+pub fn apply(
+    git: &GitAsk,
+    root: &Root,
+    roots: Option<&[PathBuf]>,
+    rules: &WalkRules,
+    cancel: &Cancel,
+) -> Result<Applied> {
     let scope = match (&git.scope, git.status) {
         (None, false) => return Ok(Applied::default()),
         (Some(scope), _) => scope.clone(),
@@ -45,8 +55,9 @@ pub fn apply(git: &GitAsk, root: &Root, rules: &WalkRules, cancel: &Cancel) -> R
         Backend::Storage(_) => return Err(refuse_reader()),
     };
     cancel.check()?;
-    let changed = interruptible(cancel, |interrupt| compute(&folder, &scope, git.status, interrupt))?;
+    let changed = interruptible(cancel, |interrupt| compute(&folder, roots, &scope, git.status, interrupt))?;
     Ok(Applied {
+        note: changed.driver_note(),
         status: git.status.then(|| changed.clone()),
         rules: git.scope.is_some().then(|| WalkRules { changed: Some(changed), ..rules.clone() }),
     })
@@ -120,7 +131,16 @@ fn parse_scope(r: &Reader) -> Result<Option<GitScope>> {
                 clip(name, 100)
             )))
         }
-        Value::Text(name) => Some(name.trim().to_string()),
+        Value::Text(name) => {
+            let name = name.trim();
+            if let Err(why) = RefSpec::parse(name) {
+                return Err(FindError::invalid_argument(format!(
+                    "`changedSince` is not taken as written ('{}'): {why}; pass a branch, tag or commit such as 'origin/main', 'v1.2', 'HEAD~3' or a commit id",
+                    clip(name, 100)
+                )));
+            }
+            Some(name.to_string())
+        }
         other => return Err(crate::args::wrong("changedSince", "a git ref such as 'origin/main'", other)),
     };
     Ok(match (which, since) {

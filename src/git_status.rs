@@ -15,8 +15,10 @@
 //! to its own changes). Deleted files are on no disk, so no walk lists them.
 
 use crate::error::{clip, ErrorCode, FindError, Result};
+use crate::git_repo::{git_failed, not_a_repository, Opened};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 /// Which changed files a `git` option keeps.
@@ -102,10 +104,18 @@ impl Letters {
 #[derive(Debug, Clone, Default)]
 pub struct ChangedPaths(Arc<Changed>);
 
-#[derive(Debug, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 struct Changed {
     files: HashMap<PathBuf, Letters>,
     folders: HashSet<PathBuf>,
+    /// The files by their path as results show it (`/`-separated, lossy for
+    /// a name that is not UTF-8), for the letters of a shown path.
+    shown: HashMap<String, Letters>,
+    /// Kept files whose work-tree letter was given without running the
+    /// filter driver their attributes name (see `git_repo`), and the names
+    /// of the repository's drivers.
+    unfiltered: Vec<PathBuf>,
+    drivers: Vec<String>,
 }
 
 impl PartialEq for ChangedPaths {
@@ -129,13 +139,35 @@ impl ChangedPaths {
         self.0.files.get(rel).copied()
     }
 
+    /// The letters of a file by its path as a result shows it.
+    fn letters_shown(&self, shown: &str) -> Option<Letters> {
+        self.letters(Path::new(shown)).or_else(|| self.0.shown.get(shown).copied())
+    }
+
+    /// The sentence a result carries when some kept file was judged without
+    /// running its filter driver: git, which runs it, may call it unchanged.
+    pub fn driver_note(&self) -> Option<String> {
+        let first = self.0.unfiltered.first()?;
+        let count = self.0.unfiltered.len();
+        let (files, count_them) = match count {
+            1 => ("1 file".to_string(), "counts"),
+            n => (format!("{n} files"), "count"),
+        };
+        let drivers = self.0.drivers.iter().map(|d| format!("`{}`", clip(d, 40))).collect::<Vec<_>>().join(", ");
+        Some(format!(
+            "A search runs no program, so the repository's filter drivers ({drivers}) were not run: {files} they apply to {count_them} as modified by size or time and raw contents (e.g. `{}`), where `git status` may call {} unchanged.",
+            clip(&shown_path(first), 200),
+            if count == 1 { "it" } else { "some" },
+        ))
+    }
+
     /// The `git status --porcelain` letters of each of `paths` (relative to
     /// the search folder, `/`-separated) that is changed, by path; a path
     /// git has no change of is left out.
     pub fn porcelain_of<'a>(&self, paths: impl IntoIterator<Item = &'a str>) -> BTreeMap<String, String> {
         paths
             .into_iter()
-            .filter_map(|path| Some((path.to_string(), self.letters(Path::new(path))?.porcelain())))
+            .filter_map(|path| Some((path.to_string(), self.letters_shown(path)?.porcelain())))
             .collect()
     }
 
@@ -163,6 +195,7 @@ impl ChangedPaths {
             slot.worktree = slot.worktree.or(letters.worktree);
         }
         changed.files.retain(|_, letters| letters.is(which));
+        changed.shown = changed.files.iter().map(|(path, l)| (shown_path(path), *l)).collect();
         for path in changed.files.keys() {
             let mut above = path.parent();
             while let Some(folder) = above.filter(|f| !f.as_os_str().is_empty()) {
@@ -174,24 +207,28 @@ impl ChangedPaths {
         }
         ChangedPaths(Arc::new(changed))
     }
+
+    /// This set, noting the files among `unfiltered` it keeps as judged
+    /// without their filter driver (one of `drivers`).
+    fn with_unfiltered(self, unfiltered: Vec<PathBuf>, drivers: Vec<String>) -> ChangedPaths {
+        if unfiltered.is_empty() {
+            return self;
+        }
+        let mut changed = Arc::unwrap_or_clone(self.0);
+        changed.unfiltered = unfiltered.into_iter().filter(|p| changed.files.contains_key(p)).collect();
+        changed.unfiltered.sort();
+        changed.drivers = drivers;
+        ChangedPaths(Arc::new(changed))
+    }
 }
 
-/// The error for a search folder that is in no git work tree.
-fn not_a_repository(folder: &Path, why: &str) -> FindError {
-    FindError::new(
-        ErrorCode::NotARepository,
-        format!(
-            "`{}` is not inside a git work tree ({why}), so `git`/`changedSince` cannot scope the search; search without them, or pass a `path` inside a repository",
-            clip(&folder.to_string_lossy(), 300)
-        ),
-    )
-}
-
-fn git_failed(what: &str, err: impl std::fmt::Display) -> FindError {
-    FindError::new(
-        ErrorCode::FsError,
-        format!("cannot read the git repository's {what}: {}", clip(&err.to_string(), 300)),
-    )
+/// A relative path as results show it: `/`-separated, lossy where not UTF-8.
+fn shown_path(path: &Path) -> String {
+    let text = path.to_string_lossy();
+    match std::path::MAIN_SEPARATOR {
+        '/' => text.into_owned(),
+        sep => text.replace(sep, "/"),
+    }
 }
 
 /// A repository path (`/`-separated bytes) as a path on this system.
@@ -208,21 +245,21 @@ fn repo_path(bytes: &[u8]) -> PathBuf {
 }
 
 /// The changed files of the repository holding `folder` (a real path on
-/// disk), relative to `folder`; `interrupt` stops gix's work when the call
-/// is aborted. With `all_letters`, both columns of each file's letters are
-/// read whatever the scope (`git: 'modified'` alone reads only the work
-/// tree's), so `gitStatus` shows what `git status` does.
+/// disk), relative to `folder`; with `roots`, a repository not wholly inside
+/// them is refused (see `git_repo`). `interrupt` stops the work when the
+/// call is aborted or its deadline passes: gix's status and directory walk
+/// watch it, and so do the ref's resolution and the merge base here. With
+/// `all_letters`, both columns of each file's letters are read whatever the
+/// scope (`git: 'modified'` alone reads only the work tree's), so
+/// `gitStatus` shows what `git status` does.
 pub fn compute(
     folder: &Path,
+    roots: Option<&[PathBuf]>,
     scope: &GitScope,
     all_letters: bool,
-    interrupt: Arc<std::sync::atomic::AtomicBool>,
+    interrupt: Arc<AtomicBool>,
 ) -> Result<ChangedPaths> {
-    let repo = gix::discover(folder).map_err(|e| not_a_repository(folder, &first_line(&e.to_string())))?;
-    let Some(workdir) = repo.workdir() else {
-        return Err(not_a_repository(folder, "it is in a bare repository, which has no work tree"));
-    };
-    let workdir = std::fs::canonicalize(workdir).unwrap_or_else(|_| workdir.to_path_buf());
+    let Opened { repo, workdir, drivers } = crate::git_repo::open(folder, roots)?;
     let Ok(below) = folder.strip_prefix(&workdir) else {
         return Err(not_a_repository(folder, "it is outside the repository's work tree"));
     };
@@ -232,23 +269,11 @@ pub fn compute(
     }
     let (which, base_tree) = match scope {
         GitScope::Status(which) => (*which, None),
-        GitScope::Since(name) => (GitWhich::Changed, Some(merge_base_tree(&repo, name)?)),
+        GitScope::Since(name) => (GitWhich::Changed, Some(merge_base_tree(&repo, name, &interrupt)?)),
     };
     // What is read; `which` then chooses the files kept.
     let read = if all_letters { GitWhich::Changed } else { which };
-    let mut status = repo
-        .status(gix::progress::Discard)
-        .map_err(|e| git_failed("status", e))?
-        .should_interrupt_owned(interrupt)
-        // A submodule is its own repository: its state is not the outer one's change.
-        .index_worktree_submodules(None)
-        .untracked_files(match read {
-            GitWhich::Modified | GitWhich::Staged => gix::status::UntrackedFiles::None,
-            GitWhich::Untracked | GitWhich::Changed => gix::status::UntrackedFiles::Files,
-        });
-    if let Some(tree) = base_tree {
-        status = status.head_tree(tree);
-    }
+    let index = full_index(&repo, &interrupt)?;
     // Only what is below the search folder is read (and walked for untracked
     // files): `top` so the process's directory does not move it, `literal`
     // so a folder name holding `*` or `[` is no glob.
@@ -261,31 +286,203 @@ pub fn compute(
         }
         _ => Vec::new(),
     };
-    let items = match read {
-        GitWhich::Modified | GitWhich::Untracked => {
-            status
-                .into_index_worktree_iter(patterns)
+    let mut found: Vec<(Vec<u8>, Letters)> = Vec::new();
+    if read != GitWhich::Untracked {
+        let mut status = repo
+            .status(gix::progress::Discard)
+            .map_err(|e| git_failed("status", e))?
+            .should_interrupt_owned(interrupt.clone())
+            // A submodule is its own repository: its state is not the outer one's change.
+            .index_worktree_submodules(None)
+            // Untracked files come from `untracked_files`, whatever `status.showUntrackedFiles` says.
+            .untracked_files(gix::status::UntrackedFiles::None)
+            .index(gix::worktree::IndexPersistedOrInMemory::InMemory(gix::index::File::from_state(
+                index.clone(),
+                repo.index_path(),
+            )));
+        if let Some(tree) = base_tree {
+            status = status.head_tree(tree);
+        }
+        let items = match read {
+            GitWhich::Modified => status
+                .into_index_worktree_iter(patterns.clone())
                 .map_err(|e| git_failed("status", e))?
                 .map(|item| item.map(gix::status::Item::IndexWorktree).map_err(|e| git_failed("status", e)))
+                .collect::<Vec<_>>(),
+            _ => status
+                .into_iter(patterns.clone())
+                .map_err(|e| git_failed("status", e))?
+                .map(|item| item.map_err(|e| git_failed("status", e)))
+                .collect::<Vec<_>>(),
+        };
+        for item in items {
+            found.extend(letters_of(&item?));
         }
-        .collect::<Vec<_>>(),
-        GitWhich::Staged | GitWhich::Changed => status
-            .into_iter(patterns)
-            .map_err(|e| git_failed("status", e))?
-            .map(|item| item.map_err(|e| git_failed("status", e)))
-            .collect::<Vec<_>>(),
-    };
-    let mut found: Vec<(Vec<u8>, Letters)> = Vec::new();
-    for item in items {
-        found.extend(letters_of(&item?));
     }
+    if matches!(read, GitWhich::Untracked | GitWhich::Changed) {
+        let untracked = untracked_files(&repo, &workdir, &index, &patterns, &interrupt)?;
+        found.extend(untracked.into_iter().map(|path| (path, Letters { staged: None, worktree: Some('?') })));
+    }
+    let unfiltered = match drivers.is_empty() {
+        true => Vec::new(),
+        false => judged_without_driver(&repo, &index, &drivers, &found)?,
+    };
     let below_bytes = below.as_os_str().as_encoded_bytes();
-    let paths = found.into_iter().filter_map(|(path, letters)| {
-        let path = repo_path(&path);
+    let relative = |path: &[u8]| -> Option<PathBuf> {
+        let path = repo_path(path);
         let rel = path.strip_prefix(below).ok()?;
-        (!rel.as_os_str().is_empty() || below_bytes.is_empty()).then(|| (rel.to_path_buf(), letters))
+        (!rel.as_os_str().is_empty() || below_bytes.is_empty()).then(|| rel.to_path_buf())
+    };
+    let unfiltered = unfiltered.iter().filter_map(|path| relative(path)).collect();
+    let paths = found.into_iter().filter_map(|(path, letters)| Some((relative(&path)?, letters)));
+    Ok(ChangedPaths::keeping(paths, which).with_unfiltered(unfiltered, drivers))
+}
+
+/// The repository's index with every entry a file: a sparse index's
+/// folder entries (outside the sparse-checkout cone) are replaced by the
+/// files of their trees, as git expands it, since gix compares only full
+/// indexes. A repository with no index yet has an empty one.
+fn full_index(repo: &gix::Repository, interrupt: &AtomicBool) -> Result<gix::index::State> {
+    let index = repo.index_or_empty().map_err(|e| git_failed("index", e))?;
+    if !index.is_sparse() {
+        return Ok(gix::index::State::clone(&index));
+    }
+    let mut full = gix::index::State::new(repo.object_hash());
+    for entry in index.entries() {
+        let path = entry.path(&index);
+        if !entry.mode.is_sparse() {
+            full.dangerously_push_entry(entry.stat, entry.id, entry.flags, entry.mode, path);
+            continue;
+        }
+        if interrupt.load(Ordering::Relaxed) {
+            return Err(interrupted());
+        }
+        let subtree = gix::index::State::from_tree(&entry.id, &repo.objects, Default::default())
+            .map_err(|e| git_failed("sparse index", e))?;
+        let mut prefix = path.to_vec();
+        if !prefix.ends_with(b"/") {
+            prefix.push(b'/');
+        }
+        for sub in subtree.entries() {
+            let mut joined = prefix.clone();
+            joined.extend_from_slice(sub.path(&subtree));
+            let flags = sub.flags | entry.flags;
+            full.dangerously_push_entry(sub.stat, sub.id, flags, sub.mode, joined.as_slice().into());
+        }
+    }
+    full.sort_entries();
+    Ok(full)
+}
+
+/// The untracked files below the pathspec, as `git status --untracked-files=all`
+/// lists them: what the work tree holds that `index` does not and no ignore
+/// rule hides. Files outside the sparse-checkout cone count as git counts
+/// them, so the walk sees the index without its skip-worktree marks (gix
+/// would otherwise pass over a folder whose files are all outside the cone).
+/// gix walks nested repositories like folders, so it never reads their `.git`
+/// (which may lead anywhere); their files are then dropped here, as git
+/// lists no file of a nested repository.
+fn untracked_files(
+    repo: &gix::Repository,
+    workdir: &Path,
+    index: &gix::index::State,
+    patterns: &[gix::bstr::BString],
+    interrupt: &AtomicBool,
+) -> Result<Vec<Vec<u8>>> {
+    use gix::dir::walk::EmissionMode;
+    let skip_worktree = gix::index::entry::Flags::SKIP_WORKTREE;
+    let unmarked;
+    let index = match index.entries().iter().any(|e| e.flags.contains(skip_worktree)) {
+        true => {
+            let mut copy = index.clone();
+            copy.entries_mut().iter_mut().for_each(|e| e.flags.remove(skip_worktree));
+            unmarked = copy;
+            &unmarked
+        }
+        false => index,
+    };
+    let options = repo
+        .dirwalk_options()
+        .map_err(|e| git_failed("work tree", e))?
+        .emit_untracked(EmissionMode::Matching)
+        .emit_ignored(None)
+        .emit_tracked(false)
+        .emit_pruned(false)
+        .emit_empty_directories(false)
+        .recurse_repositories(true)
+        .classify_untracked_bare_repositories(false);
+    let mut files = UntrackedFiles(Vec::new());
+    repo.dirwalk(index, patterns, interrupt, options, &mut files)
+        .map_err(|e| if interrupt.load(Ordering::Relaxed) { interrupted() } else { git_failed("work tree", e) })?;
+    let mut in_nested: HashMap<Vec<u8>, bool> = HashMap::new();
+    let mut holds_git = |folder: &[u8]| -> bool {
+        *in_nested
+            .entry(folder.to_vec())
+            .or_insert_with(|| std::fs::symlink_metadata(workdir.join(repo_path(folder)).join(".git")).is_ok())
+    };
+    let mut kept = files.0;
+    kept.retain(|path| {
+        let mut end = path.len();
+        while let Some(slash) = path[..end].iter().rposition(|&b| b == b'/') {
+            if holds_git(&path[..slash]) {
+                return false;
+            }
+            end = slash;
+        }
+        true
     });
-    Ok(ChangedPaths::keeping(paths, which))
+    Ok(kept)
+}
+
+/// Collects the untracked files (and symlinks) a directory walk emits.
+struct UntrackedFiles(Vec<Vec<u8>>);
+
+impl gix::dir::walk::Delegate for UntrackedFiles {
+    fn emit(
+        &mut self,
+        entry: gix::dir::EntryRef<'_>,
+        _collapsed_directory_status: Option<gix::dir::entry::Status>,
+    ) -> gix::dir::walk::Action {
+        use gix::dir::entry::{Kind, Status};
+        if entry.status == Status::Untracked && matches!(entry.disk_kind, Some(Kind::File | Kind::Symlink)) {
+            self.0.push(entry.rela_path.to_vec());
+        }
+        std::ops::ControlFlow::Continue(())
+    }
+}
+
+/// The files among `found` whose work-tree letter gix gave from their raw
+/// bytes where a filter driver (one of `drivers`, which are not run) would
+/// have cleaned them first: their `filter` attribute names one of them.
+fn judged_without_driver(
+    repo: &gix::Repository,
+    index: &gix::index::State,
+    drivers: &[String],
+    found: &[(Vec<u8>, Letters)],
+) -> Result<Vec<Vec<u8>>> {
+    use gix::bstr::ByteSlice;
+    let modified: Vec<&Vec<u8>> =
+        found.iter().filter(|(_, l)| l.worktree.is_some_and(|w| w != '?')).map(|(path, _)| path).collect();
+    if modified.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut stack = repo
+        .attributes_only(index, gix::worktree::stack::state::attributes::Source::WorktreeThenIdMapping)
+        .map_err(|e| git_failed("attributes", e))?;
+    let mut outcome = stack.selected_attribute_matches(["filter"]);
+    let mut judged = Vec::new();
+    for path in modified {
+        let platform = stack.at_entry(path.as_bstr(), None).map_err(|e| git_failed("attributes", e))?;
+        platform.matching_attributes(&mut outcome);
+        let named = outcome.iter_selected().any(|m| match m.assignment.state {
+            gix::attrs::StateRef::Value(value) => drivers.iter().any(|d| d.as_bytes() == value.as_bstr().as_bytes()),
+            _ => false,
+        });
+        if named {
+            judged.push(path.clone());
+        }
+    }
+    Ok(judged)
 }
 
 /// The first line of an error's text (gix chains its causes below it).
@@ -330,30 +527,128 @@ fn letters_of(item: &gix::status::Item) -> Option<(Vec<u8>, Letters)> {
     }
 }
 
+/// What `changedSince` names, as it takes it: a ref or commit that gix
+/// resolves without searching history (a branch, tag, remote branch,
+/// `HEAD`, a hex id, with an optional `@{upstream}`/`@{u}`/`@{push}`),
+/// then any number of `~N` (first parents) and `^N` (the Nth parent) steps,
+/// each taken here while the call's interrupt is watched. Forms that search
+/// every commit (`:/text`, `^{/text}`) or name anything but a commit
+/// (`:path`, ranges) are refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RefSpec {
+    pub name: String,
+    pub steps: Vec<Step>,
+}
+
+/// One step back from a commit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// `~N`: N first parents back.
+    Back(u64),
+    /// `^N`: the Nth parent (`^0` is the commit itself).
+    Parent(u64),
+}
+
+impl RefSpec {
+    /// Parses `text` (already trimmed); `Err` says what is wrong with it.
+    pub fn parse(text: &str) -> std::result::Result<RefSpec, String> {
+        let split = text.find(['~', '^']).unwrap_or(text.len());
+        let (name, mut rest) = text.split_at(split);
+        let base = ["@{upstream}", "@{u}", "@{push}"].iter().find_map(|s| name.strip_suffix(s)).unwrap_or(name);
+        if name.is_empty() {
+            return Err("it names no ref before its `~` or `^`".to_string());
+        }
+        if let Some(bad) = base.chars().find(|c| c.is_whitespace() || c.is_control() || ":?*[\\{}".contains(*c)) {
+            return Err(format!("it holds {bad:?}, which no ref name holds"));
+        }
+        if base.contains("..") || base.contains("@{") || base.starts_with('-') {
+            return Err("ranges, reflog entries and history searches are not taken".to_string());
+        }
+        let mut steps = Vec::new();
+        while let Some(kind) = rest.chars().next() {
+            let digits = rest[1..].bytes().take_while(u8::is_ascii_digit).count();
+            let count = match digits {
+                0 => 1,
+                _ => rest[1..=digits].parse::<u64>().map_err(|_| "a step count is too large".to_string())?,
+            };
+            steps.push(if kind == '~' { Step::Back(count) } else { Step::Parent(count) });
+            rest = &rest[1 + digits..];
+            if !rest.is_empty() && !rest.starts_with(['~', '^']) {
+                return Err(format!("`{}` follows a step; only `~N` and `^N` may follow the ref", clip(rest, 40)));
+            }
+        }
+        Ok(RefSpec { name: name.to_string(), steps })
+    }
+}
+
+/// The error of an interrupted step (the caller answers with the reason).
+fn interrupted() -> FindError {
+    FindError::new(ErrorCode::Aborted, "the search was stopped while reading the git repository")
+}
+
+/// Object lookups that fail once `interrupt` is set, so that a walk over
+/// history (the merge base) stops with the call.
+struct Interruptible<'a> {
+    objects: &'a gix::OdbHandle,
+    interrupt: &'a AtomicBool,
+}
+
+impl gix::objs::Find for Interruptible<'_> {
+    fn try_find<'b>(&self, id: &gix::oid, buffer: &'b mut Vec<u8>) -> gix::Result<Option<gix::objs::Data<'b>>> {
+        if self.interrupt.load(Ordering::Relaxed) {
+            return Err(gix::Error::from(gix::error::message("interrupted")));
+        }
+        self.objects.try_find(id, buffer)
+    }
+}
+
 /// The tree of the merge base of HEAD and `name`: `invalid-argument` naming
 /// the ref when it resolves to no commit.
-fn merge_base_tree(repo: &gix::Repository, name: &str) -> Result<gix::ObjectId> {
+fn merge_base_tree(repo: &gix::Repository, name: &str, interrupt: &AtomicBool) -> Result<gix::ObjectId> {
     let unknown = |why: String| {
         FindError::invalid_argument(format!(
             "`changedSince` names '{}', which {why}; pass a branch, tag or commit the repository has (list them with `git branch -a` and `git tag`), such as 'origin/main' or 'HEAD~3'",
             clip(name, 200)
         ))
     };
+    let spec = RefSpec::parse(name).map_err(|why| unknown(format!("is not taken: {why}")))?;
+    let stopped = |e: gix::Error| if interrupt.load(Ordering::Relaxed) { interrupted() } else { git_failed("history", e) };
     let id = repo
-        .rev_parse_single(name)
+        .rev_parse_single(spec.name.as_str())
         .map_err(|e| unknown(format!("is not a ref or commit here ({})", first_line(&e.to_string()))))?;
-    let commit = id
+    let mut commit = id
         .object()
         .map_err(|e| git_failed("objects", e))?
         .peel_to_commit()
-        .map_err(|_| unknown("is not a commit".to_string()))?;
+        .map_err(|_| unknown("is not a commit".to_string()))?
+        .id;
+    for step in &spec.steps {
+        let (count, nth) = match *step {
+            Step::Back(n) => (n, 1),
+            Step::Parent(0) => continue,
+            Step::Parent(n) => (1, n),
+        };
+        for _ in 0..count {
+            if interrupt.load(Ordering::Relaxed) {
+                return Err(interrupted());
+            }
+            let found = repo.find_commit(commit).map_err(|e| git_failed("objects", e))?;
+            let parent = usize::try_from(nth - 1).ok().and_then(|at| found.parent_ids().nth(at));
+            commit = match parent {
+                Some(parent) => parent.detach(),
+                None => return Err(unknown("goes back past the first commit of its history".to_string())),
+            };
+        }
+    }
     let head = match repo.head_commit() {
-        Ok(head) => head,
+        Ok(head) => head.id,
         Err(_) => return Err(unknown("cannot be compared: HEAD has no commit yet".to_string())),
     };
-    let base = repo
-        .merge_base(head.id, commit.id)
-        .map_err(|e| git_failed("history", e))?
+    let cache = repo.commit_graph_if_enabled().map_err(|e| git_failed("commit graph", e))?;
+    let mut graph = gix::revwalk::Graph::new(Interruptible { objects: &repo.objects, interrupt }, cache.as_ref());
+    let base = gix::revision::plumbing::merge_base(head, &[commit], &mut graph)
+        .map_err(stopped)?
+        .map(|bases| *bases.first())
         .ok_or_else(|| unknown("shares no history with HEAD".to_string()))?;
     let tree = repo
         .find_commit(base)

@@ -23,6 +23,7 @@ mod explain;
 mod filter;
 mod find;
 mod folder_counts;
+mod git_repo;
 mod git_scope;
 mod git_status;
 mod gitconfig;

@@ -93,7 +93,7 @@ pub fn run(config: &FindConfig, cancel: &Cancel) -> Result<FindOutcome> {
     cancel.check()?;
     let root = config.source.open(&config.scope, cancel)?;
     let scoped;
-    let git = git_scope::apply(&config.git, &root, &config.rules, cancel)?;
+    let git = git_scope::apply(&config.git, &root, config.scope.roots.as_deref(), &config.rules, cancel)?;
     let config = match git.rules {
         Some(rules) => {
             scoped = FindConfig { rules, ..config.clone() };
@@ -139,6 +139,10 @@ pub fn run(config: &FindConfig, cancel: &Cancel) -> Result<FindOutcome> {
             other => other?,
         },
         _ => None,
+    };
+    let hint = match (hint, git.note) {
+        (Some(hint), Some(note)) => Some(format!("{hint} {note}")),
+        (hint, note) => hint.or(note),
     };
     let reserve = crate::render::skipped_line(skipped.as_deref().unwrap_or_default()).map_or(0, |line| line.len() + 1);
     let page = paginate_leaving(&path, found, left_out, matched, config.caps, reserve);

@@ -245,7 +245,7 @@ pub fn run(config: &SearchConfig, cancel: &Cancel) -> Result<SearchOutcome> {
     cancel.check()?;
     let root = config.source.open(&config.scope, cancel)?;
     let scoped;
-    let git = git_scope::apply(&config.git, &root, &config.rules, cancel)?;
+    let git = git_scope::apply(&config.git, &root, config.scope.roots.as_deref(), &config.rules, cancel)?;
     let config = match git.rules {
         Some(rules) => {
             scoped = SearchConfig { rules, ..config.clone() };
@@ -390,6 +390,12 @@ pub fn run(config: &SearchConfig, cancel: &Cancel) -> Result<SearchOutcome> {
         notice = Some(match notice {
             Some(n) => format!("{changed} {n}"),
             None => changed.to_string(),
+        });
+    }
+    if let Some(note) = git.note {
+        notice = Some(match notice {
+            Some(n) => format!("{n} {note}"),
+            None => note,
         });
     }
     let paged = config.page.cursor.is_some() || config.page.offset > 0;
