@@ -14,29 +14,10 @@ import { describe, test } from 'node:test'
 
 import { find } from '../index.mjs'
 import { REPO, cannotRunAsNobody, tmpTree } from './helpers.mjs'
-import { openToOthers, runAsNobody } from './hostile-helpers.mjs'
+import { openToOthers, runAsNobody, runChild } from './hostile-helpers.mjs'
 
 const linux = process.platform === 'linux'
 
-/**
- * Runs `body` (ES module source; `af` is the package, `arg` the JSON
- * argument) in a child node under the shell line `limits`, with `env` added.
- * Its last `RESULT <json>` line is the answer.
- */
-function runChild(body, { limits = '', env = {}, arg = null, timeout = 60_000 } = {}) {
-  const script = `
-    import { createRequire } from 'node:module'
-    const af = createRequire(${JSON.stringify(path.join(REPO, 'x.js'))})(${JSON.stringify(REPO)})
-    const arg = JSON.parse(process.argv[1])
-    const result = await (async () => { ${body} })()
-    console.log('RESULT ' + JSON.stringify(result))`
-  const r = spawnSync('/bin/sh', ['-c', `${limits}\nexec "$0" --input-type=module -e "$1" "$2"`, process.execPath, script, JSON.stringify(arg)], {
-    encoding: 'utf8', timeout, killSignal: 'SIGKILL', env: { ...process.env, ...env },
-  })
-  const line = (r.stdout || '').split('\n').reverse().find((l) => l.startsWith('RESULT '))
-  assert.ok(line, `the child ended without an answer (${r.signal ?? `status ${r.status}`}): ${(r.stderr || '').slice(0, 600)}`)
-  return JSON.parse(line.slice('RESULT '.length))
-}
 
 /** Whether `unshare` with these flags works here. */
 function canUnshare(flags) {

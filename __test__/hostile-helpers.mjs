@@ -105,6 +105,26 @@ export function runAsNobody(fnSource) {
   return JSON.parse(out.stdout)
 }
 
+/**
+ * Runs `body` (ES module source; `af` is the package, `arg` the JSON
+ * argument) in a child node under the shell line `limits`, with `env` added.
+ * Its last `RESULT <json>` line is the answer.
+ */
+export function runChild(body, { limits = '', env = {}, arg = null, timeout = 60_000 } = {}) {
+  const script = `
+    import { createRequire } from 'node:module'
+    const af = createRequire(${JSON.stringify(path.join(REPO, 'x.js'))})(${JSON.stringify(REPO)})
+    const arg = JSON.parse(process.argv[1])
+    const result = await (async () => { ${body} })()
+    console.log('RESULT ' + JSON.stringify(result))`
+  const r = spawnSync('/bin/sh', ['-c', `${limits}\nexec "$0" --input-type=module -e "$1" "$2"`, process.execPath, script, JSON.stringify(arg)], {
+    encoding: 'utf8', timeout, killSignal: 'SIGKILL', env: { ...process.env, ...env },
+  })
+  const line = (r.stdout || '').split('\n').reverse().find((l) => l.startsWith('RESULT '))
+  assert.ok(line, `the child ended without an answer (${r.signal ?? `status ${r.status}`}): ${(r.stderr || '').slice(0, 600)}`)
+  return JSON.parse(line.slice('RESULT '.length))
+}
+
 /** Makes `dir` and every folder above it up to / enterable by others (mkdtemp makes 0700). */
 export function openToOthers(dir) {
   fs.chmodSync(dir, 0o755)

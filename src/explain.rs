@@ -137,7 +137,8 @@ pub fn run(config: &FindConfig, target: &Path, cancel: &Cancel) -> Result<Explan
     let scoped;
     // Only the scope decides what is found; status letters are no reason.
     let ask = crate::git_status::GitAsk { status: false, ..config.git.clone() };
-    let config = match crate::git_scope::apply(&ask, &root, config.scope.roots.as_deref(), &config.rules, cancel)?.rules {
+    let config = match crate::git_scope::apply(&ask, &root, config.scope.roots.as_deref(), &config.rules, cancel)?.rules
+    {
         Some(rules) => {
             scoped = FindConfig { rules, ..config.clone() };
             &scoped

@@ -22,8 +22,8 @@
 //! swapped for a FIFO between the check and gix's open is the one gap left.
 
 use crate::error::{clip, ErrorCode, FindError, Result};
-use crate::gitdir::{parse_gitfile, DOT_GIT, MAX_GITFILE_BYTES};
 use crate::gitconfig::MAX_CONFIG_BYTES;
+use crate::gitdir::{parse_gitfile, DOT_GIT, MAX_GITFILE_BYTES};
 use std::path::{Path, PathBuf};
 
 /// A repository opened for git scoping.
@@ -444,8 +444,11 @@ mod tests {
         bare_bones(&root.join("elsewhere"));
         let objects = root.join("ws/r/.git/objects");
         fs::create_dir_all(objects.join("info")).unwrap();
-        fs::write(objects.join("info/alternates"), format!("# comment\n{}\n", root.join("elsewhere/.git/objects").display()))
-            .unwrap();
+        fs::write(
+            objects.join("info/alternates"),
+            format!("# comment\n{}\n", root.join("elsewhere/.git/objects").display()),
+        )
+        .unwrap();
         let roots = [root.join("ws")];
         let err = check_objects(&objects, Some(&roots), &root.join("ws/r"), 0, &mut Vec::new()).unwrap_err();
         assert_eq!(err.code, ErrorCode::OutsideRoot, "{}", err.message);

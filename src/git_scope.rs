@@ -15,9 +15,9 @@ use crate::git_status::{compute, ChangedPaths, GitAsk, GitScope, GitWhich, RefSp
 use crate::index::os;
 use crate::source::{Backend, Root, Source};
 use crate::walk::WalkRules;
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 

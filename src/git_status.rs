@@ -165,10 +165,7 @@ impl ChangedPaths {
     /// the search folder, `/`-separated) that is changed, by path; a path
     /// git has no change of is left out.
     pub fn porcelain_of<'a>(&self, paths: impl IntoIterator<Item = &'a str>) -> BTreeMap<String, String> {
-        paths
-            .into_iter()
-            .filter_map(|path| Some((path.to_string(), self.letters_shown(path)?.porcelain())))
-            .collect()
+        paths.into_iter().filter_map(|path| Some((path.to_string(), self.letters_shown(path)?.porcelain()))).collect()
     }
 
     /// How many changed files are below the search folder.
@@ -412,8 +409,13 @@ fn untracked_files(
         .recurse_repositories(true)
         .classify_untracked_bare_repositories(false);
     let mut files = UntrackedFiles(Vec::new());
-    repo.dirwalk(index, patterns, interrupt, options, &mut files)
-        .map_err(|e| if interrupt.load(Ordering::Relaxed) { interrupted() } else { git_failed("work tree", e) })?;
+    repo.dirwalk(index, patterns, interrupt, options, &mut files).map_err(|e| {
+        if interrupt.load(Ordering::Relaxed) {
+            interrupted()
+        } else {
+            git_failed("work tree", e)
+        }
+    })?;
     let mut in_nested: HashMap<Vec<u8>, bool> = HashMap::new();
     let mut holds_git = |folder: &[u8]| -> bool {
         *in_nested
@@ -612,7 +614,8 @@ fn merge_base_tree(repo: &gix::Repository, name: &str, interrupt: &AtomicBool) -
         ))
     };
     let spec = RefSpec::parse(name).map_err(|why| unknown(format!("is not taken: {why}")))?;
-    let stopped = |e: gix::Error| if interrupt.load(Ordering::Relaxed) { interrupted() } else { git_failed("history", e) };
+    let stopped =
+        |e: gix::Error| if interrupt.load(Ordering::Relaxed) { interrupted() } else { git_failed("history", e) };
     let id = repo
         .rev_parse_single(spec.name.as_str())
         .map_err(|e| unknown(format!("is not a ref or commit here ({})", first_line(&e.to_string()))))?;
@@ -703,9 +706,78 @@ mod tests {
         let flag = Arc::new(std::sync::atomic::AtomicBool::new(false));
         // TempTree lives in the system temp folder, which is in no repository.
         let real = std::fs::canonicalize(&*tree).unwrap();
-        match compute(&real, &GitScope::Status(GitWhich::Changed), false, flag) {
+        match compute(&real, None, &GitScope::Status(GitWhich::Changed), false, flag) {
             Err(e) => assert_eq!(e.code, ErrorCode::NotARepository, "{}", e.message),
             Ok(_) => panic!("a temp folder is in no repository"),
+        }
+    }
+
+    #[test]
+    fn ref_specs_a_name_then_steps_back() {
+        let parsed = |text: &str| RefSpec::parse(text).map(|s| (s.name, s.steps));
+        assert_eq!(parsed("origin/main"), Ok(("origin/main".into(), vec![])));
+        assert_eq!(parsed("HEAD~3"), Ok(("HEAD".into(), vec![Step::Back(3)])));
+        assert_eq!(parsed("v1.2^2~"), Ok(("v1.2".into(), vec![Step::Parent(2), Step::Back(1)])));
+        assert_eq!(parsed("main@{u}^"), Ok(("main@{u}".into(), vec![Step::Parent(1)])));
+        assert_eq!(parsed("abc123^0"), Ok(("abc123".into(), vec![Step::Parent(0)])));
+        for refused in [
+            ":/fix",
+            "HEAD^{/fix}",
+            "HEAD:a.txt",
+            "a..b",
+            "a...b",
+            "HEAD@{1}",
+            "@{-1}",
+            "~1",
+            "-n",
+            "a b",
+            "HEAD^{tree}",
+            "x~1y",
+        ] {
+            assert!(RefSpec::parse(refused).is_err(), "{refused}");
+        }
+        assert!(RefSpec::parse("HEAD~99999999999999999999999").is_err(), "a count past u64");
+    }
+
+    /// A repository made by git in a temp folder, with `commits` commits on `main`.
+    fn history(name: &str, commits: usize) -> (crate::testing::TempTree, PathBuf) {
+        let tree = crate::testing::TempTree::new(name);
+        let repo = std::fs::canonicalize(&*tree).unwrap();
+        let run = |args: &[&str]| {
+            let out = std::process::Command::new("git")
+                .args(args)
+                .current_dir(&repo)
+                .env("GIT_CONFIG_NOSYSTEM", "1")
+                .env("HOME", &repo)
+                .env("GIT_AUTHOR_NAME", "a")
+                .env("GIT_AUTHOR_EMAIL", "a@a")
+                .env("GIT_COMMITTER_NAME", "a")
+                .env("GIT_COMMITTER_EMAIL", "a@a")
+                .output()
+                .expect("git runs");
+            assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        };
+        run(&["init", "-q", "-b", "main"]);
+        for i in 0..commits {
+            std::fs::write(repo.join("f.txt"), format!("{i}\n")).unwrap();
+            run(&["add", "f.txt"]);
+            run(&["commit", "-q", "-m", &format!("c{i}")]);
+        }
+        (tree, repo)
+    }
+
+    #[test]
+    fn an_interrupt_stops_the_steps_and_the_merge_base() {
+        let (_tree, repo) = history("git-history", 4);
+        let opened = crate::git_repo::open(&repo, None).unwrap();
+        let go = AtomicBool::new(false);
+        merge_base_tree(&opened.repo, "HEAD~3", &go).unwrap();
+        let err = merge_base_tree(&opened.repo, "HEAD~4", &go).unwrap_err();
+        assert!(err.message.contains("past the first commit"), "{}", err.message);
+        let stop = AtomicBool::new(true);
+        for name in ["HEAD~2", "main"] {
+            let err = merge_base_tree(&opened.repo, name, &stop).unwrap_err();
+            assert_eq!(err.code, ErrorCode::Aborted, "{name}: {}", err.message);
         }
     }
 }
