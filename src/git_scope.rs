@@ -55,7 +55,9 @@ pub fn apply(
         Backend::Storage(_) => return Err(refuse_reader()),
     };
     cancel.check()?;
-    let changed = interruptible(cancel, |interrupt| compute(&folder, roots, &scope, git.status, interrupt))?;
+    let inside = |real: &std::path::Path| roots.is_some_and(|roots| crate::sandbox::inside_really(real, roots));
+    let inside_roots = roots.map(|_| &inside as crate::git_repo::InsideRoots<'_>);
+    let changed = interruptible(cancel, |interrupt| compute(&folder, inside_roots, &scope, git.status, interrupt))?;
     Ok(Applied {
         note: changed.driver_note(),
         status: git.status.then(|| changed.clone()),

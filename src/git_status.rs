@@ -15,7 +15,7 @@
 //! to its own changes). Deleted files are on no disk, so no walk lists them.
 
 use crate::error::{clip, ErrorCode, FindError, Result};
-use crate::git_repo::{git_failed, not_a_repository, Opened};
+use crate::git_repo::{git_failed, not_a_repository, InsideRoots, Opened};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -251,7 +251,7 @@ fn repo_path(bytes: &[u8]) -> PathBuf {
 /// `gitStatus` shows what `git status` does.
 pub fn compute(
     folder: &Path,
-    roots: Option<&[PathBuf]>,
+    roots: Option<InsideRoots<'_>>,
     scope: &GitScope,
     all_letters: bool,
     interrupt: Arc<AtomicBool>,
