@@ -283,42 +283,25 @@ pub fn compute(
         }
         _ => Vec::new(),
     };
-    let mut found: Vec<(Vec<u8>, Letters)> = Vec::new();
-    if read != GitWhich::Untracked {
-        let mut status = repo
-            .status(gix::progress::Discard)
-            .map_err(|e| git_failed("status", e))?
-            .should_interrupt_owned(interrupt.clone())
-            // A submodule is its own repository: its state is not the outer one's change.
-            .index_worktree_submodules(None)
-            // Untracked files come from `untracked_files`, whatever `status.showUntrackedFiles` says.
-            .untracked_files(gix::status::UntrackedFiles::None)
-            .index(gix::worktree::IndexPersistedOrInMemory::InMemory(gix::index::File::from_state(
-                index.clone(),
-                repo.index_path(),
-            )));
-        if let Some(tree) = base_tree {
-            status = status.head_tree(tree);
-        }
-        let items = match read {
-            GitWhich::Modified => status
-                .into_index_worktree_iter(patterns.clone())
-                .map_err(|e| git_failed("status", e))?
-                .map(|item| item.map(gix::status::Item::IndexWorktree).map_err(|e| git_failed("status", e)))
-                .collect::<Vec<_>>(),
-            _ => status
-                .into_iter(patterns.clone())
-                .map_err(|e| git_failed("status", e))?
-                .map(|item| item.map_err(|e| git_failed("status", e)))
-                .collect::<Vec<_>>(),
+    // The untracked files' walk runs beside the status read (gix runs them
+    // side by side too), on a handle of its own.
+    let walk_untracked = matches!(read, GitWhich::Untracked | GitWhich::Changed);
+    let (status, untracked) = std::thread::scope(|scope| {
+        let untracked = walk_untracked.then(|| {
+            let (repo, workdir, index, patterns, interrupt) = (repo.clone(), &workdir, &index, &patterns, &interrupt);
+            scope.spawn(move || untracked_files(&repo, workdir, index, patterns, interrupt))
+        });
+        let status = match read {
+            GitWhich::Untracked => Ok(Vec::new()),
+            _ => status_letters(&repo, &index, &patterns, base_tree, read, &interrupt),
         };
-        for item in items {
-            found.extend(letters_of(&item?));
-        }
-    }
-    if matches!(read, GitWhich::Untracked | GitWhich::Changed) {
-        let untracked = untracked_files(&repo, &workdir, &index, &patterns, &interrupt)?;
-        found.extend(untracked.into_iter().map(|path| (path, Letters { staged: None, worktree: Some('?') })));
+        let untracked =
+            untracked.map(|walk| walk.join().unwrap_or_else(|_| Err(git_failed("work tree", "the walk failed"))));
+        (status, untracked)
+    });
+    let mut found = status?;
+    if let Some(untracked) = untracked {
+        found.extend(untracked?.into_iter().map(|path| (path, Letters { staged: None, worktree: Some('?') })));
     }
     let unfiltered = match drivers.is_empty() {
         true => Vec::new(),
@@ -333,6 +316,51 @@ pub fn compute(
     let unfiltered = unfiltered.iter().filter_map(|path| relative(path)).collect();
     let paths = found.into_iter().filter_map(|(path, letters)| Some((relative(&path)?, letters)));
     Ok(ChangedPaths::keeping(paths, which).with_unfiltered(unfiltered, drivers))
+}
+
+/// The staged and modified files below `patterns` (the index against the
+/// work tree, and `base_tree`, else HEAD's tree, against the index), with
+/// their letters; only the work tree's side when `read` is `Modified`.
+fn status_letters(
+    repo: &gix::Repository,
+    index: &gix::index::State,
+    patterns: &[gix::bstr::BString],
+    base_tree: Option<gix::ObjectId>,
+    read: GitWhich,
+    interrupt: &Arc<AtomicBool>,
+) -> Result<Vec<(Vec<u8>, Letters)>> {
+    let mut status = repo
+        .status(gix::progress::Discard)
+        .map_err(|e| git_failed("status", e))?
+        .should_interrupt_owned(interrupt.clone())
+        // A submodule is its own repository: its state is not the outer one's change.
+        .index_worktree_submodules(None)
+        // Untracked files come from `untracked_files`, whatever `status.showUntrackedFiles` says.
+        .untracked_files(gix::status::UntrackedFiles::None)
+        .index(gix::worktree::IndexPersistedOrInMemory::InMemory(gix::index::File::from_state(
+            index.clone(),
+            repo.index_path(),
+        )));
+    if let Some(tree) = base_tree {
+        status = status.head_tree(tree);
+    }
+    let items = match read {
+        GitWhich::Modified => status
+            .into_index_worktree_iter(patterns.to_vec())
+            .map_err(|e| git_failed("status", e))?
+            .map(|item| item.map(gix::status::Item::IndexWorktree).map_err(|e| git_failed("status", e)))
+            .collect::<Vec<_>>(),
+        _ => status
+            .into_iter(patterns.to_vec())
+            .map_err(|e| git_failed("status", e))?
+            .map(|item| item.map_err(|e| git_failed("status", e)))
+            .collect::<Vec<_>>(),
+    };
+    let mut found = Vec::new();
+    for item in items {
+        found.extend(letters_of(&item?));
+    }
+    Ok(found)
 }
 
 /// The repository's index with every entry a file: a sparse index's
