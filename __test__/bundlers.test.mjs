@@ -11,7 +11,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, test } from 'node:test'
 
-import { tmpTree } from './helpers.mjs'
+import { requireTool, tmpTree } from './helpers.mjs'
 
 const REPO = path.join(path.dirname(fileURLToPath(import.meta.url)), '..')
 const ESBUILD = path.join(REPO, 'node_modules', '.bin', 'esbuild')
@@ -33,7 +33,17 @@ function app(t) {
 const esbuild = (cwd, ...args) => spawnSync(ESBUILD, ['app.js', '--bundle', '--platform=node', ...args], { cwd, encoding: 'utf8' })
 const run = (cwd, bundle) => spawnSync(process.execPath, [bundle, path.join(cwd, 'tree')], { cwd, encoding: 'utf8' })
 
-describe('esbuild', { skip: !fs.existsSync(ESBUILD) ? 'esbuild is not installed (npm ci installs it)' : NODE_FILES.length !== 1 ? 'needs one built .node' : false }, () => {
+/** Skips (fails under CI) without the bundler at `bin`, a devDependency; then needs the built addon. */
+function needs(name, bin) {
+  const { skip } = requireTool(name, {
+    why: 'bundling an app',
+    probe: () => (fs.existsSync(bin) ? null : `${name} is not installed at ${bin}`),
+    install: 'npm ci (it is a devDependency)',
+  })
+  return skip || (NODE_FILES.length !== 1 && 'needs one built .node')
+}
+
+describe('esbuild', { skip: needs('esbuild', ESBUILD) }, () => {
   test('agent-find external: the bundle runs', (t) => {
     const dir = app(t)
     const built = esbuild(dir, '--outfile=out/app.js', '--external:agent-find')
@@ -98,7 +108,7 @@ async function webpackBuild(dir, config) {
   })
 }
 
-describe('webpack', { skip: !fs.existsSync(WEBPACK) ? 'webpack is not installed (npm ci installs it)' : NODE_FILES.length !== 1 ? 'needs one built .node' : false }, () => {
+describe('webpack', { skip: needs('webpack', WEBPACK) }, () => {
   test('agent-find in externals: the bundle runs', async (t) => {
     const dir = app(t)
     const { errors } = await webpackBuild(dir, { externals: { 'agent-find': 'commonjs agent-find' } })

@@ -7,7 +7,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { describe, test } from 'node:test'
 
-import { FindFilesError, find } from '../index.mjs'
+import { FindFilesError, find, openIndex, searchFiles } from '../index.mjs'
 import { NOBODY, REPO, cannotRunAsNobody, paths, rejectsWith, sortedPaths, tmpTree } from './helpers.mjs'
 
 // A cwd that does not exist: a call that got past validation would fail
@@ -244,9 +244,22 @@ describe('fs-error and odd paths', () => {
     await rejectsWith(find('*', { cwd: dir, path: 'self' }), 'fs-error', path.join(dir, 'self'), 'symbolic links')
   })
 
-  test('a path component longer than NAME_MAX: fs-error', async (t) => {
-    const dir = tmpTree(t, {})
-    await rejectsWith(find('*', { cwd: dir, path: 'x'.repeat(300) }), 'fs-error', 'too long')
+  test('a path the OS refuses for its length is invalid-argument (find, searchFiles, an index); the longest name is not-found', async (t) => {
+    const dir = tmpTree(t, { 'sub/a.txt': 'a' })
+    for (const p of ['x'.repeat(256), 'x'.repeat(5000), `sub/${'y'.repeat(300)}`]) {
+      const err = await rejectsWith(find('*', { cwd: dir, path: p }), 'invalid-argument', 'too long', '`path`')
+      assert.ok(err.message.length < 1024, 'the path is clipped in the message')
+      await rejectsWith(searchFiles({ pattern: 'a', cwd: dir, path: p }), 'invalid-argument', 'too long')
+      await rejectsWith(searchFiles({ pattern: 'a', target: 'files', cwd: dir, path: p }), 'invalid-argument', 'too long')
+    }
+    const index = await openIndex(dir)
+    t.after(() => index.close())
+    await rejectsWith(index.find({ pattern: '*', path: 'x'.repeat(300) }), 'invalid-argument', 'too long')
+    await rejectsWith(index.searchFiles({ pattern: 'a', path: `sub/${'y'.repeat(300)}` }), 'invalid-argument', 'too long')
+    // 255 bytes is a name a file could have: nothing is there.
+    await rejectsWith(find('*', { cwd: dir, path: 'x'.repeat(255) }), 'not-found')
+    // A missing folder before the long name: nothing is there either.
+    await rejectsWith(find('*', { cwd: dir, path: `nope/${'y'.repeat(300)}` }), 'not-found')
   })
 
   test('a path holding a NUL byte is an invalid argument',

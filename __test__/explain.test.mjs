@@ -11,7 +11,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { describe, test } from 'node:test'
 
-import { explain, find, memoryReader } from '../index.mjs'
+import { explain, find, memoryReader, searchFiles } from '../index.mjs'
 import { gitInit, makeTmp, rejectsWith, removeTmp, seededRandom, tmpTree } from './helpers.mjs'
 
 // No user git settings (global excludes file) here or in the git this test runs.
@@ -232,6 +232,68 @@ describe('each reason', () => {
     const aborted = new AbortController()
     aborted.abort()
     await rejectsWith(explain('src/a.js', { cwd: root, signal: aborted.signal }), 'aborted')
+  })
+})
+
+describe('a path no file can have: refused as find refuses its `path`', () => {
+  test('a NUL byte is invalid-argument, wherever it is and however the path is given', async (t) => {
+    const root = tmpTree(t, { 'a.txt': 'a', 'sub/b.txt': 'b' })
+    for (const p of ['a.txt\0', 'sub/\0/b.txt', '\0', path.join(root, 'a\0.txt'), '/elsewhere\0', '../x\0']) {
+      await rejectsWith(explain(p, { cwd: root }), 'invalid-argument', 'the path to explain contains a NUL byte')
+    }
+    // find says the same of its `path`: the same check.
+    await rejectsWith(find('*', { cwd: root, path: 'a.txt\0' }), 'invalid-argument', '`path` contains a NUL byte')
+    // The options' own paths keep their codes.
+    await rejectsWith(explain('a.txt', { cwd: root, path: 'sub\0' }), 'invalid-argument', '`path` contains a NUL byte')
+    await rejectsWith(explain('a.txt', { cwd: `${root}\0` }), 'invalid-argument', 'NUL byte')
+  })
+
+  test('a name too long for the file system is invalid-argument, as find and searchFiles answer for such a path', async (t) => {
+    const root = tmpTree(t, { 'a.txt': 'a', 'sub/b.txt': 'b' })
+    const long = 'x'.repeat(5000)
+    for (const p of [long, 'x'.repeat(256), `sub/${'y'.repeat(300)}`, `sub/${'y'.repeat(300)}/deeper.txt`, path.join(root, long)]) {
+      const err = await rejectsWith(explain(p, { cwd: root }), 'invalid-argument', 'too long')
+      assert.ok(err.message.length < 1024, `the name is clipped in the message: ${err.message.length} bytes`)
+      await rejectsWith(find('*', { cwd: root, path: p }), 'invalid-argument', 'too long')
+      await rejectsWith(searchFiles({ pattern: 'a', cwd: root, path: p }), 'invalid-argument', 'too long')
+    }
+    // Such a name as the search directory (`path`): the same error as find's.
+    await rejectsWith(explain(`${long}/a.txt`, { cwd: root, path: long }), 'invalid-argument', 'too long', 'search path')
+    // A name a file could have (255 bytes), or a missing folder before the long name: nothing is there.
+    for (const [p, at] of [['x'.repeat(255), 'x'.repeat(255)], [`nope/${'y'.repeat(300)}`, 'nope']]) {
+      const missing = await explain(p, { cwd: root })
+      assert.equal(missing.reason, 'missing', p.slice(0, 20))
+      assert.equal(missing.at, at)
+      await rejectsWith(find('*', { cwd: root, path: p }), 'not-found')
+    }
+  })
+
+  test('the CLIs (native and JS) and the explain_path tool answer the same code', async (t) => {
+    const { createTools } = await import('../index.mjs')
+    const root = tmpTree(t, { 'a.txt': 'a' })
+    const BIN = path.join(path.dirname(new URL(import.meta.url).pathname), '..', 'bin', 'agent-find.js')
+    const long = 'x'.repeat(5000)
+    for (const which of ['native', 'js']) {
+      const env = { ...process.env, AGENT_FIND_CLI: which === 'js' ? 'js' : '' }
+      if (which === 'native') {
+        const chosen = spawnSync(process.execPath, [BIN], { env: { ...env, AGENT_FIND_CLI: 'which' }, encoding: 'utf8' }).stdout
+        assert.match(chosen, /^native /, 'a native CLI is built')
+      }
+      const r = spawnSync(process.execPath, [BIN, 'explain', long], { cwd: root, env, encoding: 'utf8' })
+      assert.equal(r.status, 2, `${which}: ${r.stderr}`)
+      assert.match(r.stderr, /^agent-find: invalid-argument: .*too long/, which)
+      assert.equal(r.stdout, '')
+      const f = spawnSync(process.execPath, [BIN, '*', long], { cwd: root, env, encoding: 'utf8' })
+      assert.equal(f.status, 2, `${which} find: ${f.stderr}`)
+      assert.match(f.stderr, /^agent-find: invalid-argument: .*too long/, which)
+    }
+    const tools = createTools({ cwd: root })
+    for (const [p, says] of [['a.txt\0', /NUL byte/], [long, /too long/]]) {
+      const { text, isError } = await tools.call('explain_path', { path: p })
+      assert.equal(isError, true, text)
+      assert.match(text, /^Error \(invalid-argument\): /)
+      assert.match(text, says)
+    }
   })
 })
 

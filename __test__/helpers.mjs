@@ -158,14 +158,90 @@ export function seededRandom(seed) {
 /** setpriv arguments that run a command as uid/gid 65534 (nobody). */
 export const NOBODY = ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups']
 
-/** Why searches cannot run as uid 65534 here, or null when they can. */
+/**
+ * Why searches cannot run as uid 65534 here, or null when they can. Off
+ * Linux that is the platform; on Linux it is a need (`requireTool`), which
+ * fails the test under CI.
+ */
 export function cannotRunAsNobody() {
   if (process.platform !== 'linux') return 'not Linux'
+  const install = 'run the tests as root, with setpriv (apt-get install -y util-linux), from a checkout uid 65534 may read (every folder above it o+x)'
+  return requireTool('setpriv', { why: 'switching to uid 65534 (nobody)', probe: nobodyProbe, install }).skip || null
+}
+
+function nobodyProbe() {
   if (typeof process.getuid !== 'function' || process.getuid() !== 0) return 'not running as root, cannot switch to nobody'
   const probe = spawnSync(NOBODY[0], [...NOBODY.slice(1), process.execPath, '-e', `require(${JSON.stringify(path.join(REPO, 'index.js'))})`], { encoding: 'utf8', timeout: 20_000 })
   if (probe.error) return `setpriv unavailable: ${probe.error.message}`
   if (probe.status !== 0) return `nobody cannot load the addon from ${REPO}: ${probe.stderr.trim().split('\n')[0]}`
   return null
+}
+
+/** The Debian package that holds each program the tests run (what `.ci/run` installs). */
+const DEBIAN_PACKAGE = { git: 'git', setpriv: 'util-linux', unshare: 'util-linux' }
+const needs = new Map()
+
+/**
+ * What a test needs from the machine: a program, or a feature of the kernel
+ * or of the user the tests run as. Outside CI an unmet need skips the test
+ * and says why; under CI (`CI=true`) it throws, naming what to install, so
+ * CI runs every test or fails, never passing with tests left out.
+ * Platform limits (a Linux-only test on macOS) are not needs: test for the
+ * platform first and skip there.
+ *
+ * - `name`: the program, looked up on PATH; with a `probe` function, the
+ *   feature's name (`'/proc/self/io'`).
+ * - `why`: what the test uses it for, for the messages.
+ * - `probe`: arguments of a run of the program that must exit 0 (found on
+ *   PATH is enough without them), or a function answering null when the
+ *   need is met and why not otherwise. A program with its arguments, or a
+ *   probe function, is probed once a process.
+ * - `install`: what makes it met (default: the Debian package, as `.ci/run`
+ *   installs it).
+ *
+ * Returns `{ path, skip }`: `skip` is false when the need is met (`path` is
+ * then the program's path, null for a feature), else the reason, for
+ * node:test's `skip` option or `t.skip()`.
+ */
+export function requireTool(name, { why, probe, install } = {}) {
+  const key = typeof probe === 'function' ? probe : JSON.stringify([name, probe ?? null])
+  if (!needs.has(key)) needs.set(key, findTool(name, probe))
+  const { path: found, missing } = needs.get(key)
+  if (!missing) return { path: found, skip: false }
+  const reason = `${why ? `${why}: ` : ''}${missing}`
+  if (process.env.CI === 'true') {
+    const fix = install ?? (DEBIAN_PACKAGE[name] ? `apt-get install -y ${DEBIAN_PACKAGE[name]} (as .ci/run does)` : `make ${name} available`)
+    throw new Error(`${reason}. Under CI every test must run: ${fix}`)
+  }
+  return { path: found, skip: reason }
+}
+
+function findTool(name, probe) {
+  if (typeof probe === 'function') {
+    let missing
+    try {
+      missing = probe()
+    } catch (e) {
+      missing = `${name}: ${e && e.message}`
+    }
+    return { path: null, missing: missing ? String(missing) : null }
+  }
+  const exts = process.platform === 'win32' ? ['.exe', '.cmd', ''] : ['']
+  const dirs = (process.env.PATH || '').split(path.delimiter).filter(Boolean)
+  const found = dirs.flatMap((d) => exts.map((e) => path.join(d, name + e))).find((p) => {
+    try {
+      fs.accessSync(p, fs.constants.X_OK)
+      return fs.statSync(p).isFile()
+    } catch {
+      return false
+    }
+  })
+  if (!found) return { path: null, missing: `\`${name}\` is not on PATH` }
+  if (!probe) return { path: found, missing: null }
+  const run = spawnSync(found, probe, { encoding: 'utf8', timeout: 20_000 })
+  if (run.status === 0) return { path: found, missing: null }
+  const said = (run.error ? run.error.message : (run.stderr || '').trim().split('\n')[0]) || `exit status ${run.status}`
+  return { path: found, missing: `\`${name} ${probe.join(' ')}\` fails here: ${said}` }
 }
 
 /**

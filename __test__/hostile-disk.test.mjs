@@ -4,8 +4,8 @@
 // bounded, in a child under `ulimit -v`), a process out of file descriptors
 // (a right answer or fs-error, never a partial one; in a child under
 // `ulimit -n`), and a folder that opens but refuses its listing (skipped).
-// Tests that need what this machine lacks (root for `unshare -m`, user
-// namespaces) skip and say why.
+// Tests that need what a machine may lack (root for `unshare -m`, user
+// namespaces) skip and say why, and fail under CI (see `requireTool`).
 import assert from 'node:assert/strict'
 import { spawn, spawnSync } from 'node:child_process'
 import fs from 'node:fs'
@@ -13,24 +13,23 @@ import path from 'node:path'
 import { describe, test } from 'node:test'
 
 import { find } from '../index.mjs'
-import { REPO, cannotRunAsNobody, tmpTree } from './helpers.mjs'
+import { REPO, cannotRunAsNobody, requireTool, tmpTree } from './helpers.mjs'
 import { openToOthers, runAsNobody, runChild } from './hostile-helpers.mjs'
 
 const linux = process.platform === 'linux'
 
-
-/** Whether `unshare` with these flags works here. */
-function canUnshare(flags) {
-  return spawnSync('unshare', [...flags, 'true'], { stdio: 'ignore', timeout: 10_000 }).status === 0
+/** Why `unshare` with these flags cannot run here (`why`: what for), or false. */
+function cannotUnshare(flags, why) {
+  const install = 'apt-get install -y util-linux, as root on a kernel (or container) that allows namespaces'
+  return requireTool('unshare', { why, probe: [...flags, 'true'], install }).skip
 }
 
 describe('roots: checked by identity, not by path strings', { skip: !linux && 'needs Linux /proc' }, () => {
   const nsFlags = ['-m', '--propagation', 'private']
-  const noNamespace = !linux || !canUnshare(nsFlags)
 
-  test('a symlink to /proc/<pid>/root of another mount namespace is outside the roots', {
-    skip: noNamespace && 'needs `unshare -m` (root) to make a mount namespace',
-  }, async (t) => {
+  test('a symlink to /proc/<pid>/root of another mount namespace is outside the roots', async (t) => {
+    const why = cannotUnshare(nsFlags, 'a mount namespace (`unshare -m`, as root)')
+    if (why) return t.skip(why)
     const base = tmpTree(t, {
       'ws/inner/ok.txt': 'ok\n',
       'ws/sub/deep/ok.txt': 'ok\n',
@@ -181,9 +180,9 @@ describe('out of file descriptors: a right answer or fs-error, never a partial o
 })
 
 describe('a folder that opens but refuses its listing is skipped', { skip: !linux && 'needs /proc' }, () => {
-  test('/proc/<pid>/map_files from a user namespace', {
-    skip: (!linux || !canUnshare(['-Ur'])) && 'needs `unshare -Ur` (user namespaces)',
-  }, async (t) => {
+  test('/proc/<pid>/map_files from a user namespace', async (t) => {
+    const why = cannotUnshare(['-Ur'], 'a user namespace (`unshare -Ur`)')
+    if (why) return t.skip(why)
     const helper = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' })
     try {
       const script = `
@@ -207,7 +206,12 @@ describe('a folder that opens but refuses its listing is skipped', { skip: !linu
       const line = (r.stdout || '').split('\n').find((l) => l.startsWith('RESULT '))
       assert.ok(line, r.stderr)
       const out = JSON.parse(line.slice(7))
-      if (!out.refused) return t.skip('map_files can be listed from the user namespace here')
+      const { skip } = requireTool('/proc/<pid>/map_files', {
+        why: 'a folder that opens but refuses its listing',
+        probe: () => (out.refused ? null : 'map_files can be listed from the user namespace here'),
+        install: 'a Linux kernel that refuses a user namespace the listing of /proc/<pid>/map_files of a process outside it (as Linux 4.x-6.x do)',
+      })
+      if (skip) return t.skip(skip)
       for (const k of ['find', 'findFiles', 'search']) assert.ok(out[k].ok && out[k].n > 0, `${k}: ${JSON.stringify(out[k])}`)
       // The search path itself refusing its listing is still an error.
       assert.equal(out.root.code, 'permission-denied', JSON.stringify(out.root))

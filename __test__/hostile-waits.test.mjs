@@ -13,7 +13,7 @@ import path from 'node:path'
 import { describe, test } from 'node:test'
 
 import { createTools, find, memoryReader, mountReader, searchFiles } from '../index.mjs'
-import { REPO, rejectsWith, tmpTree } from './helpers.mjs'
+import { REPO, rejectsWith, requireTool, tmpTree } from './helpers.mjs'
 
 const require = createRequire(import.meta.url)
 const never = () => new Promise(() => {})
@@ -367,13 +367,16 @@ describe('MCP: a request line over 10 MiB', () => {
     assert.equal(idOf(Buffer.from('{"method":"x","params":{"id":5}')), null)
   })
 
-  let sdk = true
-  try {
-    require.resolve('@modelcontextprotocol/sdk/server/stdio.js')
-  } catch {
-    sdk = false
-  }
-  test('the server answers it with a JSON-RPC error and serves the next call', { skip: !sdk && 'needs @modelcontextprotocol/sdk' }, async (t) => {
+  test('the server answers it with a JSON-RPC error and serves the next call', async (t) => {
+    const { skip } = requireTool('@modelcontextprotocol/sdk', {
+      why: 'the MCP server',
+      probe: () => {
+        require.resolve('@modelcontextprotocol/sdk/server/stdio.js')
+        return null
+      },
+      install: 'npm ci (it is a devDependency)',
+    })
+    if (skip) return t.skip(skip)
     const dir = tmpTree(t, { 'a.txt': 'x' })
     const child = spawn(process.execPath, [path.join(REPO, 'bin', 'agent-find.js'), 'mcp', '--root', dir], { stdio: ['pipe', 'pipe', 'pipe'] })
     t.after(() => child.kill('SIGKILL'))

@@ -10,7 +10,7 @@ import path from 'node:path'
 import { describe, test } from 'node:test'
 
 import { memoryReader, openIndex, searchFiles } from '../index.mjs'
-import { seededRandom, tmpTree } from './helpers.mjs'
+import { requireTool, seededRandom, tmpTree } from './helpers.mjs'
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 const within = (promise, ms) => Promise.race([promise, sleep(ms).then(() => { throw new Error(`not settled within ${ms} ms`) })])
@@ -181,8 +181,13 @@ describe('the content cache (openIndex contentCacheBytes)', () => {
     assert.ok(index.stats().contentCacheFiles >= 2)
   })
 
-  test('a repeated search is answered from memory: it reads no file; with a cap of 0 it reads them all', async (t) => {
-    if (readCalls() === null) return t.skip('needs /proc/self/io (Linux)')
+  test('a repeated search is answered from memory: it reads no file; with a cap of 0 it reads them all', { skip: process.platform !== 'linux' && 'counts reads in /proc/self/io' }, async (t) => {
+    const { skip } = requireTool('/proc/self/io', {
+      why: 'counting the read calls',
+      probe: () => (readCalls() === null ? 'no syscr line to read' : null),
+      install: 'a Linux kernel with task I/O accounting (CONFIG_TASK_IO_ACCOUNTING)',
+    })
+    if (skip) return t.skip(skip)
     const files = {}
     for (let i = 0; i < 300; i++) files[`d${i % 10}/f${i}.txt`] = `line ${i}\n${i % 50 === 0 ? 'needle here\n' : 'hay\n'}`
     const root = tmpTree(t, files)

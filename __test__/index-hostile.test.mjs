@@ -12,12 +12,11 @@ import { describe, test } from 'node:test'
 
 import { find, openIndex } from '../index.mjs'
 import { buildChain, openToOthers, removeDeep, runAsNobody } from './hostile-helpers.mjs'
-import { REPO, cannotRunAsNobody, makeTmp, rejectsWith, removeTmp } from './helpers.mjs'
+import { REPO, cannotRunAsNobody, makeTmp, rejectsWith, removeTmp, requireTool } from './helpers.mjs'
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 /** `promise`'s value, or `late` if it takes longer than `ms`. */
 const within = (promise, ms, late = 'timed out') => Promise.race([promise, sleep(ms).then(() => late)])
-const nobody = cannotRunAsNobody()
 
 /** A temp dir that uid 65534 may write in (removed after the test). */
 function sharedTmp(t) {
@@ -36,7 +35,9 @@ describe('openIndex: its thread never dies silently', () => {
   // it: the parent is made listable but not searchable (0444) right after the
   // folders are renamed away and back. Reusing the dropped folder's slot used
   // to panic the keeper thread, after which settled() never resolved.
-  test('a folder dropped while its second look is pending (uid 65534)', { skip: nobody ?? false }, async (t) => {
+  test('a folder dropped while its second look is pending (uid 65534)', async (t) => {
+    const why = cannotRunAsNobody()
+    if (why) return t.skip(why)
     const dir = sharedTmp(t)
     const out = runAsNobody(`async ({ find, openIndex }) => {
       const fs = require('fs'), path = require('path')
@@ -136,7 +137,9 @@ describe('openIndex: close() frees what the index holds', () => {
 })
 
 describe('openIndex: the same entries as a fresh find', () => {
-  test('in a folder that can be listed but not entered (uid 65534)', { skip: nobody ?? false }, async (t) => {
+  test('in a folder that can be listed but not entered (uid 65534)', async (t) => {
+    const why = cannotRunAsNobody()
+    if (why) return t.skip(why)
     const dir = sharedTmp(t)
     const out = runAsNobody(`async ({ find, openIndex }) => {
       const fs = require('fs'), path = require('path')
@@ -379,8 +382,13 @@ describe('openIndex: what is watched', () => {
         console.log('RESULT ' + JSON.stringify({ before, same, found, watchErrors: stats.watchErrors, lastError: stats.lastError }))
       } finally { fs.rmSync(base, { recursive: true, force: true }) }
     })()`
-  const userNamespaces = spawnSync('unshare', ['-Ur', 'sh', '-c', 'echo 50 > /proc/sys/user/max_inotify_watches'], { timeout: 10_000 }).status === 0
-  test('past the inotify watch limit: unwatched folders counted, and listed again by every query', { skip: process.platform !== 'linux' || !userNamespaces ? 'needs Linux user namespaces (unshare -Ur)' : false, timeout: 60_000 }, () => {
+  test('past the inotify watch limit: unwatched folders counted, and listed again by every query', { skip: process.platform !== 'linux' && 'inotify is Linux only', timeout: 60_000 }, (t) => {
+    const { skip } = requireTool('unshare', {
+      why: 'a user namespace whose inotify watch limit can be lowered',
+      probe: ['-Ur', 'sh', '-c', 'echo 50 > /proc/sys/user/max_inotify_watches'],
+      install: 'apt-get install -y util-linux, on a kernel that allows unprivileged user namespaces (not in a container that forbids unshare)',
+    })
+    if (skip) return t.skip(skip)
     const r = spawnSync('unshare', ['-Ur', 'sh', '-c', 'echo 50 > /proc/sys/user/max_inotify_watches && exec "$0" "$@"', process.execPath, '-e', limitScript],
       { encoding: 'utf8', timeout: 50_000, killSignal: 'SIGKILL' })
     const line = /^RESULT (.*)$/m.exec(r.stdout)

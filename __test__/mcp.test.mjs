@@ -2,7 +2,7 @@
 // client as a child process: list the tools, call each, and get errors
 // (a path outside --root, bad arguments) back as tool errors, not crashes.
 import assert from 'node:assert/strict'
-import { execFileSync, spawnSync } from 'node:child_process'
+import { execFileSync, spawn, spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { after, before, describe, test } from 'node:test'
@@ -148,6 +148,102 @@ describe('agent-find mcp', () => {
     const noArgs = await server.client.callTool({ name: 'find' })
     assert.equal(noArgs.isError, true)
     assert.equal(server.stderr(), '', 'nothing on stderr: no crash, no warnings')
+  })
+
+  test('explain_path refuses a path no file can have as explain() does: invalid-argument', async () => {
+    for (const [p, says] of [['README.md\0', /NUL byte/], ['x'.repeat(5000), /too long/], [`src/${'y'.repeat(300)}`, /too long/]]) {
+      const result = await server.client.callTool({ name: 'explain_path', arguments: { path: p } })
+      assert.equal(result.isError, true, p.slice(0, 20))
+      assert.match(textOf(result), /^Error \(invalid-argument\): /)
+      assert.match(textOf(result), says)
+    }
+    const fine = await server.client.callTool({ name: 'explain_path', arguments: { path: 'src/app.ts' } })
+    assert.equal(fine.isError, false)
+    assert.match(textOf(fine), /is in the results/)
+  })
+})
+
+describe('agent-find mcp: a malformed request gets a JSON-RPC error, and the server keeps serving', () => {
+  /** `agent-find mcp` on raw stdio: what it answers, one message a line. */
+  function rawServer(t, root) {
+    const child = spawn(process.execPath, [BIN, 'mcp', '--root', root, '--no-index'], { stdio: ['pipe', 'pipe', 'pipe'] })
+    t.after(() => child.kill('SIGKILL'))
+    const got = []
+    let out = ''
+    let err = ''
+    child.stdout.on('data', (d) => {
+      out += d
+      let i
+      while ((i = out.indexOf('\n')) >= 0) {
+        got.push(JSON.parse(out.slice(0, i)))
+        out = out.slice(i + 1)
+      }
+    })
+    child.stderr.on('data', (d) => { err += d })
+    child.stdin.on('error', () => {})
+    const send = (line) => child.stdin.write(`${line}\n`)
+    /** Waits until `done(got)` holds (10 s at most). */
+    const until = async (done, what) => {
+      const deadline = Date.now() + 10_000
+      while (!done(got)) {
+        if (Date.now() > deadline) assert.fail(`no ${what} within 10 s; got ${JSON.stringify(got)}; stderr: ${err}`)
+        await new Promise((r) => setTimeout(r, 20))
+      }
+    }
+    return { child, got, send, until, stderr: () => err }
+  }
+
+  test('not JSON, no or a wrong `jsonrpc`, a batch, not a request: each answered once, in order, then a call is served', async (t) => {
+    const root = makeTmp()
+    t.after(() => removeTmp(root))
+    writeTree(root, { 'a.txt': 'a\n' })
+    const server = rawServer(t, root)
+    server.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }))
+    await server.until((got) => got.some((m) => m.id === 1), 'answer to initialize')
+    server.send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }))
+    const malformed = [
+      ['{"jsonrpc":"2.0","id":7,"method":"tools/list"', null, -32700, /^Parse error: the line is not valid JSON/],
+      ['{"id":8,"method":"tools/list"}', 8, -32600, /^Invalid Request: `jsonrpc` must be "2\.0" \(got none\)/],
+      ['{"jsonrpc":"1.0","id":9,"method":"tools/list"}', 9, -32600, /^Invalid Request: `jsonrpc` must be "2\.0" \(got "1\.0"\)/],
+      ['[{"jsonrpc":"2.0","id":10,"method":"tools/list"}]', null, -32600, /^Invalid Request: a batch \(a JSON array\) is not supported/],
+      ['[]', null, -32600, /batch/],
+      ['42', null, -32600, /a message is a JSON object/],
+      ['{"jsonrpc":"2.0","id":"s","method":5}', 's', -32600, /not a JSON-RPC 2\.0 request/],
+      ['{"jsonrpc":"2.0","id":12,"method":"tools/list","params":[1]}', 12, -32600, /not a JSON-RPC 2\.0 request/],
+      ['{"jsonrpc":"2.0","id":{"x":1},"method":"tools/list"}', null, -32600, /an `id` string or integer/],
+      ['{"jsonrpc":"2.0","method":"notifications/x","params":"p"}', null, -32600, /not a JSON-RPC 2\.0 request/],
+    ]
+    for (const [line] of malformed) server.send(line)
+    server.send('') // a blank line is no message: no answer
+    server.send('   ')
+    server.send(JSON.stringify({ jsonrpc: '2.0', id: 20, method: 'tools/call', params: { name: 'find', arguments: { pattern: '*' } } }))
+    server.send(`${JSON.stringify({ jsonrpc: '2.0', id: 21, method: 'ping' })}\r`) // CRLF, as the SDK reads it
+    await server.until((got) => got.some((m) => m.id === 20) && got.some((m) => m.id === 21), 'answer to the calls after the malformed lines')
+    await new Promise((r) => setTimeout(r, 200)) // nothing more arrives
+    const errors = server.got.filter((m) => m.error)
+    assert.deepEqual(errors.map((m) => [m.id, m.error.code]), malformed.map(([, id, code]) => [id, code]), JSON.stringify(errors))
+    errors.forEach((m, i) => {
+      assert.equal(m.jsonrpc, '2.0')
+      assert.match(m.error.message, malformed[i][3])
+    })
+    assert.equal(server.got.length, 1 + malformed.length + 2, 'one answer for each line, none for the blank ones')
+    assert.equal(server.got.find((m) => m.id === 20).result.content[0].text, `Search directory: ${root}\na.txt`)
+    assert.deepEqual(server.got.find((m) => m.id === 21).result, {})
+    assert.equal(server.child.exitCode, null, 'still running')
+    assert.match(server.stderr(), /Parse error/)
+    assert.match(server.stderr(), /Invalid Request: a batch/)
+  })
+
+  test('a malformed line before initialize is answered too, and initialize still works', async (t) => {
+    const root = makeTmp()
+    t.after(() => removeTmp(root))
+    const server = rawServer(t, root)
+    server.send('not json at all')
+    server.send('{"jsonrpc":"2.0","id":3,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}')
+    await server.until((got) => got.length === 2, 'two answers')
+    assert.deepEqual(server.got[0], { jsonrpc: '2.0', id: null, error: { code: -32700, message: server.got[0].error.message } })
+    assert.equal(server.got[1].id, 3)
+    assert.equal(server.got[1].result.serverInfo.name, 'agent-find')
   })
 })
 

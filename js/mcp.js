@@ -6,10 +6,13 @@
 //
 // It uses the SDK's low-level `Server`: the tools are described by the same
 // JSON Schemas as `toolDefinitions` (McpServer.registerTool takes zod schemas).
-// stdin reaches the SDK through `LineLimit`: a request line over
+// stdin reaches the SDK through `limitLines`: a request line over
 // MAX_LINE_BYTES is dropped as it streams in (never held whole) and answered
 // with a JSON-RPC error, and the server keeps serving. (The SDK's own reader
 // would close the transport on such a line, and the server would end silently.)
+// A line the SDK would drop unanswered (not JSON, not a JSON-RPC 2.0 message,
+// a batch) is answered there too, as JSON-RPC 2.0 says, so a client never
+// waits for ever on a request it got wrong.
 
 const fs = require('node:fs')
 const path = require('node:path')
@@ -20,13 +23,16 @@ const { PassThrough } = require('node:stream')
 const MAX_LINE_BYTES = 10 * 1024 * 1024
 /** JSON-RPC "Invalid Request". */
 const INVALID_REQUEST = -32600
+/** JSON-RPC "Parse error". */
+const PARSE_ERROR = -32700
 
 /**
  * Passes whole lines from `input` to the returned stream; a line longer than
  * `max` bytes is dropped as it arrives (at most `max` bytes are held) and
- * `onTooLong(head)` is called with its first bytes, to answer it.
+ * `onTooLong(head)` is called with its first bytes, to answer it. A whole
+ * line is passed on only when `accept(line)` (if given) returns true.
  */
-function limitLines(input, max, onTooLong) {
+function limitLines(input, max, onTooLong, accept = () => true) {
   const output = new PassThrough()
   let held = [] // the current line's chunks, while it is short enough
   let heldBytes = 0
@@ -53,9 +59,10 @@ function limitLines(input, max, onTooLong) {
       held.push(piece)
       heldBytes += piece.length
       if (newline !== -1) {
-        output.write(held.length === 1 ? held[0] : Buffer.concat(held))
+        const line = held.length === 1 ? held[0] : Buffer.concat(held)
         held = []
         heldBytes = 0
+        if (accept(line)) output.write(line)
       }
     }
   })
@@ -78,6 +85,41 @@ function idOf(head) {
     return null
   }
 }
+
+/**
+ * Why the SDK would drop `line` (one line of stdin, its newline included)
+ * without an answer: the JSON-RPC error to answer it with, as
+ * `{ id, code, message }`; `null` for a message the SDK reads, and for a
+ * blank line, which is no message and is passed over. `schema` is the SDK's
+ * own `JSONRPCMessageSchema`, so exactly what it refuses is answered.
+ */
+function refusalOf(line, schema) {
+  const text = line.toString('utf8').replace(/\r?\n$/, '')
+  if (text.trim() === '') return { id: null, code: null, message: null }
+  let message
+  try {
+    message = JSON.parse(text)
+  } catch (err) {
+    return { id: null, code: PARSE_ERROR, message: `Parse error: the line is not valid JSON (${clip(err.message)})` }
+  }
+  if (Array.isArray(message)) {
+    // MCP 2025-06-18 dropped JSON-RPC batching (and the SDK never read a batch):
+    // one error for the whole array, as JSON-RPC answers a batch it cannot take.
+    return { id: null, code: INVALID_REQUEST, message: 'Invalid Request: a batch (a JSON array) is not supported; send each message on a line of its own' }
+  }
+  if (schema.safeParse(message).success) return null
+  const isObject = message !== null && typeof message === 'object'
+  const id = isObject && (typeof message.id === 'string' || Number.isFinite(message.id)) ? message.id : null
+  const why = !isObject
+    ? 'a message is a JSON object'
+    : message.jsonrpc !== '2.0'
+      ? `\`jsonrpc\` must be "2.0" (got ${clip(JSON.stringify(message.jsonrpc) ?? 'none')})`
+      : 'not a JSON-RPC 2.0 request, notification or response (a request has a `method` string, `params` an object if any, and an `id` string or integer)'
+  return { id, code: INVALID_REQUEST, message: `Invalid Request: ${why}` }
+}
+
+/** At most 200 characters of `text`, for an error message. */
+const clip = (text) => (text.length > 200 ? `${text.slice(0, 200)}…` : text)
 
 const USAGE = `Usage: agent-find mcp [--root DIR]... [--timeout MS] [--no-index]
 
@@ -183,10 +225,17 @@ async function serve({ roots, timeoutMs, index = true } = {}) {
     return { content: [{ type: 'text', text }], isError }
   })
 
-  const input = limitLines(process.stdin, MAX_LINE_BYTES, (head) => {
-    const message = `request line over ${MAX_LINE_BYTES} bytes (10 MiB): not read; send smaller arguments`
+  /** Answers a line the SDK does not get, and says so on stderr. */
+  const refuse = (id, code, message) => {
     process.stderr.write(`agent-find: ${message}\n`)
-    transport.send({ jsonrpc: '2.0', id: idOf(head), error: { code: INVALID_REQUEST, message } }).catch(() => {})
+    transport.send({ jsonrpc: '2.0', id, error: { code, message } }).catch(() => {})
+  }
+  const tooLong = (head) =>
+    refuse(idOf(head), INVALID_REQUEST, `request line over ${MAX_LINE_BYTES} bytes (10 MiB): not read; send smaller arguments`)
+  const input = limitLines(process.stdin, MAX_LINE_BYTES, tooLong, (line) => {
+    const refused = refusalOf(line, types.JSONRPCMessageSchema)
+    if (refused && refused.code !== null) refuse(refused.id, refused.code, refused.message)
+    return refused === null
   })
   // The SDK's buffer may take more than one line at a time: room for several whole ones.
   const transport = new StdioServerTransport(input, process.stdout, { maxBufferSize: 4 * MAX_LINE_BYTES })
@@ -275,4 +324,4 @@ function fail(code, message, status) {
   process.exitCode = status
 }
 
-module.exports = { main, serve, limitLines, idOf, MAX_LINE_BYTES }
+module.exports = { main, serve, limitLines, idOf, refusalOf, MAX_LINE_BYTES }

@@ -16,6 +16,7 @@ use crate::error::{clip, ErrorCode, FindError, Result};
 use crate::filter::TypeFilter;
 use crate::find::FindConfig;
 use crate::gitignore::{rules_above_on_disk, unreadable, FolderRules, GitEnv, IgnoreFiles, IgnoreLine};
+use crate::sandbox::{check_path_text, is_unusable_name, unusable_name};
 use crate::source::{Backend, Source};
 use crate::walk::{posix_string, Judgement};
 use std::ffi::OsStr;
@@ -110,6 +111,8 @@ pub fn run(config: &FindConfig, target: &Path, cancel: &Cancel) -> Result<Explan
             "`explain` reads the local disk; it does not take a `reader`: drop `reader`, or call find() on the reader to see what it lists",
         ));
     }
+    // Refused as find refuses such a `path`, before anything is read.
+    check_path_text("the path to explain", &target.to_string_lossy())?;
     let search_dir = &config.scope.logical_path;
     let shown_target = clip(&target.to_string_lossy(), 300).into_owned();
     let Ok(relative) = target.strip_prefix(search_dir) else {
@@ -172,6 +175,14 @@ pub fn run(config: &FindConfig, target: &Path, cancel: &Cancel) -> Result<Explan
                     false => format!("`{path}` does not exist: there is no folder `{at}/`."),
                 };
                 return Ok(answer(path, Reason::Missing, Some(at), text));
+            }
+            // A name too long for the file system: as find answers for such a `path`.
+            Err(e) if is_unusable_name(&e) => {
+                return Err(unusable_name(
+                    &format!("the path to explain, at `{}`,", clip(&at, 300)),
+                    &e,
+                    "no file can have that name, so nothing there is listed",
+                ))
             }
             Err(e) => {
                 return Err(FindError::new(

@@ -68,11 +68,9 @@ impl Scope {
 /// working directory), with `.` and `..` folded lexically, as Node's
 /// `path.resolve` does.
 pub fn resolve_logical(cwd: Option<&str>, path: Option<&str>) -> Result<PathBuf> {
-    for (name, value) in [("cwd", cwd), ("path", path)] {
-        if value.is_some_and(|v| v.contains('\0')) {
-            return Err(FindError::invalid_argument(format!(
-                "`{name}` contains a NUL byte, which no file name can hold"
-            )));
+    for (name, value) in [("`cwd`", cwd), ("`path`", path)] {
+        if let Some(value) = value {
+            check_path_text(name, value)?;
         }
     }
     let base = match cwd {
@@ -97,6 +95,33 @@ pub fn resolve_logical(cwd: Option<&str>, path: Option<&str>) -> Result<PathBuf>
     Ok(normalize_lexically(&joined))
 }
 
+/// Refuses a path whose text no file can have: one holding a NUL byte (the
+/// OS would read it only up to the NUL, another path). Every path a call
+/// takes goes through it (`cwd`, `path`, `roots`, the path `explain` is asked
+/// about), so each is refused alike, before anything is opened.
+pub fn check_path_text(what: &str, value: &str) -> Result<()> {
+    if value.contains('\0') {
+        return Err(FindError::invalid_argument(format!("{what} contains a NUL byte, which no file name can hold")));
+    }
+    Ok(())
+}
+
+/// True when the OS refused a path for its text, not for what is on disk: a
+/// name longer than the file system allows or a path longer than the OS
+/// takes (`ENAMETOOLONG`), or on Windows a name with characters it forbids.
+pub fn is_unusable_name(e: &std::io::Error) -> bool {
+    e.kind() == ErrorKind::InvalidFilename
+}
+
+/// The error for such a path (see `is_unusable_name`): `invalid-argument`,
+/// as for a NUL byte, since nothing can be reached by that name and only
+/// another argument helps (`fix` says which). `subject` names the path.
+pub fn unusable_name(subject: &str, e: &std::io::Error, fix: &str) -> FindError {
+    FindError::invalid_argument(format!(
+        "{subject} is refused for its name: {e} (a name is at most 255 bytes on most file systems, a path 4096 on Linux); {fix}"
+    ))
+}
+
 fn normalize_lexically(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for component in path.components() {
@@ -118,9 +143,7 @@ pub fn resolve_roots(cwd: Option<&str>, roots: &[String]) -> Result<Vec<PathBuf>
     roots
         .iter()
         .map(|r| {
-            if r.contains('\0') {
-                return Err(FindError::invalid_argument("`roots` holds a path with a NUL byte"));
-            }
+            check_path_text("a path in `roots`", r)?;
             resolve_logical(cwd, Some(r))
         })
         .collect()
@@ -286,6 +309,9 @@ pub fn search_path_error(shown: &str, e: &std::io::Error, asked: Asked) -> FindE
         Asked::Os => ("", "the OS refused to open"),
         Asked::Reader => (" in the reader", "the reader refused"),
     };
+    if is_unusable_name(e) {
+        return unusable_name(&format!("search path `{shown}`"), e, "check `path` (it is relative to `cwd`)");
+    }
     match e.kind() {
         ErrorKind::NotFound => FindError::new(
             ErrorCode::NotFound,
@@ -327,6 +353,17 @@ mod tests {
         assert_eq!(resolve_logical(Some("/"), Some("../../x")).unwrap(), PathBuf::from("/x"));
         assert_eq!(resolve_logical(Some("/"), Some("a\0b")).unwrap_err().code, ErrorCode::InvalidArgument);
         assert_eq!(resolve_roots(Some("/"), &["x\0".into()]).unwrap_err().code, ErrorCode::InvalidArgument);
+    }
+
+    #[test]
+    fn a_name_too_long_is_the_argument_at_fault() {
+        let dir = crate::testing::TempTree::new("long-name");
+        let long = dir.join("x".repeat(5000));
+        let e = open_search_dir(&long).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidArgument, "{}", e.message);
+        assert!(e.message.contains("refused for its name") && e.message.contains("`path`"), "{}", e.message);
+        // A missing path of ordinary length stays not-found.
+        assert_eq!(open_search_dir(&dir.join("x".repeat(200))).unwrap_err().code, ErrorCode::NotFound);
     }
 
     #[test]
