@@ -209,11 +209,22 @@ export function requireTool(name, { why, probe, install } = {}) {
   const { path: found, missing } = needs.get(key)
   if (!missing) return { path: found, skip: false }
   const reason = `${why ? `${why}: ` : ''}${missing}`
-  if (process.env.CI === 'true') {
+  if (strictCi()) {
     const fix = install ?? (DEBIAN_PACKAGE[name] ? `apt-get install -y ${DEBIAN_PACKAGE[name]} (as .ci/run does)` : `make ${name} available`)
     throw new Error(`${reason}. Under CI every test must run: ${fix}`)
   }
   return { path: found, skip: reason }
+}
+
+/**
+ * Whether an unmet need fails the run: under CI (`CI=true`) on Linux, where
+ * `.ci/run` installs everything, unless the job says it runs on a machine
+ * that cannot have it (`AGENT_FIND_ALLOW_SKIPS=1`: the release workflow's
+ * test jobs, on runners that are not root or are containers without
+ * namespaces).
+ */
+function strictCi() {
+  return process.env.CI === 'true' && process.platform === 'linux' && process.env.AGENT_FIND_ALLOW_SKIPS !== '1'
 }
 
 function findTool(name, probe) {
