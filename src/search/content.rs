@@ -93,8 +93,15 @@ impl FileScan {
 pub enum Scan {
     /// Stop at the first matching line.
     Any,
-    /// Count every matching line.
+    /// Count every matching line (with `multiline`, every match of each
+    /// reported run that may span lines); with `maxPerFile` N, stop after N
+    /// reports, as `rg -m N` prints them.
     Count,
+    /// `Count` as `rg --count` counts (count output): with `maxPerFile` N,
+    /// stop once the count reaches N. Only multiline tells them apart: a
+    /// run holding several matches counts them all, so ripgrep 14's count
+    /// passes N there, and stops before N runs.
+    Totals,
     /// Count every matching line and keep the text of the first `n`.
     Lines(usize),
     /// Count every matching line and keep the text of `n` of those at or
@@ -484,6 +491,10 @@ struct Collect<'a> {
     before: Vec<ContextLine>,
     /// A match past the lines kept was heard: later context is no kept match's.
     closed: bool,
+    /// With `maxPerFile` and `after`: the limit is reached, and this many
+    /// lines after the last match are still to be kept as its `after`
+    /// lines, matching or not (as rg -m and grep -m print them).
+    trailing: Option<u64>,
 }
 
 impl<'a> Collect<'a> {
@@ -497,14 +508,32 @@ impl<'a> Collect<'a> {
             reported: 0,
             before: Vec::new(),
             closed: false,
+            trailing: None,
         }
     }
 
     /// Whether the search of this file goes on after a match: not when one
     /// is all it asks, nor once `maxPerFile` are reported (as rg -m, which
-    /// with -U counts a run of matches as one).
+    /// with -U counts a run of matches as one) or, for `Scan::Totals`,
+    /// counted (as `rg --count -m`).
     fn go_on(&self) -> bool {
-        self.scan != Scan::Any && self.matcher.modes.max_per_file.is_none_or(|max| self.reported < max)
+        match (self.scan, self.matcher.modes.max_per_file) {
+            (Scan::Any, _) => false,
+            (_, None) => true,
+            (Scan::Totals, Some(max)) => self.found.count < max,
+            (_, Some(max)) => self.reported < max,
+        }
+    }
+
+    /// Keeps `line` as an `after` line of the last match kept, once the
+    /// limit is reached; whether more are still to come.
+    fn trail(&mut self, line: ContextLine) -> bool {
+        let Some(left) = self.trailing.filter(|&left| left > 0) else { return false };
+        if let Some(last) = self.found.lines.last_mut() {
+            last.after.push(line);
+        }
+        self.trailing = Some(left - 1);
+        left > 1
     }
 }
 
@@ -541,7 +570,20 @@ impl SinkError for Stop {
 impl Sink for Collect<'_> {
     type Error = Stop;
 
-    fn matched(&mut self, _: &Searcher, mat: &SinkMatch<'_>) -> Result<bool, Stop> {
+    fn matched(&mut self, searcher: &Searcher, mat: &SinkMatch<'_>) -> Result<bool, Stop> {
+        if self.trailing.is_some() {
+            // Past the limit, a match in the last one's `after` lines is one
+            // of them (rg prints it there; the limit still holds).
+            let first = mat.line_number().unwrap_or(0);
+            let mut more = true;
+            for (i, line) in mat.lines().enumerate() {
+                more = self.trail(ContextLine { line: first + i as u64, text: line_text(line) });
+                if !more {
+                    break;
+                }
+            }
+            return Ok(more);
+        }
         let mut line = mat.line_number().unwrap_or(0);
         let (mut cut, mut lead) = (false, false);
         if let Some(pieces) = &mut self.pieces {
@@ -561,10 +603,18 @@ impl Sink for Collect<'_> {
             lead = cut_before;
         }
         self.reported += 1;
-        // Multiline, a run of matches on touching lines comes as one: counted
-        // match by match, as `rg --count -U` counts.
-        self.found.count += match self.matcher.modes.multiline {
-            true => self.matcher.engine.count_in(mat.bytes()).max(1),
+        // A run of matches on touching lines comes as one report when the
+        // pattern can match a line end: counted match by match, as
+        // `rg --count -U` counts it; line by line, a line counts once.
+        self.found.count += match self.matcher.engine.spans_lines(searcher) {
+            true => {
+                let mut n = 0;
+                self.matcher.engine.match_starts(mat.buffer(), mat.bytes_range_in_buffer(), |_| {
+                    n += 1;
+                    true
+                });
+                n.max(1)
+            }
             false => 1,
         };
         let wanted = match self.scan {
@@ -580,7 +630,7 @@ impl Sink for Collect<'_> {
             let (text, column) = match (&self.pieces, cut) {
                 (Some(pieces), true) => (around_match(pieces.engine, mat.bytes(), lead), None),
                 (Some(_), false) => (line_text(mat.bytes()), None),
-                _ if self.matcher.modes.multiline => (lines_text(mat.bytes()), None),
+                _ if self.matcher.engine.spans_lines(searcher) => run_text(&self.matcher.engine, mat),
                 _ => matched_text(&self.matcher.engine, mat.bytes()),
             };
             let patterns = self.matcher.which(mat.bytes());
@@ -589,7 +639,15 @@ impl Sink for Collect<'_> {
             // A match past the lines kept: later context is no kept match's.
             self.closed = true;
         }
-        Ok(self.go_on())
+        let go_on = self.go_on();
+        // The limit reached on a match kept: its `after` lines are still
+        // shown, as rg -m N -A prints them.
+        let after = searcher.after_context() as u64;
+        if !go_on && wanted && after > 0 && self.scan != Scan::Any && self.pieces.is_none() {
+            self.trailing = Some(after);
+            return Ok(true);
+        }
+        Ok(go_on)
     }
 
     fn context(&mut self, _: &Searcher, context: &SinkContext<'_>) -> Result<bool, Stop> {
@@ -598,6 +656,9 @@ impl Sink for Collect<'_> {
             return Ok(true);
         }
         let line = ContextLine { line: context.line_number().unwrap_or(0), text: line_text(context.bytes()) };
+        if self.trailing.is_some() {
+            return Ok(*context.kind() == SinkContextKind::After && self.trail(line));
+        }
         match (context.kind(), self.found.lines.last_mut()) {
             (SinkContextKind::After, Some(last)) => last.after.push(line),
             (SinkContextKind::After, None) => {}
@@ -638,11 +699,17 @@ fn first_match(engine: &Engine, bytes: &[u8]) -> Option<usize> {
 /// over `MAX_LINE_CHARS` whose match lies past what the cut keeps is shown
 /// from a little before the match instead (marked), so the text holds it.
 fn matched_text(engine: &Engine, line: &[u8]) -> (String, Option<u64>) {
+    shown_line(line, || first_match(engine, line))
+}
+
+/// `matched_text` for a line whose first match starts at `start()` (asked
+/// only of a long line).
+fn shown_line(line: &[u8], start: impl FnOnce() -> Option<usize>) -> (String, Option<u64>) {
     let content = line.strip_suffix(b"\n").unwrap_or(line);
     if content.strip_suffix(b"\r").unwrap_or(content).len() <= MODEL_LINE_CHARS {
         return (line_text(line), None);
     }
-    let start = first_match(engine, line);
+    let start = start();
     let column = start.map(|at| at as u64 + 1);
     let text = line_text(line);
     match start {
@@ -665,16 +732,52 @@ fn window(bytes: &[u8], at: usize, lead: bool) -> String {
     format!("{mark}{}", line_text(&bytes[from..]))
 }
 
-/// The lines of a multiline match, each as `line_text` gives it, joined by
-/// `\n`: at most `MAX_MATCH_LINES`, then a line saying how many more.
-fn lines_text(bytes: &[u8]) -> String {
+/// The text of a reported run of matches over one or more lines, and the
+/// column of its first match (see `LineHit`): its lines joined by `\n`, at
+/// most `MAX_MATCH_LINES`, then a line saying how many more. Each line is
+/// shown as a matching line is (`matched_text`), around the first match
+/// that starts on it, so a match past a long line's cut is still seen.
+fn run_text(engine: &Engine, mat: &SinkMatch<'_>) -> (String, Option<u64>) {
+    let bytes = mat.bytes();
     let bytes = bytes.strip_suffix(b"\n").unwrap_or(bytes);
     let lines: Vec<&[u8]> = bytes.split(|&b| b == b'\n').collect();
-    let mut shown: Vec<String> = lines.iter().take(MAX_MATCH_LINES).map(|l| line_text(l)).collect();
+    // Where each shown line starts in the run, and where the first match on it starts.
+    let mut at = 0;
+    let spans: Vec<(usize, usize)> = lines[..lines.len().min(MAX_MATCH_LINES)]
+        .iter()
+        .map(|l| {
+            let span = (at, at + l.len() + 1);
+            at = span.1;
+            span
+        })
+        .collect();
+    let mut firsts: Vec<Option<usize>> = vec![None; spans.len()];
+    let run = mat.bytes_range_in_buffer();
+    let shown_end = run.start + spans.last().map_or(0, |s| s.1).min(run.len());
+    let mut i = 0;
+    engine.match_starts(mat.buffer(), run.start..shown_end, |start| {
+        let start = start - run.start;
+        while i < spans.len() && spans[i].1 <= start {
+            i += 1;
+        }
+        if let Some(first) = firsts.get_mut(i) {
+            first.get_or_insert(start - spans[i].0);
+        }
+        i < spans.len()
+    });
+    let mut column = None;
+    let mut shown: Vec<String> = Vec::with_capacity(spans.len() + 1);
+    for (n, line) in lines.iter().take(MAX_MATCH_LINES).enumerate() {
+        let (text, at) = shown_line(line, || firsts[n]);
+        if n == 0 {
+            column = at;
+        }
+        shown.push(text);
+    }
     if lines.len() > MAX_MATCH_LINES {
         shown.push(format!("…[{} more lines]", lines.len() - MAX_MATCH_LINES));
     }
-    shown.join("\n")
+    (shown.join("\n"), column)
 }
 
 /// The line without its terminator, lossy UTF-8, cut to `MAX_LINE_CHARS`.
