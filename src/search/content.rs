@@ -493,7 +493,8 @@ struct Collect<'a> {
     closed: bool,
     /// With `maxPerFile` and `after`: the limit is reached, and this many
     /// lines after the last match are still to be kept as its `after`
-    /// lines, matching or not (as rg -m and grep -m print them).
+    /// lines, matching or not (as rg -m prints them; a later run of matches
+    /// over several lines counts as one, as rg counts it).
     trailing: Option<u64>,
 }
 
@@ -525,12 +526,13 @@ impl<'a> Collect<'a> {
         }
     }
 
-    /// Keeps `line` as an `after` line of the last match kept, once the
-    /// limit is reached; whether more are still to come.
-    fn trail(&mut self, line: ContextLine) -> bool {
+    /// Keeps `lines` (a context line, or a run of matches) as `after`
+    /// lines of the last match kept, once the limit is reached; whether
+    /// more are still to come.
+    fn trail(&mut self, lines: impl IntoIterator<Item = ContextLine>) -> bool {
         let Some(left) = self.trailing.filter(|&left| left > 0) else { return false };
         if let Some(last) = self.found.lines.last_mut() {
-            last.after.push(line);
+            last.after.extend(lines);
         }
         self.trailing = Some(left - 1);
         left > 1
@@ -573,16 +575,11 @@ impl Sink for Collect<'_> {
     fn matched(&mut self, searcher: &Searcher, mat: &SinkMatch<'_>) -> Result<bool, Stop> {
         if self.trailing.is_some() {
             // Past the limit, a match in the last one's `after` lines is one
-            // of them (rg prints it there; the limit still holds).
+            // of them (rg prints it there; the limit still holds). A run's
+            // lines are as many as a match shows.
             let first = mat.line_number().unwrap_or(0);
-            let mut more = true;
-            for (i, line) in mat.lines().enumerate() {
-                more = self.trail(ContextLine { line: first + i as u64, text: line_text(line) });
-                if !more {
-                    break;
-                }
-            }
-            return Ok(more);
+            let lines = mat.lines().take(MAX_MATCH_LINES).zip(first..);
+            return Ok(self.trail(lines.map(|(bytes, line)| ContextLine { line, text: line_text(bytes) })));
         }
         let mut line = mat.line_number().unwrap_or(0);
         let (mut cut, mut lead) = (false, false);
@@ -657,7 +654,7 @@ impl Sink for Collect<'_> {
         }
         let line = ContextLine { line: context.line_number().unwrap_or(0), text: line_text(context.bytes()) };
         if self.trailing.is_some() {
-            return Ok(*context.kind() == SinkContextKind::After && self.trail(line));
+            return Ok(*context.kind() == SinkContextKind::After && self.trail([line]));
         }
         match (context.kind(), self.found.lines.last_mut()) {
             (SinkContextKind::After, Some(last)) => last.after.push(line),
@@ -1040,6 +1037,114 @@ mod tests {
         assert!(e.message.contains("`a.txt`") && e.message.contains("ulimit -n"), "{}", e.message);
         let e = run(std::io::Error::from_raw_os_error(libc::EIO)).expect("an I/O error fails");
         assert_eq!(e.code, crate::error::ErrorCode::FsError);
+    }
+
+    /// A matcher read as `rg -U [-m max]` reads `pattern`.
+    fn multiline(pattern: &str, max: Option<u64>) -> ContentMatcher {
+        let modes = super::super::matcher::Modes { multiline: true, max_per_file: max, ..Default::default() };
+        ContentMatcher::build(&[pattern], modes, false).unwrap()
+    }
+
+    /// What `scan` of `bytes` finds: the count, and each kept line's number and text.
+    fn scan_bytes(m: &ContentMatcher, bytes: &[u8], scan: Scan, searcher: Searcher) -> (u64, Vec<(u64, String)>) {
+        let found = scan_read(&mut { searcher }, m, bytes, scan, Path::new("f"), &Cancel::never()).unwrap();
+        (found.count, found.lines.into_iter().map(|h| (h.line, h.text)).collect())
+    }
+
+    #[test]
+    fn multiline_counts_lines_or_matches_as_rg_count_does() {
+        let count = |pattern: &str, max: Option<u64>, bytes: &[u8], scan: Scan| {
+            scan_bytes(&multiline(pattern, max), bytes, scan, new_searcher(scan)).0
+        };
+        // A pattern that cannot match a line end is searched line by line: a line counts once.
+        assert_eq!(count("fn", None, b"fn fn fn\n", Scan::Totals), 1);
+        assert_eq!(count("fn", None, b"fn\nfn fn\nx\nfn\n", Scan::Count), 3);
+        // One that can counts the matches of each run (rg -U --count: 3 and 4).
+        assert_eq!(count(r"fn\s?", None, b"fn fn fn\n", Scan::Totals), 3);
+        assert_eq!(count(r"fn\s?", None, b"fn\nfn fn\nx\nfn\n", Scan::Totals), 4);
+        // Runs of "a\nb": lines 1-3 (two matches), 5-6, 8-9.
+        let runs = b"a\nb a\nb\nx\na\nb\nz\na\nb\n";
+        assert_eq!(count(r"a\nb", None, runs, Scan::Totals), 4);
+        // `rg --count -m N` stops once the count reaches N: 2, 2, 3.
+        let totals: Vec<u64> = (1..=3).map(|n| count(r"a\nb", Some(n), runs, Scan::Totals)).collect();
+        assert_eq!(totals, [2, 2, 3]);
+        // `rg -n -m N` prints N runs; their matches are counted: 2, 3, 4.
+        let counted: Vec<u64> = (1..=3).map(|n| count(r"a\nb", Some(n), runs, Scan::Count)).collect();
+        assert_eq!(counted, [2, 3, 4]);
+        let (n, lines) = scan_bytes(&multiline(r"a\nb", Some(2)), runs, Scan::Lines(10), new_searcher(Scan::Lines(10)));
+        assert_eq!((n, lines), (3, vec![(1, "a\nb a\nb".to_string()), (5, "a\nb".to_string())]));
+    }
+
+    #[test]
+    fn max_per_file_keeps_the_after_lines_of_the_last_match() {
+        let m = ContentMatcher::build(
+            &["needle"],
+            super::super::matcher::Modes { max_per_file: Some(1), ..Default::default() },
+            false,
+        )
+        .unwrap();
+        let after = |bytes: &[u8], lines: usize| {
+            let found = scan_read(
+                &mut context_searcher(0, lines),
+                &m,
+                bytes,
+                Scan::Lines(10),
+                Path::new("f"),
+                &Cancel::never(),
+            )
+            .unwrap();
+            assert_eq!(found.count, 1);
+            found.lines.iter().map(|h| (h.line, h.after.iter().map(|c| c.line).collect::<Vec<_>>())).collect::<Vec<_>>()
+        };
+        assert_eq!(after(b"needle\na\nb\nc\nneedle\n", 2), [(1, vec![2, 3])]);
+        // A match among them is one of them (rg prints it there; the limit holds).
+        assert_eq!(after(b"x\nneedle\nneedle\nneedle\ny\n", 2), [(2, vec![3, 4])]);
+        assert_eq!(after(b"needle\na\nneedle\nb\nc\n", 3), [(1, vec![2, 3, 4])]);
+        // At the end of the file, what there is.
+        assert_eq!(after(b"needle\na\n", 3), [(1, vec![2])]);
+        // Multiline: after the match's last line; a later run among them
+        // counts once, as rg -U -m 1 -A 3 prints 3-x, 4:needle, 5:a, 6-b.
+        let m = multiline(r"needle\na", Some(1));
+        let found = scan_read(
+            &mut context_searcher(0, 3),
+            &m,
+            b"needle\na\nx\nneedle\na\nb\n",
+            Scan::Lines(10),
+            Path::new("f"),
+            &Cancel::never(),
+        )
+        .unwrap();
+        assert_eq!(found.count, 1);
+        let after: Vec<(u64, &str)> = found.lines[0].after.iter().map(|c| (c.line, c.text.as_str())).collect();
+        assert_eq!(after, [(3, "x"), (4, "needle"), (5, "a"), (6, "b")]);
+    }
+
+    #[test]
+    fn a_multiline_match_past_a_long_lines_cut_is_shown_around_it() {
+        let long = format!("{} needle here\nnext line\n", "y".repeat(3000));
+        for pattern in ["needle", r"needle here\nnext"] {
+            let found = scan_read(
+                &mut new_searcher(Scan::Lines(1)),
+                &multiline(pattern, None),
+                long.as_bytes(),
+                Scan::Lines(1),
+                Path::new("f"),
+                &Cancel::never(),
+            )
+            .unwrap();
+            let hit = &found.lines[0];
+            assert_eq!(hit.column, Some(3002), "{pattern}");
+            let first = hit.text.split('\n').next().unwrap();
+            assert!(first.starts_with(LEAD_MARK) && first.ends_with(" needle here"), "{pattern}: {first}");
+        }
+        // A later line of a run: shown around the first match on it, with no column (the first line is short).
+        let bytes = format!("a\n{}b\nc\n", "y".repeat(3000));
+        let (n, lines) =
+            scan_bytes(&multiline(r"a\n|b\nc", None), bytes.as_bytes(), Scan::Lines(1), new_searcher(Scan::Lines(1)));
+        assert_eq!(n, 2);
+        let shown: Vec<&str> = lines[0].1.split('\n').collect();
+        assert_eq!((shown.len(), shown[0], shown[2]), (3, "a", "c"));
+        assert!(shown[1].starts_with(LEAD_MARK) && shown[1].ends_with("yb"), "{}", shown[1]);
     }
 
     #[test]

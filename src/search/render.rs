@@ -411,6 +411,18 @@ mod tests {
     }
 
     #[test]
+    fn a_multiline_match_shows_its_first_line_around_its_column() {
+        let first = format!("{}needle\n{}", "a".repeat(300), "b".repeat(10));
+        let m = LineMatch { column: Some(301), ..hit("f", 7, &first) };
+        let t = render(&outcome(SearchItems::Matches(vec![m]), 1, false));
+        let window = format!("…{}needle", "a".repeat(60));
+        assert_eq!(
+            t.lines().rev().take(2).collect::<Vec<_>>(),
+            [&format!("8: {}", "b".repeat(10)), &format!("7:301: {window}")]
+        );
+    }
+
+    #[test]
     fn output_is_capped() {
         let matches = (0..500)
             .map(|i| LineMatch { file: format!("file{i}.txt"), line: 1, text: "y".repeat(400), ..Default::default() })
