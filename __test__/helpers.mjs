@@ -11,6 +11,32 @@ import { FindFilesError } from '../index.mjs'
 
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 
+/** Why a comparison with ripgrep cannot run, for a test's `skip`. */
+export const NO_RIPGREP =
+  'no ripgrep found: run `npm run install:rg` (the pinned rg in node_modules/.cache/ripgrep), set AGENT_FIND_RG, or put rg on PATH'
+
+/**
+ * The ripgrep the content-search tests hold answers to: `AGENT_FIND_RG`, else
+ * the pinned one `npm run install:rg` puts in node_modules/.cache/ripgrep,
+ * else `rg` on PATH; null when none runs. An `AGENT_FIND_RG` that does not
+ * run is an error (it was asked for), and so is finding none in CI
+ * (`CI=true`): there an oracle test must fail, never skip.
+ */
+export function ripgrepPath() {
+  const runs = (candidate) => spawnSync(candidate, ['--version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).status === 0
+  const asked = process.env.AGENT_FIND_RG
+  if (asked) {
+    if (runs(asked)) return asked
+    throw new Error(`AGENT_FIND_RG=${asked} does not run (\`${asked} --version\` failed)`)
+  }
+  const pinned = path.join(REPO, 'node_modules', '.cache', 'ripgrep', process.platform === 'win32' ? 'rg.exe' : 'rg')
+  for (const candidate of [pinned, 'rg']) {
+    if ((candidate === 'rg' || fs.existsSync(candidate)) && runs(candidate)) return candidate
+  }
+  if (process.env.CI === 'true') throw new Error(`${NO_RIPGREP}; in CI the comparisons with ripgrep must run`)
+  return null
+}
+
 /** A fresh, empty temp dir (its real path, so comparisons with process.cwd() hold). */
 export function makeTmp() {
   return fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'af-')))

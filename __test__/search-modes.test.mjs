@@ -2,7 +2,8 @@
 // `exclude` (find's globs), `maxPerFile` (rg -m), `literal` (rg -F),
 // `multiline` (rg -U) and `patterns` (rg -e ... -e ...). On a generated
 // tree, each answer is held to ripgrep's (the same matching lines and
-// counts), when an rg is found (AGENT_FIND_RG, else PATH); the same calls on
+// counts), when an rg is found (`ripgrepPath`: AGENT_FIND_RG, the pinned one
+// of `npm run install:rg`, else PATH; in CI, none fails the run); the same calls on
 // a memoryReader and a live index (twice: the second search runs on the
 // index's content sketches, so its prefilter must not rule a match out)
 // answer as the disk does. Errors are checked without rg.
@@ -13,20 +14,12 @@ import path from 'node:path'
 import { after, describe, test } from 'node:test'
 
 import { FindFilesError, fileTypes, formatSearchResult, memoryReader, openIndex, searchFiles } from '../index.mjs'
-import { REPO, makeTmp, removeTmp, writeTree } from './helpers.mjs'
+import { NO_RIPGREP, REPO, makeTmp, removeTmp, ripgrepPath, writeTree } from './helpers.mjs'
 
 const BIN = path.join(REPO, 'bin', 'agent-find.js')
 
-/** The rg to compare with, or null. */
-function findRg() {
-  for (const candidate of [process.env.AGENT_FIND_RG, 'rg'].filter(Boolean)) {
-    const r = spawnSync(candidate, ['--version'], { encoding: 'utf8' })
-    if (r.status === 0) return candidate
-  }
-  return null
-}
-const RG = findRg()
-const NO_RG = RG ? false : 'no ripgrep found (set AGENT_FIND_RG or put rg on PATH; `npm run install:rg` sets it up)'
+const RG = ripgrepPath()
+const NO_RG = RG ? false : NO_RIPGREP
 
 // ---------------------------------------------------------------- the generated tree
 
@@ -140,7 +133,7 @@ describe('against ripgrep', { skip: NO_RG }, () => {
     }
     // The model text says the counted total.
     const text = formatSearchResult(await searchFiles({ ...ALL, pattern: 'TODO', maxPerFile: 1, fileGlob: 'many.txt' }))
-    assert.match(text, /^many\.txt\n {2}1: TODO line$/m)
+    assert.match(text, /^many\.txt\n1: TODO line$/m)
     assert.doesNotMatch(text, /many\.txt:2:/)
   })
 
@@ -191,7 +184,7 @@ describe('against ripgrep', { skip: NO_RG }, () => {
     assert.deepEqual(asRgCounts(manyCount), rg(['--count', '-U', '-g', 'many.txt', chained]))
     // The model text gives each line of a match its own number, as rg does.
     const text = formatSearchResult(r)
-    assert.match(text, new RegExp(`^  ${m.line + 1}:   end$`, 'm'))
+    assert.match(text, new RegExp(`^${m.line + 1}:   end$`, 'm'))
     assert.match(text, new RegExp(`^${m.file.replace(/\./g, '\\.')}$`, 'm'))
   })
 

@@ -93,8 +93,15 @@ impl FileScan {
 pub enum Scan {
     /// Stop at the first matching line.
     Any,
-    /// Count every matching line.
+    /// Count every matching line (with `multiline`, every match of each
+    /// reported run that may span lines); with `maxPerFile` N, stop after N
+    /// reports, as `rg -m N` prints them.
     Count,
+    /// `Count` as `rg --count` counts (count output): with `maxPerFile` N,
+    /// stop once the count reaches N. Only multiline tells them apart: a
+    /// run holding several matches counts them all, so ripgrep 14's count
+    /// passes N there, and stops before N runs.
+    Totals,
     /// Count every matching line and keep the text of the first `n`.
     Lines(usize),
     /// Count every matching line and keep the text of `n` of those at or
@@ -484,6 +491,11 @@ struct Collect<'a> {
     before: Vec<ContextLine>,
     /// A match past the lines kept was heard: later context is no kept match's.
     closed: bool,
+    /// With `maxPerFile` and `after`: the limit is reached, and this many
+    /// lines after the last match are still to be kept as its `after`
+    /// lines, matching or not (as rg -m prints them; a later run of matches
+    /// over several lines counts as one, as rg counts it).
+    trailing: Option<u64>,
 }
 
 impl<'a> Collect<'a> {
@@ -497,14 +509,33 @@ impl<'a> Collect<'a> {
             reported: 0,
             before: Vec::new(),
             closed: false,
+            trailing: None,
         }
     }
 
     /// Whether the search of this file goes on after a match: not when one
     /// is all it asks, nor once `maxPerFile` are reported (as rg -m, which
-    /// with -U counts a run of matches as one).
+    /// with -U counts a run of matches as one) or, for `Scan::Totals`,
+    /// counted (as `rg --count -m`).
     fn go_on(&self) -> bool {
-        self.scan != Scan::Any && self.matcher.modes.max_per_file.is_none_or(|max| self.reported < max)
+        match (self.scan, self.matcher.modes.max_per_file) {
+            (Scan::Any, _) => false,
+            (_, None) => true,
+            (Scan::Totals, Some(max)) => self.found.count < max,
+            (_, Some(max)) => self.reported < max,
+        }
+    }
+
+    /// Keeps `lines` (a context line, or a run of matches) as `after`
+    /// lines of the last match kept, once the limit is reached; whether
+    /// more are still to come.
+    fn trail(&mut self, lines: impl IntoIterator<Item = ContextLine>) -> bool {
+        let Some(left) = self.trailing.filter(|&left| left > 0) else { return false };
+        if let Some(last) = self.found.lines.last_mut() {
+            last.after.extend(lines);
+        }
+        self.trailing = Some(left - 1);
+        left > 1
     }
 }
 
@@ -541,7 +572,15 @@ impl SinkError for Stop {
 impl Sink for Collect<'_> {
     type Error = Stop;
 
-    fn matched(&mut self, _: &Searcher, mat: &SinkMatch<'_>) -> Result<bool, Stop> {
+    fn matched(&mut self, searcher: &Searcher, mat: &SinkMatch<'_>) -> Result<bool, Stop> {
+        if self.trailing.is_some() {
+            // Past the limit, a match in the last one's `after` lines is one
+            // of them (rg prints it there; the limit still holds). A run's
+            // lines are as many as a match shows.
+            let first = mat.line_number().unwrap_or(0);
+            let lines = mat.lines().take(MAX_MATCH_LINES).zip(first..);
+            return Ok(self.trail(lines.map(|(bytes, line)| ContextLine { line, text: line_text(bytes) })));
+        }
         let mut line = mat.line_number().unwrap_or(0);
         let (mut cut, mut lead) = (false, false);
         if let Some(pieces) = &mut self.pieces {
@@ -561,10 +600,18 @@ impl Sink for Collect<'_> {
             lead = cut_before;
         }
         self.reported += 1;
-        // Multiline, a run of matches on touching lines comes as one: counted
-        // match by match, as `rg --count -U` counts.
-        self.found.count += match self.matcher.modes.multiline {
-            true => self.matcher.engine.count_in(mat.bytes()).max(1),
+        // A run of matches on touching lines comes as one report when the
+        // pattern can match a line end: counted match by match, as
+        // `rg --count -U` counts it; line by line, a line counts once.
+        self.found.count += match self.matcher.engine.spans_lines(searcher) {
+            true => {
+                let mut n = 0;
+                self.matcher.engine.match_starts(mat.buffer(), mat.bytes_range_in_buffer(), |_| {
+                    n += 1;
+                    true
+                });
+                n.max(1)
+            }
             false => 1,
         };
         let wanted = match self.scan {
@@ -580,7 +627,7 @@ impl Sink for Collect<'_> {
             let (text, column) = match (&self.pieces, cut) {
                 (Some(pieces), true) => (around_match(pieces.engine, mat.bytes(), lead), None),
                 (Some(_), false) => (line_text(mat.bytes()), None),
-                _ if self.matcher.modes.multiline => (lines_text(mat.bytes()), None),
+                _ if self.matcher.engine.spans_lines(searcher) => run_text(&self.matcher.engine, mat),
                 _ => matched_text(&self.matcher.engine, mat.bytes()),
             };
             let patterns = self.matcher.which(mat.bytes());
@@ -589,7 +636,15 @@ impl Sink for Collect<'_> {
             // A match past the lines kept: later context is no kept match's.
             self.closed = true;
         }
-        Ok(self.go_on())
+        let go_on = self.go_on();
+        // The limit reached on a match kept: its `after` lines are still
+        // shown, as rg -m N -A prints them.
+        let after = searcher.after_context() as u64;
+        if !go_on && wanted && after > 0 && self.scan != Scan::Any && self.pieces.is_none() {
+            self.trailing = Some(after);
+            return Ok(true);
+        }
+        Ok(go_on)
     }
 
     fn context(&mut self, _: &Searcher, context: &SinkContext<'_>) -> Result<bool, Stop> {
@@ -598,6 +653,9 @@ impl Sink for Collect<'_> {
             return Ok(true);
         }
         let line = ContextLine { line: context.line_number().unwrap_or(0), text: line_text(context.bytes()) };
+        if self.trailing.is_some() {
+            return Ok(*context.kind() == SinkContextKind::After && self.trail([line]));
+        }
         match (context.kind(), self.found.lines.last_mut()) {
             (SinkContextKind::After, Some(last)) => last.after.push(line),
             (SinkContextKind::After, None) => {}
@@ -638,11 +696,17 @@ fn first_match(engine: &Engine, bytes: &[u8]) -> Option<usize> {
 /// over `MAX_LINE_CHARS` whose match lies past what the cut keeps is shown
 /// from a little before the match instead (marked), so the text holds it.
 fn matched_text(engine: &Engine, line: &[u8]) -> (String, Option<u64>) {
+    shown_line(line, || first_match(engine, line))
+}
+
+/// `matched_text` for a line whose first match starts at `start()` (asked
+/// only of a long line).
+fn shown_line(line: &[u8], start: impl FnOnce() -> Option<usize>) -> (String, Option<u64>) {
     let content = line.strip_suffix(b"\n").unwrap_or(line);
     if content.strip_suffix(b"\r").unwrap_or(content).len() <= MODEL_LINE_CHARS {
         return (line_text(line), None);
     }
-    let start = first_match(engine, line);
+    let start = start();
     let column = start.map(|at| at as u64 + 1);
     let text = line_text(line);
     match start {
@@ -665,16 +729,52 @@ fn window(bytes: &[u8], at: usize, lead: bool) -> String {
     format!("{mark}{}", line_text(&bytes[from..]))
 }
 
-/// The lines of a multiline match, each as `line_text` gives it, joined by
-/// `\n`: at most `MAX_MATCH_LINES`, then a line saying how many more.
-fn lines_text(bytes: &[u8]) -> String {
+/// The text of a reported run of matches over one or more lines, and the
+/// column of its first match (see `LineHit`): its lines joined by `\n`, at
+/// most `MAX_MATCH_LINES`, then a line saying how many more. Each line is
+/// shown as a matching line is (`matched_text`), around the first match
+/// that starts on it, so a match past a long line's cut is still seen.
+fn run_text(engine: &Engine, mat: &SinkMatch<'_>) -> (String, Option<u64>) {
+    let bytes = mat.bytes();
     let bytes = bytes.strip_suffix(b"\n").unwrap_or(bytes);
     let lines: Vec<&[u8]> = bytes.split(|&b| b == b'\n').collect();
-    let mut shown: Vec<String> = lines.iter().take(MAX_MATCH_LINES).map(|l| line_text(l)).collect();
+    // Where each shown line starts in the run, and where the first match on it starts.
+    let mut at = 0;
+    let spans: Vec<(usize, usize)> = lines[..lines.len().min(MAX_MATCH_LINES)]
+        .iter()
+        .map(|l| {
+            let span = (at, at + l.len() + 1);
+            at = span.1;
+            span
+        })
+        .collect();
+    let mut firsts: Vec<Option<usize>> = vec![None; spans.len()];
+    let run = mat.bytes_range_in_buffer();
+    let shown_end = run.start + spans.last().map_or(0, |s| s.1).min(run.len());
+    let mut i = 0;
+    engine.match_starts(mat.buffer(), run.start..shown_end, |start| {
+        let start = start - run.start;
+        while i < spans.len() && spans[i].1 <= start {
+            i += 1;
+        }
+        if let Some(first) = firsts.get_mut(i) {
+            first.get_or_insert(start - spans[i].0);
+        }
+        i < spans.len()
+    });
+    let mut column = None;
+    let mut shown: Vec<String> = Vec::with_capacity(spans.len() + 1);
+    for (n, line) in lines.iter().take(MAX_MATCH_LINES).enumerate() {
+        let (text, at) = shown_line(line, || firsts[n]);
+        if n == 0 {
+            column = at;
+        }
+        shown.push(text);
+    }
     if lines.len() > MAX_MATCH_LINES {
         shown.push(format!("…[{} more lines]", lines.len() - MAX_MATCH_LINES));
     }
-    shown.join("\n")
+    (shown.join("\n"), column)
 }
 
 /// The line without its terminator, lossy UTF-8, cut to `MAX_LINE_CHARS`.
@@ -937,6 +1037,114 @@ mod tests {
         assert!(e.message.contains("`a.txt`") && e.message.contains("ulimit -n"), "{}", e.message);
         let e = run(std::io::Error::from_raw_os_error(libc::EIO)).expect("an I/O error fails");
         assert_eq!(e.code, crate::error::ErrorCode::FsError);
+    }
+
+    /// A matcher read as `rg -U [-m max]` reads `pattern`.
+    fn multiline(pattern: &str, max: Option<u64>) -> ContentMatcher {
+        let modes = super::super::matcher::Modes { multiline: true, max_per_file: max, ..Default::default() };
+        ContentMatcher::build(&[pattern], modes, false).unwrap()
+    }
+
+    /// What `scan` of `bytes` finds: the count, and each kept line's number and text.
+    fn scan_bytes(m: &ContentMatcher, bytes: &[u8], scan: Scan, searcher: Searcher) -> (u64, Vec<(u64, String)>) {
+        let found = scan_read(&mut { searcher }, m, bytes, scan, Path::new("f"), &Cancel::never()).unwrap();
+        (found.count, found.lines.into_iter().map(|h| (h.line, h.text)).collect())
+    }
+
+    #[test]
+    fn multiline_counts_lines_or_matches_as_rg_count_does() {
+        let count = |pattern: &str, max: Option<u64>, bytes: &[u8], scan: Scan| {
+            scan_bytes(&multiline(pattern, max), bytes, scan, new_searcher(scan)).0
+        };
+        // A pattern that cannot match a line end is searched line by line: a line counts once.
+        assert_eq!(count("fn", None, b"fn fn fn\n", Scan::Totals), 1);
+        assert_eq!(count("fn", None, b"fn\nfn fn\nx\nfn\n", Scan::Count), 3);
+        // One that can counts the matches of each run (rg -U --count: 3 and 4).
+        assert_eq!(count(r"fn\s?", None, b"fn fn fn\n", Scan::Totals), 3);
+        assert_eq!(count(r"fn\s?", None, b"fn\nfn fn\nx\nfn\n", Scan::Totals), 4);
+        // Runs of "a\nb": lines 1-3 (two matches), 5-6, 8-9.
+        let runs = b"a\nb a\nb\nx\na\nb\nz\na\nb\n";
+        assert_eq!(count(r"a\nb", None, runs, Scan::Totals), 4);
+        // `rg --count -m N` stops once the count reaches N: 2, 2, 3.
+        let totals: Vec<u64> = (1..=3).map(|n| count(r"a\nb", Some(n), runs, Scan::Totals)).collect();
+        assert_eq!(totals, [2, 2, 3]);
+        // `rg -n -m N` prints N runs; their matches are counted: 2, 3, 4.
+        let counted: Vec<u64> = (1..=3).map(|n| count(r"a\nb", Some(n), runs, Scan::Count)).collect();
+        assert_eq!(counted, [2, 3, 4]);
+        let (n, lines) = scan_bytes(&multiline(r"a\nb", Some(2)), runs, Scan::Lines(10), new_searcher(Scan::Lines(10)));
+        assert_eq!((n, lines), (3, vec![(1, "a\nb a\nb".to_string()), (5, "a\nb".to_string())]));
+    }
+
+    #[test]
+    fn max_per_file_keeps_the_after_lines_of_the_last_match() {
+        let m = ContentMatcher::build(
+            &["needle"],
+            super::super::matcher::Modes { max_per_file: Some(1), ..Default::default() },
+            false,
+        )
+        .unwrap();
+        let after = |bytes: &[u8], lines: usize| {
+            let found = scan_read(
+                &mut context_searcher(0, lines),
+                &m,
+                bytes,
+                Scan::Lines(10),
+                Path::new("f"),
+                &Cancel::never(),
+            )
+            .unwrap();
+            assert_eq!(found.count, 1);
+            found.lines.iter().map(|h| (h.line, h.after.iter().map(|c| c.line).collect::<Vec<_>>())).collect::<Vec<_>>()
+        };
+        assert_eq!(after(b"needle\na\nb\nc\nneedle\n", 2), [(1, vec![2, 3])]);
+        // A match among them is one of them (rg prints it there; the limit holds).
+        assert_eq!(after(b"x\nneedle\nneedle\nneedle\ny\n", 2), [(2, vec![3, 4])]);
+        assert_eq!(after(b"needle\na\nneedle\nb\nc\n", 3), [(1, vec![2, 3, 4])]);
+        // At the end of the file, what there is.
+        assert_eq!(after(b"needle\na\n", 3), [(1, vec![2])]);
+        // Multiline: after the match's last line; a later run among them
+        // counts once, as rg -U -m 1 -A 3 prints 3-x, 4:needle, 5:a, 6-b.
+        let m = multiline(r"needle\na", Some(1));
+        let found = scan_read(
+            &mut context_searcher(0, 3),
+            &m,
+            b"needle\na\nx\nneedle\na\nb\n",
+            Scan::Lines(10),
+            Path::new("f"),
+            &Cancel::never(),
+        )
+        .unwrap();
+        assert_eq!(found.count, 1);
+        let after: Vec<(u64, &str)> = found.lines[0].after.iter().map(|c| (c.line, c.text.as_str())).collect();
+        assert_eq!(after, [(3, "x"), (4, "needle"), (5, "a"), (6, "b")]);
+    }
+
+    #[test]
+    fn a_multiline_match_past_a_long_lines_cut_is_shown_around_it() {
+        let long = format!("{} needle here\nnext line\n", "y".repeat(3000));
+        for pattern in ["needle", r"needle here\nnext"] {
+            let found = scan_read(
+                &mut new_searcher(Scan::Lines(1)),
+                &multiline(pattern, None),
+                long.as_bytes(),
+                Scan::Lines(1),
+                Path::new("f"),
+                &Cancel::never(),
+            )
+            .unwrap();
+            let hit = &found.lines[0];
+            assert_eq!(hit.column, Some(3002), "{pattern}");
+            let first = hit.text.split('\n').next().unwrap();
+            assert!(first.starts_with(LEAD_MARK) && first.ends_with(" needle here"), "{pattern}: {first}");
+        }
+        // A later line of a run: shown around the first match on it, with no column (the first line is short).
+        let bytes = format!("a\n{}b\nc\n", "y".repeat(3000));
+        let (n, lines) =
+            scan_bytes(&multiline(r"a\n|b\nc", None), bytes.as_bytes(), Scan::Lines(1), new_searcher(Scan::Lines(1)));
+        assert_eq!(n, 2);
+        let shown: Vec<&str> = lines[0].1.split('\n').collect();
+        assert_eq!((shown.len(), shown[0], shown[2]), (3, "a", "c"));
+        assert!(shown[1].starts_with(LEAD_MARK) && shown[1].ends_with("yb"), "{}", shown[1]);
     }
 
     #[test]

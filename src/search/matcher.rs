@@ -50,7 +50,8 @@ pub struct Modes {
     pub literal: bool,
     /// A match may span lines: the searcher reads each file whole.
     pub multiline: bool,
-    /// At most this many matching lines (matches, in multiline mode) per file.
+    /// At most this many matching lines per file (reported runs of matches,
+    /// in multiline mode; see `content::Collect::go_on`).
     pub max_per_file: Option<u64>,
 }
 
@@ -73,29 +74,40 @@ impl Engine {
         }
     }
 
-    /// How many matches the engine finds in `bytes`, one after another.
-    pub fn count_in(&self, bytes: &[u8]) -> u64 {
+    /// Whether `searcher` reports runs of matches that may span lines with
+    /// this engine: only in multiline mode, and only when the pattern can
+    /// match a line end. Otherwise it searches line by line even in
+    /// multiline mode (as rg -U does with `fn`), and each matching line is
+    /// one report.
+    pub fn spans_lines(&self, searcher: &grep_searcher::Searcher) -> bool {
+        match self {
+            Engine::Rust(m) => searcher.multi_line_with_matcher(m),
+            Engine::Pcre2(m) => searcher.multi_line_with_matcher(m.as_ref()),
+        }
+    }
+
+    /// Calls `each` with the start of every match that starts inside
+    /// `range` of `buffer`, in order, until it returns false. As ripgrep's
+    /// printers find the matches of a reported run: from the run's start in
+    /// the searcher's buffer (so what precedes it is seen), with at most
+    /// `LOOK_AHEAD_BYTES` after the run's end (for a look-ahead).
+    pub fn match_starts(&self, buffer: &[u8], range: std::ops::Range<usize>, mut each: impl FnMut(usize) -> bool) {
         use grep_matcher::Matcher;
-        let mut n = 0;
-        // An engine error here leaves the count at what was found: the
-        // search of the same bytes has just succeeded.
+        let end = range.end.saturating_add(LOOK_AHEAD_BYTES).min(buffer.len());
+        let bytes = &buffer[..end];
+        let mut found = |m: grep_matcher::Match| m.start() < range.end && each(m.start());
+        // An engine error here leaves what was found: the search of the
+        // same bytes has just succeeded.
         let _ = match self {
-            Engine::Rust(m) => m
-                .find_iter(bytes, |_| {
-                    n += 1;
-                    true
-                })
-                .is_ok(),
-            Engine::Pcre2(m) => m
-                .find_iter(bytes, |_| {
-                    n += 1;
-                    true
-                })
-                .is_ok(),
+            Engine::Rust(m) => m.find_iter_at(bytes, range.start, &mut found).is_ok(),
+            Engine::Pcre2(m) => m.find_iter_at(bytes, range.start, &mut found).is_ok(),
         };
-        n
     }
 }
+
+/// Bytes past a reported run searched for a look-ahead when its matches are
+/// found again (grep-printer's `MAX_LOOK_AHEAD`).
+const LOOK_AHEAD_BYTES: usize = 128;
 
 /// A compiled content regex, and the first failure of a search with it
 /// (shared by clones, so every walker thread reports to one place): its

@@ -361,10 +361,14 @@ pub fn run(config: &SearchConfig, cancel: &Cancel) -> Result<SearchOutcome> {
     }
     let incomplete = bound.is_some();
     let truncated = page.next.is_some() || multiline_cut;
+    // Matching lines of a multiline search are not paged (see `options`):
+    // an incomplete one hands out no cursor either, and its text says so.
+    let paged_lines =
+        !matches!(&config.target, Target::Content { regex, mode: OutputMode::Content, .. } if regex.modes.multiline);
     let next = match (page.next, &bound) {
         (Some(next), _) => Some((next, 0)),
-        (None, Some(bound)) => Some((Key::Path { path: bound.clone(), line: 0 }, page.skip_left)),
-        (None, None) => None,
+        (None, Some(bound)) if paged_lines => Some((Key::Path { path: bound.clone(), line: 0 }, page.skip_left)),
+        _ => None,
     };
     let cursor = next
         .map(|(start, skip)| Cursor { order, fingerprint: config.page.fingerprint, generation, start, skip }.encode());
@@ -583,6 +587,7 @@ fn gather(
     let spent = |relative: &Path| budget.is_some_and(|b| b.spent_on(relative));
     let scan = match &config.target {
         Target::Content { mode: OutputMode::Files, .. } => Scan::Any,
+        Target::Content { mode: OutputMode::Count, .. } => Scan::Totals,
         _ => Scan::Count,
     };
     let screen = match &config.target {

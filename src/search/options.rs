@@ -315,11 +315,13 @@ pub fn parse(fields: &[(String, Value)], source: Source) -> Result<SearchConfig>
     };
     let partial = r.flag("partial", false)?;
     let page = Paging { offset, cursor, fingerprint: fingerprint(fields), partial };
-    if matches!(&target, Target::Content { regex, .. } if regex.modes.multiline)
+    // File lists and counts page by file, whatever a match spans; matching
+    // lines are paged by their count, which multiline is not (see `run`).
+    if matches!(&target, Target::Content { regex, mode: OutputMode::Content, .. } if regex.modes.multiline)
         && (offset > 0 || page.cursor.is_some())
     {
         return Err(FindError::invalid_argument(
-            "`offset` and `cursor` do not page a `multiline` search (a match there may span lines); raise `maxResults` or narrow the pattern",
+            "`offset` and `cursor` do not page a `multiline` search in `content` output (a match there may span lines); raise `maxResults` or narrow the pattern or `path`, or use `outputMode: 'count'` or `'files'`, which page by file",
         ));
     }
     // `maxTokens`: a budget for the model text (see `budget`), under the byte cap it never passes.

@@ -55,25 +55,26 @@ fn clip_from(text: &str, from: usize) -> String {
     out
 }
 
-/// A match's line: short lines as they are; a long one as a window around
-/// its match, with the match's column when the window starts inside it.
-fn match_line(m: &LineMatch) -> String {
-    let long = m.text.chars().nth(MODEL_LINE_CHARS).is_some();
-    let (Some(column), true) = (m.column, long) else {
-        return format!("{}: {}", m.line, if long { clip_from(&m.text, 0) } else { m.text.clone() });
+/// A match's line (`line`, `text`, `column` of a `LineMatch`): short lines
+/// as they are; a long one as a window around its match, with the match's
+/// column when the window starts inside it.
+fn match_line(line: u64, text: &str, column: Option<u64>) -> String {
+    let long = text.chars().nth(MODEL_LINE_CHARS).is_some();
+    let (Some(column), true) = (column, long) else {
+        return format!("{line}: {}", if long { clip_from(text, 0) } else { text.to_string() });
     };
     // The text starts at the line's start, or (marked) a little before the
     // match, which is then within the first characters.
-    let at = match m.text.starts_with(LEAD_MARK) {
+    let at = match text.starts_with(LEAD_MARK) {
         true => 0,
         false => {
             let byte = (column - 1) as usize;
-            m.text.char_indices().take_while(|(i, _)| *i < byte).count().saturating_sub(BEFORE_MATCH_CHARS)
+            text.char_indices().take_while(|(i, _)| *i < byte).count().saturating_sub(BEFORE_MATCH_CHARS)
         }
     };
     match at {
-        0 if !m.text.starts_with(LEAD_MARK) => format!("{}: {}", m.line, clip_from(&m.text, 0)),
-        _ => format!("{}:{column}: {}", m.line, clip_from(&m.text, at)),
+        0 if !text.starts_with(LEAD_MARK) => format!("{line}: {}", clip_from(text, 0)),
+        _ => format!("{line}:{column}: {}", clip_from(text, at)),
     }
 }
 
@@ -94,12 +95,14 @@ fn match_lines(matches: &[LineMatch]) -> (Vec<String>, Vec<usize>) {
             Some(_) => {}
         }
         out.extend(m.before.iter().map(|c| format!("{}- {}", c.line, clip_from(&c.text, 0))));
-        // A multiline match shows each of its lines under its own number, as rg -U does.
+        // A multiline match shows each of its lines under its own number, as
+        // rg -U does; its first line (where its column is) as a single one.
         let spans = m.text.matches('\n').count() as u64;
-        match spans {
-            0 => out.push(match_line(m)),
-            _ => out.extend(m.text.split('\n').zip(m.line..).map(|(text, n)| format!("{n}: {}", clip_from(text, 0)))),
+        let mut lines = m.text.split('\n').zip(m.line..);
+        if let Some((text, n)) = lines.next() {
+            out.push(match_line(n, text, m.column));
         }
+        out.extend(lines.map(|(text, n)| format!("{n}: {}", clip_from(text, 0))));
         out.extend(m.after.iter().map(|c| format!("{}- {}", c.line, clip_from(&c.text, 0))));
         last = Some((&m.file, m.after.last().map_or(m.line + spans, |c| c.line)));
         ends.push(out.len());
@@ -184,8 +187,14 @@ fn incomplete_line(result: &SearchOutcome) -> String {
         SearchItems::Files(_) => format!("{} matching files", result.match_count),
         _ => format!("{} matching lines", result.match_count),
     };
+    // Without a cursor (a multiline search's matching lines are not paged),
+    // the rest comes only from a call given the time to reach it.
+    let rest = match result.cursor {
+        Some(_) => "",
+        None => " To search the rest, call again with a larger `timeoutMs` or a narrower `path`.",
+    };
     format!(
-        "Search incomplete: `timeoutMs` ran out before every file was searched. Shown: the results of the files searched in time, in path order; {found} found so far (more may exist)."
+        "Search incomplete: `timeoutMs` ran out before every file was searched. Shown: the results of the files searched in time, in path order; {found} found so far (more may exist).{rest}"
     )
 }
 
@@ -399,6 +408,18 @@ mod tests {
         // Short lines are whole.
         let m = LineMatch { column: Some(3), ..hit("f", 7, "short") };
         assert!(render(&outcome(SearchItems::Matches(vec![m]), 1, false)).ends_with("\n7: short"));
+    }
+
+    #[test]
+    fn a_multiline_match_shows_its_first_line_around_its_column() {
+        let first = format!("{}needle\n{}", "a".repeat(300), "b".repeat(10));
+        let m = LineMatch { column: Some(301), ..hit("f", 7, &first) };
+        let t = render(&outcome(SearchItems::Matches(vec![m]), 1, false));
+        let window = format!("…{}needle", "a".repeat(60));
+        assert_eq!(
+            t.lines().rev().take(2).collect::<Vec<_>>(),
+            [&format!("8: {}", "b".repeat(10)), &format!("7:301: {window}")]
+        );
     }
 
     #[test]
