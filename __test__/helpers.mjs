@@ -33,7 +33,27 @@ export function ripgrepPath() {
   for (const candidate of [pinned, 'rg']) {
     if ((candidate === 'rg' || fs.existsSync(candidate)) && runs(candidate)) return candidate
   }
-  if (process.env.CI === 'true') throw new Error(`${NO_RIPGREP}; in CI the comparisons with ripgrep must run`)
+  if (strictCi()) throw new Error(`${NO_RIPGREP}; in CI the comparisons with ripgrep must run`)
+  return null
+}
+
+/**
+ * A ripgrep built with PCRE2, for comparisons with `rg -P`:
+ * `AGENT_FIND_RG_PCRE2`, else the first of `ripgrepPath()` and `rg` on PATH
+ * that answers `--pcre2-version` (the pinned rg of `npm run install:rg` has
+ * no PCRE2; Debian's `ripgrep` package, which `.ci/run` installs, has). Null
+ * when none; in CI (see `strictCi`) that is an error.
+ */
+export function ripgrepPcre2Path() {
+  const hasPcre2 = (candidate) => spawnSync(candidate, ['--pcre2-version'], { stdio: 'ignore' }).status === 0
+  const asked = process.env.AGENT_FIND_RG_PCRE2
+  if (asked) {
+    if (hasPcre2(asked)) return asked
+    throw new Error(`AGENT_FIND_RG_PCRE2=${asked} does not run \`--pcre2-version\``)
+  }
+  const found = [ripgrepPath(), 'rg'].filter(Boolean).find(hasPcre2)
+  if (found) return found
+  if (strictCi()) throw new Error('no ripgrep with PCRE2 found (`rg --pcre2-version` fails): apt-get install -y ripgrep (as .ci/run does), or set AGENT_FIND_RG_PCRE2; in CI the comparisons with rg -P must run')
   return null
 }
 
