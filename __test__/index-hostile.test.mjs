@@ -1,9 +1,10 @@
 // The live index (openIndex) against a hostile file system: a folder removed
 // by its parent's listing while a look at it is pending, an index dropped
 // unclosed while its thread is busy, close() with the object kept, folders
-// that can be listed but not entered, a root deleted or replaced, and a
-// folder touched every few milliseconds while the index opens. Every wait is
-// bounded.
+// that can be listed but not entered, its own folder made unreadable, a root
+// deleted or replaced, a folder touched every few milliseconds while the
+// index opens, and the inotify watch limit (folders, and files with more than
+// one name). Every wait is bounded.
 import assert from 'node:assert/strict'
 import { spawn, spawnSync } from 'node:child_process'
 import fs from 'node:fs'

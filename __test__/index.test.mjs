@@ -1,6 +1,7 @@
 // The live index (openIndex): exact after thousands of random changes (the
-// same answers as a fresh find, every round), what it reports, its errors,
-// and that close() gives back every watch and thread.
+// same answers as a fresh find, every round), files with more than one name
+// written through a name outside it, what it reports, its errors, and that
+// close() gives back every watch and thread.
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import path from 'node:path'

@@ -2,7 +2,9 @@
 // and `partial` with `timeoutMs`. On generated trees, on disk, on a
 // memoryReader and on an index: walking every page with the cursor (or with
 // offsets) gives exactly the full answer; a cursor from other options is
-// refused; an index changed between pages says so; a partial answer is a
+// refused; an index changed between pages says so, a cursor made on disk and
+// continued on an index does not; a newest-first file list edited between
+// pages lists the modified files on later pages; a partial answer is a
 // start of the full one and its cursor continues with the rest.
 import { test, describe } from 'node:test'
 import assert from 'node:assert/strict'

@@ -22,6 +22,7 @@ use std::collections::{HashMap, HashSet};
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -136,6 +137,9 @@ pub struct Inotify {
     unwatched_files: Mutex<HashSet<Handle>>,
     /// How many files may have a watch (see `FILE_SHARE`).
     file_budget: usize,
+    /// Some file was ever watched or noted as not watched: until then a
+    /// file with one name needs no look at the tables (most trees have none).
+    any_files: AtomicBool,
 }
 
 impl Inotify {
@@ -157,6 +161,7 @@ impl Inotify {
             unwatched: Mutex::new((HashSet::new(), None)),
             unwatched_files: Mutex::default(),
             file_budget: limit / FILE_SHARE,
+            any_files: AtomicBool::new(false),
         })
     }
 
@@ -198,13 +203,15 @@ impl Inotify {
     /// `file`, unless it is watched already or cannot be (then it is noted
     /// as not watched).
     pub fn watch_file(&self, dir: &Dir, name: &[u8], file: Handle) -> FileWatch {
+        self.any_files.store(true, Ordering::Relaxed);
         let mut targets = lock(&self.targets);
         if targets.file_wd.contains_key(&file) {
             return FileWatch::Already;
         }
+        // `None`: past this index's share for files.
         let added = match targets.files.len() < self.file_budget {
-            true => self.add_file(dir, name),
-            false => Err(io::Error::from_raw_os_error(libc::ENOSPC)),
+            true => self.add_file(dir, name).map_err(Some),
+            false => Err(None),
         };
         match added {
             Ok(wd) => {
@@ -217,12 +224,12 @@ impl Inotify {
             Err(e) => {
                 drop(targets);
                 lock(&self.unwatched_files).insert(file);
-                let why = match e.raw_os_error() {
-                    Some(libc::ENOSPC) => format!(
-                        "files with more than one name (hard links) past the inotify watches this index takes for them ({}, a {FILE_SHARE}th of fs.inotify.max_user_watches) are looked at again by each call; raise the limit",
+                let why = match e {
+                    None => format!(
+                        "files with more than one name (hard links) past the share of inotify watches the index gives them ({}, a quarter of fs.inotify.max_user_watches) are looked at again by every call; raise the limit",
                         self.file_budget
                     ),
-                    _ => format!("a file with more than one name (a hard link) could not be watched: {e}"),
+                    Some(e) => format!("a file with more than one name (a hard link) is not watched, so every call looks at it again: {}", why(&e)),
                 };
                 lock(&self.unwatched).1 = Some(why);
                 FileWatch::Not
@@ -246,6 +253,9 @@ impl Inotify {
     /// Stops watching the tree's file `file` (it has one name now, or is
     /// gone), and forgets it was not watched.
     pub fn unwatch_file(&self, file: Handle) {
+        if !self.any_files.load(Ordering::Relaxed) {
+            return;
+        }
         lock(&self.unwatched_files).remove(&file);
         let mut targets = lock(&self.targets);
         if let Some(wd) = targets.file_wd.remove(&file) {
