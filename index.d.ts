@@ -280,7 +280,7 @@ export interface IndexStats {
   lastRescan?: string
   /**
    * Folders that could not be watched (the OS's limit): every call lists them again first. On Linux, also files with
-   * more than one name (hard links) left without a watch of their own: every call looks at them again.
+   * more than one name (hard links) left without a watch of their own: a call looks again at those it would show.
    */
   watchErrors: number
   lastError?: string

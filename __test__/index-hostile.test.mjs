@@ -449,9 +449,10 @@ describe('openIndex: what is watched', () => {
 
   // Files with more than one name (hard links into a store outside the
   // folder, as pnpm makes them) past the same limit (12 watches): those not
-  // watched are counted, and each query looks at them again, so a write
-  // through the name outside is found without any event; folders made later
-  // take watches from files rather than go unwatched.
+  // watched are counted, and each query looks again at those it shows, so a
+  // write through the name outside is found without any event (also in a
+  // gitignored folder, once a query shows it); folders made later take
+  // watches from files rather than go unwatched.
   const linkScript = `
     const fs = require('fs'), path = require('path'), os = require('os')
     const { openIndex, find, searchFiles } = require(${JSON.stringify(REPO)})
@@ -461,6 +462,8 @@ describe('openIndex: what is watched', () => {
       try {
         fs.mkdirSync(store)
         for (let d = 0; d < 3; d++) fs.mkdirSync(path.join(root, 'd' + d), { recursive: true })
+        // Hidden from a call by default, shown with gitignore: false: looked at only then.
+        fs.writeFileSync(path.join(root, '.gitignore'), 'd2/\\n')
         for (let i = 0; i < 30; i++) {
           fs.writeFileSync(path.join(store, 'f' + i), 'needle old ' + i + '\\n')
           fs.linkSync(path.join(store, 'f' + i), path.join(root, 'd' + (i % 3), 'f' + i + '.txt'))
@@ -468,7 +471,9 @@ describe('openIndex: what is watched', () => {
         const index = await openIndex(root)
         const q = { pattern: '**', sortBy: 'name', limit: Infinity, maxLimit: Infinity, maxBytes: Infinity }
         const show = (r) => JSON.stringify(r.entries.map((e) => e.path + ':' + e.size + ':' + e.mtimeMs))
+        const all = { ...q, gitignore: false }
         const same = async () => show(await index.find(q)) === show(await find({ ...q, cwd: root }))
+          && show(await index.find(all)) === show(await find({ ...all, cwd: root }))
           && JSON.stringify((await index.searchFiles({ pattern: 'new' })).matches) === JSON.stringify((await searchFiles({ pattern: 'new', cwd: root })).matches)
         const rounds = [await same()]
         const before = index.stats().watchErrors

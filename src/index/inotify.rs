@@ -13,7 +13,7 @@
 //! at most a share of the user's limit (`file_budget`), and give way to a
 //! folder's when the limit is reached: a folder not watched costs a listing
 //! per query, a file only a `stat`. A file not watched is counted with the
-//! folders and looked at again by each query.
+//! folders and looked at again by each query that would show it.
 
 use super::tree::{Handle, Tree};
 use crate::dir::Dir;
@@ -304,9 +304,13 @@ impl Inotify {
         lock(&self.unwatched_files).clear();
     }
 
-    /// The files with more than one name that are not watched.
-    pub fn unwatched_files(&self) -> Vec<Handle> {
-        lock(&self.unwatched_files).iter().copied().collect()
+    /// The files among `files` that have more than one name and no watch.
+    pub fn unwatched_among(&self, files: &[Handle]) -> Vec<Handle> {
+        let unwatched = lock(&self.unwatched_files);
+        match unwatched.is_empty() {
+            true => Vec::new(),
+            false => files.iter().filter(|f| unwatched.contains(f)).copied().collect(),
+        }
     }
 
     /// The files a watch on files names (none left in `tree`: all gone),

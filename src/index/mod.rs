@@ -1085,16 +1085,20 @@ impl Index {
     /// keeper (the tree is walked again whole).
     fn relist_unwatched(&self) -> Result<()> {
         let Some(inotify) = lock(&self.inotify).clone() else { return Ok(()) };
-        let mut unwatched = inotify.unwatched_folders();
-        unwatched.extend(self.changed_unwatched_files(&inotify)?);
-        if unwatched.is_empty() {
+        self.relist(inotify.unwatched_folders())
+    }
+
+    /// Lists the folders `folders` again (and the new folders found in
+    /// them) outside the keeper, for a call.
+    fn relist(&self, folders: Vec<Handle>) -> Result<()> {
+        if folders.is_empty() {
             return Ok(());
         }
         let root = self.dir()?;
         let relisted = catch_unwind(AssertUnwindSafe(|| {
             let mut tree = unpoisoned(self.tree.write());
             let mut found = Vec::new();
-            for handle in unwatched {
+            for handle in folders {
                 if let Some(id) = tree.resolve(handle).filter(|&id| tree.node(id).kind == EntryKind::Dir) {
                     self.reconcile(&root, &mut tree, id, &mut found);
                 }
@@ -1118,14 +1122,25 @@ impl Index {
 
 #[cfg(target_os = "linux")]
 impl Index {
-    /// The folders of the files with more than one name that are not
-    /// watched and changed since the tree last saw them (their size, time
-    /// or kind, or they are gone or have one name now), to be listed again.
-    fn changed_unwatched_files(&self, inotify: &inotify::Inotify) -> Result<Vec<Handle>> {
-        let files = inotify.unwatched_files();
+    /// Looks again at the files among `files` (those a call is about to
+    /// show) that have more than one name and no watch, and lists again the
+    /// folders of those that changed since the tree saw them (their size,
+    /// time or kind, or they are gone or have one name now): true when it
+    /// did (the tree changed). A call pays for the files it shows only.
+    pub fn look_at_unwatched_files(&self, files: &[Handle]) -> Result<bool> {
+        let Some(inotify) = lock(&self.inotify).clone() else { return Ok(false) };
+        let files = inotify.unwatched_among(files);
         if files.is_empty() {
-            return Ok(Vec::new());
+            return Ok(false);
         }
+        let changed = self.changed_files(files)?;
+        let relisted = !changed.is_empty();
+        self.relist(changed)?;
+        Ok(relisted)
+    }
+
+    /// The folders of `files` where one changed since the tree saw it.
+    fn changed_files(&self, files: Vec<Handle>) -> Result<Vec<Handle>> {
         let root = self.dir()?;
         // What the tree shows of each, by folder; then looked at without the lock.
         let mut shown: Vec<(Handle, Vec<u8>, Vec<u8>, Meta)> = {
@@ -1166,6 +1181,10 @@ impl Index {
 impl Index {
     fn relist_unwatched(&self) -> Result<()> {
         Ok(())
+    }
+
+    pub fn look_at_unwatched_files(&self, _: &[Handle]) -> Result<bool> {
+        Ok(false)
     }
 
     fn was_deleted(&self, _: Handle) -> bool {

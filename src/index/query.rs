@@ -89,7 +89,12 @@ where
         }
     }
     let key = VisibleKey { folder: rel.to_vec(), rules: gate.rules().clone() };
-    let visible = index.visible(&key, |tree| list_visible(index, tree, rel, root, gate))?;
+    let mut visible = index.visible(&key, |tree| list_visible(index, tree, rel, root, gate))?;
+    // Hard-linked files without a watch of their own may have changed
+    // unseen: looked at again, and the list made anew if one had.
+    if index.look_at_unwatched_files(&visible.handles)? {
+        visible = index.visible(&key, |tree| list_visible(index, tree, rel, root, gate))?;
+    }
     gate.add_skipped(visible.skipped.iter().cloned());
     gate.add_ignored(visible.ignored.iter().cloned());
     gate.add_tally(&visible.tally);
