@@ -387,7 +387,12 @@ impl Inotify {
     pub fn remap(&self, old: &Tree, new: &Tree) {
         let same = |h: Handle| old.resolve(h).and_then(|id| new.find(&old.path(id))).map(|id| new.handle(id));
         let mut targets = lock(&self.targets);
-        let mut kept = Targets::default();
+        // Files' watches are kept as they are: the caller makes them anew (`clear_files`).
+        let mut kept = Targets {
+            files: std::mem::take(&mut targets.files),
+            file_wd: std::mem::take(&mut targets.file_wd),
+            ..Targets::default()
+        };
         for (wd, target) in std::mem::take(&mut targets.by_wd) {
             match same(target.folder) {
                 Some(folder) => {
@@ -450,6 +455,13 @@ impl Inotify {
     #[cfg(test)]
     pub fn watched_files(&self) -> usize {
         lock(&self.targets).file_wd.len()
+    }
+
+    /// How many watches the kernel holds for this instance (tests).
+    #[cfg(test)]
+    pub fn kernel_watches(&self) -> usize {
+        let info = std::fs::read_to_string(format!("/proc/self/fdinfo/{}", self.fd.as_raw_fd())).unwrap_or_default();
+        info.lines().filter(|l| l.starts_with("inotify wd:")).count()
     }
 
     /// The folders of the tree not watched now.

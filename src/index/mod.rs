@@ -1762,9 +1762,39 @@ mod tests {
         wait_for("the write through the other name", || size(&index) == Some(17));
         let inotify = lock(&index.inotify).clone().unwrap();
         assert_eq!(inotify.watched_files(), 1);
+        // A whole-tree comparison (dropped events) makes the file's watch anew, leaving no other.
+        let watches = inotify.kernel_watches();
+        let overflow = notify::Event::new(notify::EventKind::Other).set_flag(notify::event::Flag::Rescan);
+        index.apply(vec![Ok(overflow)]);
+        assert_eq!((inotify.watched_files(), inotify.kernel_watches()), (1, watches));
+        fs::write(store.join("f"), "written elsewhere again").unwrap();
+        wait_for("a write after the comparison", || size(&index) == Some(23));
         fs::remove_file(store.join("f")).unwrap();
         wait_for("the watch to be dropped", || inotify.watched_files() == 0);
         assert_eq!(index.stats().watch_errors, 0);
+        index.close();
+    }
+
+    /// A whole-tree comparison after the file's name in the index went
+    /// unseen: the file's watch is stopped, not left behind.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_comparison_of_the_whole_tree_stops_the_watch_of_a_file_gone_from_it() {
+        let dir = temp("links-gone");
+        let store = dir.join("store");
+        fs::create_dir(&store).unwrap();
+        fs::write(store.join("f"), "kept").unwrap();
+        fs::hard_link(store.join("f"), dir.join("src/deep/f")).unwrap();
+        let index = Index::open(dir.join("src"), ContentCaps::default()).unwrap();
+        lock(&index.keeper).as_ref().unwrap().stop.store(true, Ordering::SeqCst);
+        wait_for("the keeper to end", || lock(&index.keeper).as_ref().unwrap().thread.is_finished());
+        let inotify = lock(&index.inotify).clone().unwrap();
+        let watches = inotify.kernel_watches();
+        assert_eq!(inotify.watched_files(), 1);
+        fs::remove_file(dir.join("src/deep/f")).unwrap();
+        let overflow = notify::Event::new(notify::EventKind::Other).set_flag(notify::event::Flag::Rescan);
+        index.apply(vec![Ok(overflow)]);
+        assert_eq!((inotify.watched_files(), inotify.kernel_watches()), (0, watches - 1));
         index.close();
     }
 
