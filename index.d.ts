@@ -278,7 +278,10 @@ export interface IndexStats {
   /** Whole-tree comparisons after the OS dropped events (inotify's queue overflowed). */
   rescans: number
   lastRescan?: string
-  /** Folders that could not be watched (the OS's limit): every call lists them again first. */
+  /**
+   * Folders that could not be watched (the OS's limit): every call lists them again first. On Linux, also files with
+   * more than one name (hard links) left without a watch of their own: a call looks again at those it would show.
+   */
   watchErrors: number
   lastError?: string
   closed: boolean
@@ -509,12 +512,16 @@ interface SearchResultBase {
   offset?: number
   /** `partial` ran out of time: the results are the start of the answer (up to `cursor`); `matchCount` counts what was found so far. */
   incomplete?: true
-  /** On an index: its folder changed since the `cursor` was made (the page is of the tree as it is now). */
+  /**
+   * On an index: its folder changed since the `cursor` was made (the page is of the tree as it is now), or the cursor
+   * is another index's. Never for a cursor made off an index (by a walk on disk).
+   */
   indexChanged?: true
   /**
    * When nothing matched and always-skipped folders were passed over: names them. With `fuzzy`, when no path holds
    * the query as written: says the order is approximate (typo and subsequence matches). On an index: that it
-   * changed since the `cursor` was made.
+   * changed since the `cursor` was made. On a later page of a newest-first file list: that files modified after the
+   * first page are listed after the others (and one shown before may be listed again).
    */
   notice?: string
   /** What was left out, by reason (binary files among them): when the answer is empty or cut (always with `skipped: true`, never with false). */

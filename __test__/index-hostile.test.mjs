@@ -1,9 +1,10 @@
 // The live index (openIndex) against a hostile file system: a folder removed
 // by its parent's listing while a look at it is pending, an index dropped
 // unclosed while its thread is busy, close() with the object kept, folders
-// that can be listed but not entered, a root deleted or replaced, and a
-// folder touched every few milliseconds while the index opens. Every wait is
-// bounded.
+// that can be listed but not entered, its own folder made unreadable, a root
+// deleted or replaced, a folder touched every few milliseconds while the
+// index opens, and the inotify watch limit (folders, and files with more than
+// one name). Every wait is bounded.
 import assert from 'node:assert/strict'
 import { spawn, spawnSync } from 'node:child_process'
 import fs from 'node:fs'
@@ -167,6 +168,59 @@ describe('openIndex: the same entries as a fresh find', () => {
     assert.deepEqual(indexed, fresh)
     assert.ok(fresh2.includes('locked/b.txt:file:0'), JSON.stringify(fresh2))
     assert.deepEqual(indexed2, fresh2)
+  })
+})
+
+describe('openIndex: its own folder made unreadable', () => {
+  // Mode 311 (-wx: entered but not listed), 000, then 444 (r--: listed but
+  // not entered), then 755 again: every call answers as a fresh one does,
+  // refusals included, and nothing cached (a file's contents) leaks while
+  // the folder is refused. A file made while it was refused is found after.
+  test('every call answers as a fresh call: permission-denied while refused, then the tree as it is (uid 65534)', { skip: nobody && !process.env.CI ? nobody : false }, async (t) => {
+    const dir = sharedTmp(t)
+    const out = runAsNobody(`async ({ find, findFiles, searchFiles, openIndex }) => {
+      const fs = require('fs'), path = require('path')
+      const root = path.join(${JSON.stringify(dir)}, 'ws')
+      fs.mkdirSync(path.join(root, 'sub'), { recursive: true })
+      fs.writeFileSync(path.join(root, 'a.txt'), 'secret needle\\n'); fs.writeFileSync(path.join(root, 'sub', 'b.txt'), 'needle b\\n')
+      const index = await openIndex(root)
+      const settle = () => Promise.race([index.settled(), new Promise((r) => setTimeout(r, 5000))])
+      const show = (r) => JSON.stringify(Array.isArray(r) ? r : r.entries ? r.entries.map((e) => e.path + ':' + e.type + ':' + e.size) : r.matches)
+      const calls = [
+        ['find', { pattern: '**', type: 'any', sortBy: 'name' }],
+        ['find', { pattern: '**', path: 'sub', sortBy: 'name' }],
+        ['findFiles', '**'],
+        ['searchFiles', { pattern: 'needle' }],
+        ['searchFiles', { pattern: 'needle', path: 'sub' }],
+      ]
+      const run = (f, a) => f(a).then(show, (e) => e.code)
+      const round = async () => {
+        const out = []
+        for (const [name, args] of calls) {
+          const fresh = name === 'findFiles' ? await findFiles(args, root).then(show, (e) => e.code) : await run((o) => ({ find, searchFiles })[name]({ ...o, cwd: root }), args)
+          const indexed = name === 'findFiles' ? await index.findFiles(args).then(show, (e) => e.code) : await run((o) => index[name](o), args)
+          out.push({ call: name + ' ' + JSON.stringify(args), fresh, indexed })
+        }
+        return out
+      }
+      const rounds = { open: await round() }
+      for (const mode of [0o311, 0o000, 0o444, 0o755]) {
+        fs.chmodSync(root, mode)
+        if (mode === 0o311) fs.writeFileSync(path.join(root, 'made-while-refused.txt'), 'needle new\\n')
+        await settle()
+        rounds[mode.toString(8)] = await round()
+      }
+      await index.close()
+      return rounds
+    }`)
+    assert.ok(out.ok, JSON.stringify(out))
+    for (const [mode, calls] of Object.entries(out.value)) {
+      for (const { call, fresh, indexed } of calls) assert.equal(indexed, fresh, `mode ${mode}: ${call}`)
+    }
+    const codes = (mode) => out.value[mode].map((c) => c.fresh)
+    assert.deepEqual(codes('311').map((c) => c === 'permission-denied'), [true, false, true, true, false], JSON.stringify(out.value['311']))
+    assert.ok(codes('0').every((c) => c === 'permission-denied'), JSON.stringify(out.value['0']))
+    assert.match(codes('755')[0], /made-while-refused\.txt/)
   })
 })
 
@@ -399,5 +453,63 @@ describe('openIndex: what is watched', () => {
     assert.equal(out.found, 39)
     assert.ok(out.watchErrors >= 20, `watchErrors ${out.watchErrors}`)
     assert.match(out.lastError, /max_user_watches/)
+  })
+
+  // Files with more than one name (hard links into a store outside the
+  // folder, as pnpm makes them) past the same limit (12 watches): those not
+  // watched are counted, and each query looks again at those it shows, so a
+  // write through the name outside is found without any event (also in a
+  // gitignored folder, once a query shows it); folders made later take
+  // watches from files rather than go unwatched.
+  const linkScript = `
+    const fs = require('fs'), path = require('path'), os = require('os')
+    const { openIndex, find, searchFiles } = require(${JSON.stringify(REPO)})
+    const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
+    ;(async () => {
+      const base = fs.mkdtempSync(path.join(os.tmpdir(), 'af-links-')), root = path.join(base, 'root'), store = path.join(base, 'store')
+      try {
+        fs.mkdirSync(store)
+        for (let d = 0; d < 3; d++) fs.mkdirSync(path.join(root, 'd' + d), { recursive: true })
+        // Hidden from a call by default, shown with gitignore: false: looked at only then.
+        fs.writeFileSync(path.join(root, '.gitignore'), 'd2/\\n')
+        for (let i = 0; i < 30; i++) {
+          fs.writeFileSync(path.join(store, 'f' + i), 'needle old ' + i + '\\n')
+          fs.linkSync(path.join(store, 'f' + i), path.join(root, 'd' + (i % 3), 'f' + i + '.txt'))
+        }
+        const index = await openIndex(root)
+        const q = { pattern: '**', sortBy: 'name', limit: Infinity, maxLimit: Infinity, maxBytes: Infinity }
+        const show = (r) => JSON.stringify(r.entries.map((e) => e.path + ':' + e.size + ':' + e.mtimeMs))
+        const all = { ...q, gitignore: false }
+        const same = async () => show(await index.find(q)) === show(await find({ ...q, cwd: root }))
+          && show(await index.find(all)) === show(await find({ ...all, cwd: root }))
+          && JSON.stringify((await index.searchFiles({ pattern: 'new' })).matches) === JSON.stringify((await searchFiles({ pattern: 'new', cwd: root })).matches)
+        const rounds = [await same()]
+        const before = index.stats().watchErrors
+        // Every file written through its name outside, with no wait for events.
+        for (let i = 0; i < 30; i++) fs.writeFileSync(path.join(store, 'f' + i), 'needle new ' + i + ', longer\\n')
+        rounds.push(await same())
+        // Folders moved in take their watches from files.
+        for (let i = 0; i < 4; i++) fs.mkdirSync(path.join(base, 'new', 'n' + i), { recursive: true })
+        fs.renameSync(path.join(base, 'new'), path.join(root, 'new'))
+        await sleep(300); await Promise.race([index.settled(), sleep(5000)])
+        for (let i = 0; i < 4; i++) fs.writeFileSync(path.join(root, 'new', 'n' + i, 'later.txt'), 'new')
+        for (let i = 0; i < 30; i++) fs.appendFileSync(path.join(store, 'f' + i), 'new again\\n')
+        await sleep(300); await Promise.race([index.settled(), sleep(5000)])
+        rounds.push(await same())
+        const stats = index.stats()
+        await index.close()
+        console.log('RESULT ' + JSON.stringify({ rounds, before, watchErrors: stats.watchErrors, lastError: stats.lastError }))
+      } finally { fs.rmSync(base, { recursive: true, force: true }) }
+    })()`
+  test('files with more than one name past the inotify watch limit: counted, and looked at again by every query', { skip: process.platform !== 'linux' || !userNamespaces ? 'needs Linux user namespaces (unshare -Ur)' : false, timeout: 60_000 }, () => {
+    const r = spawnSync('unshare', ['-Ur', 'sh', '-c', 'echo 12 > /proc/sys/user/max_inotify_watches && exec "$0" "$@"', process.execPath, '-e', linkScript],
+      { encoding: 'utf8', timeout: 50_000, killSignal: 'SIGKILL' })
+    const line = /^RESULT (.*)$/m.exec(r.stdout)
+    assert.ok(line, `the child did not finish: status ${r.status} ${r.signal ?? ''} ${r.stderr}`)
+    const out = JSON.parse(line[1])
+    assert.deepEqual(out.rounds, [true, true, true], 'index answers differ from fresh calls')
+    assert.ok(out.before >= 20, `watchErrors ${out.before} with 30 linked files and room for 8 watches`)
+    assert.ok(out.watchErrors >= 20, `watchErrors ${out.watchErrors}`)
+    assert.match(out.lastError, /hard link/)
   })
 })

@@ -1,6 +1,7 @@
 // The live index (openIndex): exact after thousands of random changes (the
-// same answers as a fresh find, every round), what it reports, its errors,
-// and that close() gives back every watch and thread.
+// same answers as a fresh find, every round), files with more than one name
+// written through a name outside it, what it reports, its errors, and that
+// close() gives back every watch and thread.
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import path from 'node:path'
@@ -194,6 +195,58 @@ describe('openIndex: what it reports and refuses', () => {
     await rejectsWith(index.find('*'), 'invalid-argument', /index is closed/)
     await rejectsWith(index.findFiles('*'), 'invalid-argument', /index is closed/)
     await rejectsWith(index.settled(), 'invalid-argument', /index is closed/)
+  })
+})
+
+describe('openIndex: files with more than one name (hard links)', () => {
+  /** The index's answers and a fresh call's, on the same tree. */
+  async function answers(index, root) {
+    const queries = [
+      (o) => [find, 'find', { pattern: '**', type: 'any', sortBy: 'name', ...o }],
+      (o) => [searchFiles, 'searchFiles', { pattern: 'BBB|CCC|DDD', ...o }],
+      (o) => [searchFiles, 'searchFiles', { pattern: 'needle', outputMode: 'count', ...o }],
+    ]
+    const out = []
+    for (const q of queries) {
+      const [fresh, method, options] = q({})
+      const show = (r) => JSON.stringify(r.entries ? r.entries.map((e) => `${e.path}:${e.size}:${e.mtimeMs}`) : r.matches ?? r.counts)
+      out.push([show(await fresh({ cwd: root, ...options })), show(await index[method](options)), options.pattern])
+    }
+    return out
+  }
+  const assertSame = async (index, root, what) => {
+    for (const [fresh, indexed, pattern] of await answers(index, root)) assert.equal(indexed, fresh, `${what}: ${pattern}`)
+  }
+
+  test('written through a name outside the folder: after settled() the index answers as a fresh call', { skip: process.platform !== 'linux' }, async (t) => {
+    const top = tmpTree(t, { 'store/f.txt': 'needle AAA\n', 'store/g.txt': 'needle one\n', 'store/h.txt': 'needle h\n', 'ws/plain.txt': 'needle plain\n', 'ws/x/': null, 'ws/y/': null })
+    const [store, ws] = [path.join(top, 'store'), path.join(top, 'ws')]
+    fs.linkSync(path.join(store, 'f.txt'), path.join(ws, 'hl.txt'))
+    // One file under two names in the index, in two folders.
+    fs.linkSync(path.join(store, 'h.txt'), path.join(ws, 'x', 'h1.txt'))
+    fs.linkSync(path.join(store, 'h.txt'), path.join(ws, 'y', 'h2.txt'))
+    const index = await openIndex(ws)
+    t.after(() => index.close())
+    // Content searches read every file, so the index keeps their sketches and contents.
+    await assertSame(index, ws, 'at open')
+    fs.writeFileSync(path.join(store, 'f.txt'), 'needle BBB, and longer\n')
+    await index.settled()
+    await assertSame(index, ws, 'written through the name outside')
+    fs.appendFileSync(path.join(store, 'h.txt'), 'needle CCC\n')
+    await index.settled()
+    await assertSame(index, ws, 'a file with two names in the index, written outside')
+    // A name made after the index opened, then written through the other one.
+    fs.linkSync(path.join(store, 'g.txt'), path.join(ws, 'x', 'late.txt'))
+    await index.settled()
+    fs.writeFileSync(path.join(store, 'g.txt'), 'needle DDD twice\nneedle\n')
+    await index.settled()
+    await assertSame(index, ws, 'a name made later')
+    // Its name outside removed: one name left, written through it as usual.
+    fs.rmSync(path.join(store, 'f.txt'))
+    fs.writeFileSync(path.join(ws, 'hl.txt'), 'needle again\n')
+    await index.settled()
+    await assertSame(index, ws, 'one name left')
+    assert.equal(index.stats().watchErrors, 0, JSON.stringify(index.stats()))
   })
 })
 

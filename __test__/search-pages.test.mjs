@@ -2,14 +2,16 @@
 // and `partial` with `timeoutMs`. On generated trees, on disk, on a
 // memoryReader and on an index: walking every page with the cursor (or with
 // offsets) gives exactly the full answer; a cursor from other options is
-// refused; an index changed between pages says so; a partial answer is a
+// refused; an index changed between pages says so, a cursor made on disk and
+// continued on an index does not; a newest-first file list edited between
+// pages lists the modified files on later pages; a partial answer is a
 // start of the full one and its cursor continues with the rest.
 import { test, describe } from 'node:test'
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import path from 'node:path'
 
-import { searchFiles, formatSearchResult, memoryReader, openIndex } from '../index.mjs'
+import { createTools, searchFiles, formatSearchResult, memoryReader, openIndex } from '../index.mjs'
 import { tmpTree, rejectsWith, seededRandom } from './helpers.mjs'
 
 const T = 1_700_000_000_000 // ms
@@ -245,15 +247,106 @@ test('an index changed between pages: the page answers, and says so (notice and 
   assert.match(p2.notice, /changed since the `cursor` was made/)
   assert.deepEqual(p2.matches, same.matches, 'the new file sorts last: this page is unchanged')
   assert.match(formatSearchResult(p2), /changed since the `cursor` was made/)
-  // A cursor from another index (or from the disk) never passes for this one's.
+  // A cursor from another index never passes for this one's.
+  const other = await openIndex(dir)
+  t.after(() => other.close())
+  const fromOther = await other.searchFiles({ pattern: 'needle', maxResults: 5, cursor: p1.cursor })
+  assert.equal(fromOther.indexChanged, true)
+  // One from the disk records no tree: it goes on by the place it names, as on disk.
   const disk = await searchFiles({ cwd: dir, pattern: 'needle', maxResults: 5 })
   const fromDisk = await index.searchFiles({ cwd: dir, pattern: 'needle', maxResults: 5, cursor: disk.cursor })
-  assert.equal(fromDisk.indexChanged, true)
+  assert.equal(fromDisk.indexChanged, undefined)
+  const diskPage2 = await searchFiles({ cwd: dir, pattern: 'needle', maxResults: 5, cursor: disk.cursor })
+  assert.deepEqual({ ...fromDisk, cursor: undefined }, { ...diskPage2, cursor: undefined })
   // Off an index there is no tree to have changed.
   const fromIndex = await index.searchFiles({ cwd: dir, pattern: 'needle', maxResults: 5 })
   const onDisk = await searchFiles({ cwd: dir, pattern: 'needle', maxResults: 5, cursor: fromIndex.cursor })
   assert.equal(onDisk.indexChanged, undefined)
   assert.deepEqual(onDisk.matches, fromDisk.matches)
+})
+
+test('a cursor made on disk, continued on an index of an unchanged folder: no change reported (createTools does this while its index opens)', async (t) => {
+  const dir = tmpTree(t, treeSpec())
+  const index = await openIndex(dir)
+  t.after(() => index.close())
+  for (const options of [{ pattern: 'needle' }, { pattern: 'needle', outputMode: 'files' }, { pattern: '*.txt', target: 'files' }]) {
+    const p1 = await searchFiles({ cwd: dir, ...options, maxResults: 4 })
+    const onDisk = await searchFiles({ cwd: dir, ...options, maxResults: 4, cursor: p1.cursor })
+    const onIndex = await index.searchFiles({ cwd: dir, ...options, maxResults: 4, cursor: p1.cursor })
+    assert.equal(onIndex.indexChanged, undefined, JSON.stringify(options))
+    assert.equal(onIndex.notice, undefined, JSON.stringify(options))
+    // The same page (the index's cursor also names its tree).
+    assert.deepEqual({ ...onIndex, cursor: undefined }, { ...onDisk, cursor: undefined }, JSON.stringify(options))
+    assert.ok(onIndex.cursor)
+  }
+  const tools = createTools({ cwd: dir, index: true })
+  t.after(() => tools.close())
+  const t1 = await tools.searchFiles({ pattern: 'needle', maxResults: 4 })
+  await tools.ready()
+  const t2 = await tools.searchFiles({ pattern: 'needle', maxResults: 4, cursor: t1.cursor })
+  assert.equal(t2.indexChanged, undefined)
+  assert.equal(t2.notice, undefined)
+})
+
+describe('newest-first pages while files change: a file modified between pages is on a later page', () => {
+  const spec = () => {
+    const files = {}
+    for (let i = 1; i <= 10; i++) files[`f${String(i).padStart(2, '0')}.txt`] = { content: 'needle\n', mtime: new Date(T + i * 60_000) }
+    return files
+  }
+  const MODES = [['files output', { pattern: 'needle', outputMode: 'files' }], ['name search', { pattern: '*.txt', target: 'files' }]]
+  for (const backend of ['disk', 'index']) {
+    for (const [mode, options] of MODES) {
+      test(`${backend}, ${mode}`, async (t) => {
+        const dir = tmpTree(t, spec())
+        const index = backend === 'index' ? await openIndex(dir) : null
+        t.after(() => index?.close())
+        const search = async (o) => {
+          if (index) await index.settled()
+          return index ? index.searchFiles(o) : searchFiles({ cwd: dir, ...o })
+        }
+        const p1 = await search({ ...options, maxResults: 3 })
+        assert.deepEqual(p1.files, ['f10.txt', 'f09.txt', 'f08.txt'])
+        // Not shown yet, modified: it would now sort first, before the cursor.
+        fs.appendFileSync(path.join(dir, 'f02.txt'), 'edited\n')
+        // Shown already, modified again.
+        fs.appendFileSync(path.join(dir, 'f09.txt'), 'edited\n')
+        // Made between pages.
+        fs.writeFileSync(path.join(dir, 'f11.txt'), 'needle\n')
+        const seen = [...p1.files]
+        const notices = []
+        let cursor = p1.cursor
+        for (let guard = 0; cursor && guard < 20; guard++) {
+          const r = await search({ ...options, maxResults: 3, cursor })
+          seen.push(...r.files)
+          notices.push(r.notice)
+          cursor = r.cursor
+          if (guard === 0) {
+            // Modified while the pages are walked (later than the others: a clock tick apart).
+            await new Promise((resolve) => setTimeout(resolve, 50))
+            fs.appendFileSync(path.join(dir, 'f04.txt'), 'edited\n')
+          }
+        }
+        assert.equal(cursor, undefined, 'the pages end')
+        // The unchanged files in their order, then the changed ones, oldest change first.
+        assert.deepEqual(seen.slice(0, 8), ['f10.txt', 'f09.txt', 'f08.txt', 'f07.txt', 'f06.txt', 'f05.txt', 'f03.txt', 'f01.txt'])
+        assert.deepEqual(seen.slice(8).sort(), ['f02.txt', 'f04.txt', 'f09.txt', 'f11.txt'])
+        assert.equal(seen.at(-1), 'f04.txt', 'modified last, listed last')
+        assert.equal(new Set(seen).size, 11, 'every file is on a page')
+        assert.ok(notices.some((n) => /changed after the first page was made/.test(n ?? '')), JSON.stringify(notices))
+        // A walk with no change has no such notice.
+        const again = []
+        let c
+        do {
+          const r = await search({ ...options, maxResults: 3, ...(c ? { cursor: c } : {}) })
+          again.push(r)
+          c = r.cursor
+        } while (c)
+        assert.ok(again.every((r) => r.notice === undefined && r.indexChanged === undefined), JSON.stringify(again.map((r) => r.notice)))
+        assert.deepEqual(again.flatMap((r) => r.files).length, 11)
+      })
+    }
+  }
 })
 
 describe('partial: what was found by timeoutMs, a start of the full answer', () => {

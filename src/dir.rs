@@ -27,6 +27,18 @@ pub struct Stat {
     pub meta: Meta,
 }
 
+/// A child's `Stat`, with what a live index also keeps track of: its inode
+/// number (a folder replaced under the same name is told apart by it; 0
+/// where unknown), and whether it is a regular file with more than one name
+/// (a hard link: written through a name elsewhere, it changes with no event
+/// in its own folder).
+#[derive(Debug, Clone, Copy)]
+pub struct FullStat {
+    pub stat: Stat,
+    pub ino: u64,
+    pub linked: bool,
+}
+
 /// True for the errors that mean "this child is gone or is not a folder any
 /// more": it vanished, it is a file, or it became a symlink (`O_NOFOLLOW`).
 pub fn is_gone(err: &io::Error) -> bool {
@@ -182,7 +194,7 @@ fn try_read_capped(file: std::fs::File, cap: u64) -> io::Result<Option<Vec<u8>>>
 
 #[cfg(unix)]
 mod unix {
-    use super::{Beneath, EntryKind, Meta, Stat};
+    use super::{Beneath, EntryKind, FullStat, Meta, Stat};
     use std::ffi::{CStr, CString, OsStr};
     use std::io;
     use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
@@ -362,9 +374,8 @@ mod unix {
             stat_at(self.fd.as_raw_fd(), name, libc::AT_SYMLINK_NOFOLLOW)
         }
 
-        /// `stat`, with the child's inode number: a live index tells a
-        /// folder replaced under the same name by it.
-        pub fn stat_with_ino(&self, name: &OsStr) -> io::Result<(Stat, u64)> {
+        /// `stat`, with what a live index also keeps track of (see `FullStat`).
+        pub fn stat_full(&self, name: &OsStr) -> io::Result<FullStat> {
             let name = c_name(name)?;
             let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
             // SAFETY: a valid descriptor, a NUL-terminated name and room for the answer.
@@ -376,8 +387,10 @@ mod unix {
             }
             // SAFETY: fstatat succeeded, so it filled `st`.
             let st = unsafe { st.assume_init() };
-            #[allow(clippy::unnecessary_cast)] // the field type differs between platforms
-            Ok((stat_of(&st), st.st_ino as u64))
+            let stat = stat_of(&st);
+            #[allow(clippy::unnecessary_cast)] // the field types differ between platforms
+            let (ino, links) = (st.st_ino as u64, st.st_nlink as u64);
+            Ok(FullStat { stat, ino, linked: stat.kind == Some(EntryKind::File) && links > 1 })
         }
 
         /// What `path` (from this folder, or absolute) leads to, following
@@ -582,7 +595,7 @@ mod unix {
 
 #[cfg(not(unix))]
 mod portable {
-    use super::{EntryKind, Meta, Stat};
+    use super::{EntryKind, FullStat, Meta, Stat};
     use std::ffi::OsStr;
     use std::io;
     use std::path::{Path, PathBuf};
@@ -626,9 +639,9 @@ mod portable {
             std::fs::symlink_metadata(self.path.join(name)).map(|md| stat_of(&md))
         }
 
-        /// `stat`; no inode number here (0).
-        pub fn stat_with_ino(&self, name: &OsStr) -> io::Result<(Stat, u64)> {
-            self.stat(name).map(|stat| (stat, 0))
+        /// `stat`; no inode number (0) nor link count here.
+        pub fn stat_full(&self, name: &OsStr) -> io::Result<FullStat> {
+            self.stat(name).map(|stat| FullStat { stat, ino: 0, linked: false })
         }
 
         pub fn kind_following(&self, path: &Path) -> Option<EntryKind> {

@@ -6,6 +6,14 @@
 //! listing of it under its new name points the watch there (the kernel gives
 //! the same descriptor for the same folder). Every folder that could not be
 //! watched is counted (`unwatched`), and each query lists those again first.
+//!
+//! A file with more than one name (a hard link) gets a watch of its own:
+//! written through a name outside its folder, it raises no event there, but
+//! a watch is on the file itself, whatever name is used. Such watches take
+//! at most a share of the user's limit (`file_budget`), and give way to a
+//! folder's when the limit is reached: a folder not watched costs a listing
+//! per query, a file only a `stat`. A file not watched is counted with the
+//! folders and looked at again by each query that would show it.
 
 use super::tree::{Handle, Tree};
 use crate::dir::Dir;
@@ -14,6 +22,7 @@ use std::collections::{HashMap, HashSet};
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -29,6 +38,14 @@ const MASK: u32 = libc::IN_CREATE
     | libc::IN_MOVE_SELF
     | libc::IN_ONLYDIR
     | libc::IN_EXCL_UNLINK;
+
+/// What a file's own watch sees: its contents and metadata (link count,
+/// mode) changing, through any of its names. Never through a symlink.
+const FILE_MASK: u32 = libc::IN_MODIFY | libc::IN_ATTRIB | libc::IN_CLOSE_WRITE | libc::IN_DONT_FOLLOW;
+
+/// The share of the user's inotify watches (`max_user_watches`) the watches
+/// on files may take, so that folders, and other programs, keep the rest.
+const FILE_SHARE: usize = 4;
 
 /// Folders in a `.git` that are not watched: nothing read for ignore rules
 /// lives there, and they change on every commit or fetch.
@@ -57,6 +74,20 @@ struct Targets {
     /// Folders whose last watch the kernel dropped (`IN_IGNORED`: the
     /// folder was deleted), until the index lists their parent again.
     dropped: HashSet<Handle>,
+    /// Watches on files: the tree's files each names (names of one inode).
+    files: HashMap<i32, Vec<Handle>>,
+    /// Each watched file's watch.
+    file_wd: HashMap<Handle, i32>,
+}
+
+/// Whether a file is watched (see `Inotify::watch_file`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileWatch {
+    /// Watched from now on: what changed before is not known from events.
+    New,
+    Already,
+    /// Past the budget or the limit: queries look at it again.
+    Not,
 }
 
 impl Targets {
@@ -102,6 +133,13 @@ pub struct Inotify {
     targets: Mutex<Targets>,
     /// Folders of the tree that could not be watched, with the last reason.
     unwatched: Mutex<(HashSet<Handle>, Option<String>)>,
+    /// Files with more than one name that are not watched.
+    unwatched_files: Mutex<HashSet<Handle>>,
+    /// How many files may have a watch (see `FILE_SHARE`).
+    file_budget: usize,
+    /// Some file was ever watched or noted as not watched: until then a
+    /// file with one name needs no look at the tables (most trees have none).
+    any_files: AtomicBool,
 }
 
 impl Inotify {
@@ -113,7 +151,18 @@ impl Inotify {
         }
         // SAFETY: a descriptor the kernel just returned, owned by nobody else.
         let fd = unsafe { OwnedFd::from_raw_fd(fd) };
-        Ok(Inotify { fd, targets: Mutex::default(), unwatched: Mutex::new((HashSet::new(), None)) })
+        let limit = std::fs::read_to_string("/proc/sys/fs/inotify/max_user_watches")
+            .ok()
+            .and_then(|t| t.trim().parse::<usize>().ok())
+            .unwrap_or(8192);
+        Ok(Inotify {
+            fd,
+            targets: Mutex::default(),
+            unwatched: Mutex::new((HashSet::new(), None)),
+            unwatched_files: Mutex::default(),
+            file_budget: limit / FILE_SHARE,
+            any_files: AtomicBool::new(false),
+        })
     }
 
     /// Watches the folder open as `dir`: its descriptor, or why not.
@@ -130,7 +179,12 @@ impl Inotify {
     /// Watches the tree's folder `folder`, open as `dir`; true when it was
     /// not watched as that folder before (a new folder, or one renamed).
     pub fn watch_folder(&self, dir: &Dir, folder: Handle) -> bool {
-        match self.add(dir) {
+        let mut added = self.add(dir);
+        // At the limit: a file's watch gives way (see the module's doc).
+        if matches!(&added, Err(e) if e.raw_os_error() == Some(libc::ENOSPC)) && self.drop_a_file_watch() {
+            added = self.add(dir);
+        }
+        match added {
             Ok(wd) => {
                 lock(&self.unwatched).0.remove(&folder);
                 let before = lock(&self.targets).insert(wd, Target { folder, git: None });
@@ -143,6 +197,135 @@ impl Inotify {
                 false
             }
         }
+    }
+
+    /// Watches the file `name` of the folder open as `dir`, the tree's file
+    /// `file`, unless it is watched already or cannot be (then it is noted
+    /// as not watched).
+    pub fn watch_file(&self, dir: &Dir, name: &[u8], file: Handle) -> FileWatch {
+        self.any_files.store(true, Ordering::Relaxed);
+        let mut targets = lock(&self.targets);
+        if targets.file_wd.contains_key(&file) {
+            return FileWatch::Already;
+        }
+        // `None`: past this index's share for files.
+        let added = match targets.files.len() < self.file_budget {
+            true => self.add_file(dir, name).map_err(Some),
+            false => Err(None),
+        };
+        match added {
+            Ok(wd) => {
+                targets.files.entry(wd).or_default().push(file);
+                targets.file_wd.insert(file, wd);
+                drop(targets);
+                lock(&self.unwatched_files).remove(&file);
+                FileWatch::New
+            }
+            Err(e) => {
+                drop(targets);
+                lock(&self.unwatched_files).insert(file);
+                let why = match e {
+                    None => format!(
+                        "files with more than one name (hard links) past the share of inotify watches the index gives them ({}, a quarter of fs.inotify.max_user_watches) are looked at again by every call; raise the limit",
+                        self.file_budget
+                    ),
+                    Some(e) => format!("a file with more than one name (a hard link) is not watched, so every call looks at it again: {}", why(&e)),
+                };
+                lock(&self.unwatched).1 = Some(why);
+                FileWatch::Not
+            }
+        }
+    }
+
+    /// Adds a watch on the file `name` of the folder open as `dir`.
+    fn add_file(&self, dir: &Dir, name: &[u8]) -> io::Result<i32> {
+        let mut path = format!("/proc/self/fd/{}/", dir.raw_fd()).into_bytes();
+        path.extend_from_slice(name);
+        let path = std::ffi::CString::new(path).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
+        // SAFETY: a NUL-terminated path; the result is checked.
+        let wd = unsafe { libc::inotify_add_watch(self.fd.as_raw_fd(), path.as_ptr(), FILE_MASK) };
+        if wd < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(wd)
+    }
+
+    /// Stops watching the tree's file `file` (it has one name now, or is
+    /// gone), and forgets it was not watched.
+    pub fn unwatch_file(&self, file: Handle) {
+        if !self.any_files.load(Ordering::Relaxed) {
+            return;
+        }
+        lock(&self.unwatched_files).remove(&file);
+        let mut targets = lock(&self.targets);
+        if let Some(wd) = targets.file_wd.remove(&file) {
+            self.forget_file_watch(&mut targets, wd, file);
+        }
+    }
+
+    /// Takes `file` off the watch `wd`, and stops the watch once it names no file.
+    fn forget_file_watch(&self, targets: &mut Targets, wd: i32, file: Handle) {
+        let Some(files) = targets.files.get_mut(&wd) else { return };
+        files.retain(|&f| f != file);
+        if files.is_empty() {
+            targets.files.remove(&wd);
+            // SAFETY: plain integers; an error (already gone) is harmless.
+            unsafe { libc::inotify_rm_watch(self.fd.as_raw_fd(), wd) };
+        }
+    }
+
+    /// Stops one file's watch (its files are then looked at by each query),
+    /// to make room for a folder's; false when there is none.
+    fn drop_a_file_watch(&self) -> bool {
+        let mut targets = lock(&self.targets);
+        let Some(&wd) = targets.files.keys().next() else { return false };
+        let files = targets.files.remove(&wd).unwrap_or_default();
+        for file in &files {
+            targets.file_wd.remove(file);
+        }
+        // SAFETY: plain integers; an error (already gone) is harmless.
+        unsafe { libc::inotify_rm_watch(self.fd.as_raw_fd(), wd) };
+        drop(targets);
+        lock(&self.unwatched_files).extend(files);
+        true
+    }
+
+    /// Stops every file's watch and forgets the files not watched: the
+    /// tree they named was replaced (a whole-tree comparison).
+    pub fn clear_files(&self) {
+        let mut targets = lock(&self.targets);
+        for &wd in targets.files.keys() {
+            // SAFETY: plain integers; an error (already gone) is harmless.
+            unsafe { libc::inotify_rm_watch(self.fd.as_raw_fd(), wd) };
+        }
+        targets.files.clear();
+        targets.file_wd.clear();
+        drop(targets);
+        lock(&self.unwatched_files).clear();
+    }
+
+    /// The files among `files` that have more than one name and no watch.
+    pub fn unwatched_among(&self, files: &[Handle]) -> Vec<Handle> {
+        let unwatched = lock(&self.unwatched_files);
+        match unwatched.is_empty() {
+            true => Vec::new(),
+            false => files.iter().filter(|f| unwatched.contains(f)).copied().collect(),
+        }
+    }
+
+    /// The files a watch on files names (none left in `tree`: all gone),
+    /// `None` when it is not a file's; forgets the watch once the kernel
+    /// says it is gone (`IN_IGNORED`: every name of the file was removed).
+    pub fn file_target(&self, raw: &Raw) -> Option<Vec<Handle>> {
+        let mut targets = lock(&self.targets);
+        if raw.mask & libc::IN_IGNORED != 0 {
+            let files = targets.files.remove(&raw.wd)?;
+            for file in &files {
+                targets.file_wd.remove(file);
+            }
+            return Some(Vec::new());
+        }
+        targets.files.get(&raw.wd).cloned()
     }
 
     /// Watches the `.git` folder of the tree's folder `folder` (open as
@@ -204,7 +387,12 @@ impl Inotify {
     pub fn remap(&self, old: &Tree, new: &Tree) {
         let same = |h: Handle| old.resolve(h).and_then(|id| new.find(&old.path(id))).map(|id| new.handle(id));
         let mut targets = lock(&self.targets);
-        let mut kept = Targets::default();
+        // Files' watches are kept as they are: the caller makes them anew (`clear_files`).
+        let mut kept = Targets {
+            files: std::mem::take(&mut targets.files),
+            file_wd: std::mem::take(&mut targets.file_wd),
+            ..Targets::default()
+        };
         for (wd, target) in std::mem::take(&mut targets.by_wd) {
             match same(target.folder) {
                 Some(folder) => {
@@ -246,7 +434,15 @@ impl Inotify {
             keep
         });
         targets.dropped.retain(|&h| tree.resolve(h).is_some());
+        let gone: Vec<(Handle, i32)> =
+            targets.file_wd.iter().filter(|(&f, _)| tree.resolve(f).is_none()).map(|(&f, &wd)| (f, wd)).collect();
+        for (file, wd) in gone {
+            targets.file_wd.remove(&file);
+            self.forget_file_watch(&mut targets, wd, file);
+        }
+        drop(targets);
         lock(&self.unwatched).0.retain(|&h| tree.resolve(h).is_some());
+        lock(&self.unwatched_files).retain(|&h| tree.resolve(h).is_some());
     }
 
     /// The watch descriptor on `folder` (tests).
@@ -255,15 +451,30 @@ impl Inotify {
         lock(&self.targets).by_wd.iter().find(|(_, t)| t.git.is_none() && t.folder == folder).map(|(&wd, _)| wd)
     }
 
+    /// How many of the tree's files have a watch of their own (tests).
+    #[cfg(test)]
+    pub fn watched_files(&self) -> usize {
+        lock(&self.targets).file_wd.len()
+    }
+
+    /// How many watches the kernel holds for this instance (tests).
+    #[cfg(test)]
+    pub fn kernel_watches(&self) -> usize {
+        let info = std::fs::read_to_string(format!("/proc/self/fdinfo/{}", self.fd.as_raw_fd())).unwrap_or_default();
+        info.lines().filter(|l| l.starts_with("inotify wd:")).count()
+    }
+
     /// The folders of the tree not watched now.
     pub fn unwatched_folders(&self) -> Vec<Handle> {
         lock(&self.unwatched).0.iter().copied().collect()
     }
 
-    /// How many folders of the tree are not watched, and the last reason.
+    /// How many folders and files with more than one name of the tree are
+    /// not watched, and the last reason.
     pub fn unwatched(&self) -> (usize, Option<String>) {
+        let files = lock(&self.unwatched_files).len();
         let unwatched = lock(&self.unwatched);
-        (unwatched.0.len(), unwatched.1.clone())
+        (unwatched.0.len() + files, unwatched.1.clone())
     }
 
     /// Waits up to `timeout` for events and reads every one pending.

@@ -34,7 +34,7 @@ pub mod query;
 pub mod tree;
 
 use crate::cancel::Cancel;
-use crate::dir::Dir;
+use crate::dir::{Dir, FullStat};
 use crate::entry::{EntryKind, Meta};
 use crate::error::{clip, ErrorCode, FindError, Result};
 use crate::gitignore::{folders_above_on_disk, FolderRules, GitEnv, IgnoreFiles, Rules, GITIGNORE, IGNORE};
@@ -83,6 +83,8 @@ pub struct Index {
     dir: Mutex<Option<Arc<Dir>>>,
     /// The root's `(st_dev, st_ino)` at open, where the OS tells it.
     identity: Option<(u64, u64)>,
+    /// The root's mode and owner as last seen (see `root_access_changed`).
+    root_access: Mutex<Option<(u32, u32, u32)>>,
     tree: RwLock<Tree>,
     /// The user's git settings and global excludes file, as read at open.
     git: Arc<GitEnv>,
@@ -183,6 +185,7 @@ impl Index {
             git,
             dir: Mutex::new(Some(Arc::clone(&dir))),
             identity,
+            root_access: Mutex::new(access_of(&dir)),
             tree: RwLock::new(Tree::new(UNKNOWN_META)),
             status: Status::default(),
             keeper: Mutex::new(None),
@@ -202,7 +205,10 @@ impl Index {
         #[cfg(target_os = "linux")]
         {
             let Source::Inotify(inotify) = &source;
-            *unpoisoned(index.tree.write()) = index.build(&dir, Some(inotify))?;
+            let (built, linked) = index.build(&dir, Some(inotify))?;
+            let mut tree = unpoisoned(index.tree.write());
+            *tree = built;
+            index.watch_links(&dir, &mut tree, &linked);
         }
         #[cfg(not(target_os = "linux"))]
         {
@@ -228,7 +234,7 @@ impl Index {
                     Err(RecvTimeoutError::Disconnected) => break,
                 }
             }
-            *unpoisoned(index.tree.write()) = index.build(&dir, None)?;
+            *unpoisoned(index.tree.write()) = index.build(&dir, None)?.0;
         }
         let stop = Arc::new(AtomicBool::new(false));
         let keeper = {
@@ -246,7 +252,8 @@ impl Index {
     /// (hidden and ignored ones too: a query may ask for them). With `watch`
     /// (the first walk, on Linux), each folder is watched as the walk opens
     /// it, before listing it, and each `.git` before its rules are read.
-    fn build(&self, dir: &Arc<Dir>, watch: Option<&Watcher>) -> Result<Tree> {
+    /// Also gives the files with more than one name, for `watch_links`.
+    fn build(&self, dir: &Arc<Dir>, watch: Option<&Watcher>) -> Result<(Tree, Vec<Id>)> {
         let everything = WalkRules {
             hidden: true,
             gitignore: false,
@@ -285,6 +292,7 @@ impl Index {
             walked.git_holders.iter().map(|p| p.as_os_str().as_encoded_bytes().to_vec()).collect();
         let mut with_rules = git_holders.clone();
         let mut opened = std::collections::HashSet::with_capacity(listings.len());
+        let mut linked = Vec::new();
         for listing in listings {
             // A folder that vanished mid-walk (or was not listed in its
             // parent) was skipped: so is what it held.
@@ -300,13 +308,16 @@ impl Index {
                 opened.insert(id);
             }
             let mut start = 0;
-            for &(end, kind, meta) in &listing.children {
+            for &(end, kind, meta, is_linked) in &listing.children {
                 let name = &listing.names[start..end];
                 start = end;
                 if kind == EntryKind::File && (name == GITIGNORE.as_bytes() || name == IGNORE.as_bytes()) {
                     with_rules.insert(listing.rel.clone());
                 }
                 let child = tree.add(id, name, kind, meta);
+                if is_linked {
+                    linked.push(child);
+                }
                 if kind == EntryKind::Dir {
                     let rel = match listing.rel.is_empty() {
                         true => name.to_vec(),
@@ -324,8 +335,8 @@ impl Index {
         // Folders listed but not opened (not ours to read): their inode number all the same.
         for (rel, &id) in &folders {
             if id != ROOT && !opened.contains(&id) {
-                if let Ok((_, ino)) = dir.stat_with_ino(os(rel)) {
-                    tree.set_ino(id, ino);
+                if let Ok(full) = dir.stat_full(os(rel)) {
+                    tree.set_ino(id, full.ino);
                 }
             }
         }
@@ -348,7 +359,7 @@ impl Index {
                 tree.node_mut(id).rules = folder_rules(dir, &tree, id, git_holders.contains(&rel), &self.git);
             }
         }
-        Ok(tree)
+        Ok((tree, linked))
     }
 
     /// Opens the file at `relative` below the folder `folder` (both relative
@@ -472,7 +483,8 @@ impl Index {
                 format!("the indexed folder `{shown}` was deleted or moved away after the index was opened, so the index no longer answers for it; open a new index with openIndex(path) if it exists again"),
             )),
             // Not ours to look at any more (a folder above it was locked):
-            // the index goes on through its handle and its watches.
+            // the index goes on through its handle and its watches, and a
+            // call is refused as on disk while it stays so (`query::walk`).
             Err(_) => None,
         }
     }
@@ -625,6 +637,25 @@ fn identity_of(dir: &Dir) -> Option<(u64, u64)> {
 
 #[cfg(not(unix))]
 fn identity_of(_: &Dir) -> Option<(u64, u64)> {
+    None
+}
+
+/// The folder's mode, owner and group, by its handle.
+#[cfg(unix)]
+fn access_of(dir: &Dir) -> Option<(u32, u32, u32)> {
+    let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
+    // SAFETY: a valid descriptor and room for the answer.
+    if unsafe { libc::fstat(dir.raw_fd(), st.as_mut_ptr()) } != 0 {
+        return None;
+    }
+    // SAFETY: fstat succeeded, so it filled `st`.
+    let st = unsafe { st.assume_init() };
+    #[allow(clippy::unnecessary_cast)] // the field types differ between platforms
+    Some((st.st_mode as u32, st.st_uid as u32, st.st_gid as u32))
+}
+
+#[cfg(not(unix))]
+fn access_of(_: &Dir) -> Option<(u32, u32, u32)> {
     None
 }
 
@@ -799,12 +830,13 @@ struct Built {
 
 /// One folder as a walker listed it: its path from the root, its own
 /// metadata and inode number (once watched), and its children: their names
-/// end to end, and each one's end in `names`, kind and metadata.
+/// end to end, and each one's end in `names`, kind, metadata and whether it
+/// is a file with more than one name.
 struct Listing {
     rel: Vec<u8>,
     own: Option<(Meta, u64)>,
     names: Vec<u8>,
-    children: Vec<(usize, EntryKind, Meta)>,
+    children: Vec<(usize, EntryKind, Meta, bool)>,
 }
 
 impl crate::walk::Collector for Building<'_> {
@@ -813,9 +845,9 @@ impl crate::walk::Collector for Building<'_> {
     fn offer(&mut self, rel: &Path, kind: EntryKind, entry: &Entry) {
         // Listed but not to be looked at (its folder is `r--`): kept with
         // no size or time, as a fresh walk lists it.
-        let meta = match entry.stat() {
-            Ok(st) => st.meta,
-            Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => UNKNOWN_META,
+        let (meta, linked) = match entry.stat_full() {
+            Ok(full) => (full.stat.meta, full.linked),
+            Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => (UNKNOWN_META, false),
             Err(_) => return,
         };
         let rel = rel.as_os_str().as_encoded_bytes();
@@ -835,7 +867,7 @@ impl crate::walk::Collector for Building<'_> {
         }
         let Some(listing) = self.out.listings.last_mut() else { return };
         listing.names.extend_from_slice(name);
-        listing.children.push((listing.names.len(), kind, meta));
+        listing.children.push((listing.names.len(), kind, meta, linked));
     }
 
     fn folder(&mut self, rel: &Path, dir: &Dir) {
@@ -848,7 +880,7 @@ impl crate::walk::Collector for Building<'_> {
             }
         }
         // After the watch: a change to the folder from now on raises an event.
-        let own = dir.stat_with_ino(OsStr::new(".")).ok().map(|(st, ino)| (st.meta, ino));
+        let own = dir.stat_full(OsStr::new(".")).ok().map(|full| (full.stat.meta, full.ino));
         self.out.listings.push(Listing { rel, own, names: Vec::new(), children: Vec::new() });
     }
 
@@ -904,22 +936,17 @@ fn forget_children(tree: &mut Tree, id: Id) {
     tree.node_mut(id).rules = None;
 }
 
-/// The metadata of `name`, listed in `dir` as `kind`: `None` if it is gone or
-/// no longer that kind; no size or time if it may be listed but not looked
-/// at (`dir` is readable but not searchable), as a fresh walk shows it.
-fn meta_of(dir: &Dir, name: &[u8], kind: EntryKind) -> Option<Meta> {
-    match dir.stat(os(name)) {
-        Ok(st) => (st.kind == Some(kind)).then_some(st.meta),
-        Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => Some(UNKNOWN_META),
-        Err(_) => None,
-    }
-}
-
-/// `meta_of`, with the inode number (0 when it cannot be known).
-fn meta_and_ino(dir: &Dir, name: &[u8], kind: EntryKind) -> Option<(Meta, u64)> {
-    match dir.stat_with_ino(os(name)) {
-        Ok((st, ino)) => (st.kind == Some(kind)).then_some((st.meta, ino)),
-        Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => Some((UNKNOWN_META, 0)),
+/// The metadata of `name`, listed in `dir` as `kind`, with its inode number
+/// and whether it is a file with more than one name (see `FullStat`):
+/// `None` if it is gone or no longer that kind; no size or time (nor inode
+/// number) if it may be listed but not looked at (`dir` is readable but not
+/// searchable), as a fresh walk shows it.
+fn meta_of(dir: &Dir, name: &[u8], kind: EntryKind) -> Option<FullStat> {
+    match dir.stat_full(os(name)) {
+        Ok(full) => (full.stat.kind == Some(kind)).then_some(full),
+        Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
+            Some(FullStat { stat: crate::dir::Stat { kind: Some(kind), meta: UNKNOWN_META }, ino: 0, linked: false })
+        }
         Err(_) => None,
     }
 }
@@ -942,6 +969,13 @@ impl Index {
         for event in raw {
             if event.mask & libc::IN_Q_OVERFLOW != 0 {
                 batch.push(Ok(inotify::as_event(&event, PathBuf::new())));
+                continue;
+            }
+            // A file's own watch: the event is at each of its names in the tree.
+            if let Some(files) = inotify.file_target(&event) {
+                for id in files.into_iter().filter_map(|f| tree.resolve(f)) {
+                    batch.push(Ok(inotify::as_event(&event, self.real_path.join(os(&tree.path(id))))));
+                }
                 continue;
             }
             let Some(target) = inotify.target(&event) else { continue };
@@ -984,6 +1018,42 @@ impl Index {
         }
     }
 
+    /// After a tree was built anew: the files with more than one name it
+    /// found (`files`) are watched, each file's watch made anew; each is
+    /// looked at again once watched, as the walk saw it before.
+    fn watch_links(&self, root: &Dir, tree: &mut Tree, files: &[Id]) {
+        let Some(inotify) = lock(&self.inotify).clone() else { return };
+        inotify.clear_files();
+        let mut by_folder: Vec<(Id, Id)> = files.iter().map(|&f| (tree.node(f).parent(), f)).collect();
+        by_folder.sort_unstable();
+        for group in by_folder.chunk_by(|a, b| a.0 == b.0) {
+            let Ok(held) = root.folder_beneath(Path::new(os(&tree.path(group[0].0)))) else { continue };
+            let dir = held.as_ref().unwrap_or(root);
+            for &(_, file) in group {
+                self.track_file(dir, tree, file, true);
+            }
+        }
+    }
+
+    /// Keeps the watch on the file `id` of the folder open as `dir` as its
+    /// link count asks: a file with more than one name is watched (and
+    /// looked at again once it is, for what changed before), one with a
+    /// single name is not.
+    fn track_file(&self, dir: &Dir, tree: &mut Tree, id: Id, linked: bool) {
+        let Some(inotify) = lock(&self.inotify).clone() else { return };
+        let handle = tree.handle(id);
+        if !linked {
+            inotify.unwatch_file(handle);
+            return;
+        }
+        if inotify.watch_file(dir, tree.name(id), handle) == inotify::FileWatch::New {
+            // Gone or changed meanwhile: its folder's event follows.
+            if let Some(full) = meta_of(dir, tree.name(id), EntryKind::File) {
+                tree.node_mut(id).meta = full.stat.meta;
+            }
+        }
+    }
+
     /// After `old` was replaced by `new` (built anew): the watches follow,
     /// and the folders in `new` with none get one.
     fn rewatch(&self, root: &Arc<Dir>, old: &Tree, new: &Tree) {
@@ -1015,15 +1085,20 @@ impl Index {
     /// keeper (the tree is walked again whole).
     fn relist_unwatched(&self) -> Result<()> {
         let Some(inotify) = lock(&self.inotify).clone() else { return Ok(()) };
-        let unwatched = inotify.unwatched_folders();
-        if unwatched.is_empty() {
+        self.relist(inotify.unwatched_folders())
+    }
+
+    /// Lists the folders `folders` again (and the new folders found in
+    /// them) outside the keeper, for a call.
+    fn relist(&self, folders: Vec<Handle>) -> Result<()> {
+        if folders.is_empty() {
             return Ok(());
         }
         let root = self.dir()?;
         let relisted = catch_unwind(AssertUnwindSafe(|| {
             let mut tree = unpoisoned(self.tree.write());
             let mut found = Vec::new();
-            for handle in unwatched {
+            for handle in folders {
                 if let Some(id) = tree.resolve(handle).filter(|&id| tree.node(id).kind == EntryKind::Dir) {
                     self.reconcile(&root, &mut tree, id, &mut found);
                 }
@@ -1045,11 +1120,71 @@ impl Index {
     }
 }
 
+#[cfg(target_os = "linux")]
+impl Index {
+    /// Looks again at the files among `files` (those a call is about to
+    /// show) that have more than one name and no watch, and lists again the
+    /// folders of those that changed since the tree saw them (their size,
+    /// time or kind, or they are gone or have one name now): true when it
+    /// did (the tree changed). A call pays for the files it shows only.
+    pub fn look_at_unwatched_files(&self, files: &[Handle]) -> Result<bool> {
+        let Some(inotify) = lock(&self.inotify).clone() else { return Ok(false) };
+        let files = inotify.unwatched_among(files);
+        if files.is_empty() {
+            return Ok(false);
+        }
+        let changed = self.changed_files(files)?;
+        let relisted = !changed.is_empty();
+        self.relist(changed)?;
+        Ok(relisted)
+    }
+
+    /// The folders of `files` where one changed since the tree saw it.
+    fn changed_files(&self, files: Vec<Handle>) -> Result<Vec<Handle>> {
+        let root = self.dir()?;
+        // What the tree shows of each, by folder; then looked at without the lock.
+        let mut shown: Vec<(Handle, Vec<u8>, Vec<u8>, Meta)> = {
+            let tree = unpoisoned(self.tree.read());
+            files
+                .into_iter()
+                .filter_map(|f| tree.resolve(f))
+                .map(|id| {
+                    let folder = tree.node(id).parent();
+                    (tree.handle(folder), tree.path(folder), tree.name(id).to_vec(), tree.node(id).meta)
+                })
+                .collect()
+        };
+        shown.sort_unstable_by(|a, b| a.1.cmp(&b.1));
+        let mut changed = Vec::new();
+        for group in shown.chunk_by(|a, b| a.0 == b.0) {
+            let held = match root.folder_beneath(Path::new(os(&group[0].1))) {
+                Ok(held) => held,
+                Err(_) => {
+                    changed.push(group[0].0);
+                    continue;
+                }
+            };
+            let dir = held.as_ref().unwrap_or(&root);
+            let same = |(_, _, name, meta): &(Handle, Vec<u8>, Vec<u8>, Meta)| {
+                meta_of(dir, name, EntryKind::File).is_some_and(|full| full.linked && full.stat.meta == *meta)
+            };
+            if !group.iter().all(same) {
+                changed.push(group[0].0);
+            }
+        }
+        Ok(changed)
+    }
+}
+
 /// Off Linux, `notify` watches the whole folder by itself.
 #[cfg(not(target_os = "linux"))]
 impl Index {
     fn relist_unwatched(&self) -> Result<()> {
         Ok(())
+    }
+
+    pub fn look_at_unwatched_files(&self, _: &[Handle]) -> Result<bool> {
+        Ok(false)
     }
 
     fn was_deleted(&self, _: Handle) -> bool {
@@ -1065,6 +1200,10 @@ impl Index {
     fn sweep(&self, _: &Tree) {}
 
     fn rewatch(&self, _: &Arc<Dir>, _: &Tree, _: &Tree) {}
+
+    fn watch_links(&self, _: &Dir, _: &mut Tree, _: &[Id]) {}
+
+    fn track_file(&self, _: &Dir, _: &mut Tree, _: Id, _: bool) {}
 }
 
 impl Index {
@@ -1085,6 +1224,8 @@ impl Index {
         // Entries an event names: their contents may have changed.
         let mut touched: BTreeSet<Vec<u8>> = BTreeSet::new();
         let mut rescan = None;
+        // The root's own metadata changed (its mode, say).
+        let mut root_metadata = false;
         for event in batch {
             match event {
                 Ok(event) if event.need_rescan() => rescan = Some("the OS dropped events (queue overflow)"),
@@ -1092,6 +1233,8 @@ impl Index {
                     let metadata =
                         matches!(event.kind, notify::EventKind::Modify(notify::event::ModifyKind::Metadata(_)));
                     for path in &event.paths {
+                        root_metadata |=
+                            metadata && path.strip_prefix(&self.real_path).is_ok_and(|r| r.as_os_str().is_empty());
                         if let Some(folder) = self.changed_folder(path) {
                             dirty.insert(folder);
                         }
@@ -1124,10 +1267,11 @@ impl Index {
             self.status.rescans.fetch_add(1, Ordering::Relaxed);
             *lock(&self.status.last_rescan) = Some(why.to_string());
             match self.build(&root, None) {
-                Ok(fresh) => {
+                Ok((fresh, linked)) => {
                     let old = std::mem::replace(&mut *tree, fresh);
                     content.clear();
                     self.rewatch(&root, &old, &tree);
+                    self.watch_links(&root, &mut tree, &linked);
                 }
                 Err(e) => *lock(&self.status.last_error) = Some(e.message),
             }
@@ -1140,8 +1284,13 @@ impl Index {
                     self.reconcile(&root, &mut tree, id, &mut new_folders);
                 }
             }
-            let changed: Vec<Handle> =
+            let mut changed: Vec<Handle> =
                 access.iter().filter_map(|rel| tree.find(rel)).map(|id| tree.handle(id)).collect();
+            // As for a folder below it: what lies below the root may now be
+            // listed, looked at or entered, or no longer.
+            if root_metadata && self.root_access_changed(&root) {
+                changed.push(tree.handle(ROOT));
+            }
             self.relist_below(&root, &mut tree, changed);
         }
         // New folders are listed down their whole subtree (a later listing
@@ -1159,6 +1308,16 @@ impl Index {
         new_roots
     }
 
+    /// Whether the root's mode or owner differs from when last seen (then
+    /// noted): its other metadata (its time, say) changes nothing below it.
+    fn root_access_changed(&self, root: &Dir) -> bool {
+        let now = access_of(root);
+        let mut seen = lock(&self.root_access);
+        let changed = now.is_none() || *seen != now;
+        *seen = now;
+        changed
+    }
+
     /// After a panic in the keeper's work: the tree may be half changed, so
     /// it is walked again whole. False (and the index failed for good, every
     /// call saying why) when that cannot be done.
@@ -1170,7 +1329,7 @@ impl Index {
         }
         let Ok(root) = self.dir() else { return false };
         let failed = match catch_unwind(AssertUnwindSafe(|| self.build(&root, None))) {
-            Ok(Ok(fresh)) => {
+            Ok(Ok((fresh, linked))) => {
                 let mut tree = unpoisoned(self.tree.write());
                 unpoisoned(self.content.write()).clear();
                 let old = std::mem::replace(&mut *tree, fresh);
@@ -1178,6 +1337,7 @@ impl Index {
                 if catch_unwind(AssertUnwindSafe(|| self.rewatch(&root, &old, &tree))).is_err() {
                     self.rewatch(&root, &Tree::new(UNKNOWN_META), &tree);
                 }
+                self.watch_links(&root, &mut tree, &linked);
                 drop(tree);
                 self.generation.fetch_add(1, Ordering::SeqCst);
                 self.status.rescans.fetch_add(1, Ordering::Relaxed);
@@ -1305,23 +1465,28 @@ impl Index {
                 // A folder: the same one, or another put in its place (renamed
                 // away and recreated), listed anew with all it holds.
                 Some(EntryKind::Dir) if tree.node(child).kind == EntryKind::Dir => {
-                    match meta_and_ino(dir, &name, EntryKind::Dir) {
-                        Some((_, ino))
+                    match meta_of(dir, &name, EntryKind::Dir) {
+                        Some(FullStat { ino, .. })
                             if tree.ino(child).is_some_and(|known| ino != 0 && known != ino)
                                 || self.was_deleted(tree.handle(child)) =>
                         {
                             tree.remove(child);
                             listed.insert(name, EntryKind::Dir);
                         }
-                        Some((meta, ino)) => {
-                            tree.node_mut(child).meta = meta;
-                            tree.set_ino(child, ino);
+                        Some(full) => {
+                            tree.node_mut(child).meta = full.stat.meta;
+                            tree.set_ino(child, full.ino);
                         }
                         None => tree.remove(child),
                     }
                 }
                 Some(kind) if kind == tree.node(child).kind => match meta_of(dir, &name, kind) {
-                    Some(meta) => tree.node_mut(child).meta = meta,
+                    Some(full) => {
+                        tree.node_mut(child).meta = full.stat.meta;
+                        if kind == EntryKind::File {
+                            self.track_file(dir, tree, child, full.linked);
+                        }
+                    }
                     // Gone or changed since it was listed: its own event follows.
                     None => tree.remove(child),
                 },
@@ -1333,11 +1498,14 @@ impl Index {
             }
         }
         for (name, kind) in listed {
-            let Some((meta, ino)) = meta_and_ino(dir, &name, kind) else { continue };
-            let child = tree.add(id, &name, kind, meta);
+            let Some(full) = meta_of(dir, &name, kind) else { continue };
+            let child = tree.add(id, &name, kind, full.stat.meta);
             if kind == EntryKind::Dir {
-                tree.set_ino(child, ino);
+                tree.set_ino(child, full.ino);
                 new_folders.push(tree.handle(child));
+            }
+            if full.linked {
+                self.track_file(dir, tree, child, true);
             }
         }
         if let Ok(st) = dir.stat(OsStr::new(".")) {
@@ -1570,6 +1738,63 @@ mod tests {
         let held = held_paths(&index);
         assert!(held.contains(&"src/new.ts".to_string()), "inode reused: {reused}; held {held:?}");
         assert!(!held.iter().any(|p| p.starts_with("src/deep")), "inode reused: {reused}; held {held:?}");
+        index.close();
+    }
+
+    /// A file with more than one name, written through a name outside the
+    /// index (no event in its folder): its own watch sees it. Once it has
+    /// one name left, the watch is dropped.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_file_with_more_than_one_name_is_watched_itself() {
+        let dir = temp("links");
+        let store = dir.join("store");
+        fs::create_dir(&store).unwrap();
+        fs::write(store.join("f"), "old").unwrap();
+        fs::hard_link(store.join("f"), dir.join("src/deep/f")).unwrap();
+        let index = Index::open(dir.join("src"), ContentCaps::default()).unwrap();
+        let size = |index: &Index| {
+            let tree = index.read().unwrap();
+            tree.find(b"deep/f").map(|id| tree.node(id).meta.size)
+        };
+        assert_eq!(size(&index), Some(3));
+        fs::write(store.join("f"), "written elsewhere").unwrap();
+        wait_for("the write through the other name", || size(&index) == Some(17));
+        let inotify = lock(&index.inotify).clone().unwrap();
+        assert_eq!(inotify.watched_files(), 1);
+        // A whole-tree comparison (dropped events) makes the file's watch anew, leaving no other.
+        let watches = inotify.kernel_watches();
+        let overflow = notify::Event::new(notify::EventKind::Other).set_flag(notify::event::Flag::Rescan);
+        index.apply(vec![Ok(overflow)]);
+        assert_eq!((inotify.watched_files(), inotify.kernel_watches()), (1, watches));
+        fs::write(store.join("f"), "written elsewhere again").unwrap();
+        wait_for("a write after the comparison", || size(&index) == Some(23));
+        fs::remove_file(store.join("f")).unwrap();
+        wait_for("the watch to be dropped", || inotify.watched_files() == 0);
+        assert_eq!(index.stats().watch_errors, 0);
+        index.close();
+    }
+
+    /// A whole-tree comparison after the file's name in the index went
+    /// unseen: the file's watch is stopped, not left behind.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_comparison_of_the_whole_tree_stops_the_watch_of_a_file_gone_from_it() {
+        let dir = temp("links-gone");
+        let store = dir.join("store");
+        fs::create_dir(&store).unwrap();
+        fs::write(store.join("f"), "kept").unwrap();
+        fs::hard_link(store.join("f"), dir.join("src/deep/f")).unwrap();
+        let index = Index::open(dir.join("src"), ContentCaps::default()).unwrap();
+        lock(&index.keeper).as_ref().unwrap().stop.store(true, Ordering::SeqCst);
+        wait_for("the keeper to end", || lock(&index.keeper).as_ref().unwrap().thread.is_finished());
+        let inotify = lock(&index.inotify).clone().unwrap();
+        let watches = inotify.kernel_watches();
+        assert_eq!(inotify.watched_files(), 1);
+        fs::remove_file(dir.join("src/deep/f")).unwrap();
+        let overflow = notify::Event::new(notify::EventKind::Other).set_flag(notify::event::Flag::Rescan);
+        index.apply(vec![Ok(overflow)]);
+        assert_eq!((inotify.watched_files(), inotify.kernel_watches()), (0, watches - 1));
         index.close();
     }
 

@@ -79,8 +79,22 @@ where
     M: Fn() -> C + Sync,
 {
     let cancel = gate.cancel();
+    // The search folder opened as a fresh call opens it, by its path: the
+    // index reads through handles it opened earlier, which a mode changed
+    // since (the indexed folder's own, or a folder's above it) does not
+    // close, so only this tells that the OS now refuses it.
+    if let Err(e) = crate::dir::Dir::open(&index.real_path().join(os(rel))) {
+        if e.kind() == std::io::ErrorKind::PermissionDenied {
+            return Err(search_path_error(&clip(&root.to_string_lossy(), 300), &e, Asked::Os));
+        }
+    }
     let key = VisibleKey { folder: rel.to_vec(), rules: gate.rules().clone() };
-    let visible = index.visible(&key, |tree| list_visible(index, tree, rel, root, gate))?;
+    let mut visible = index.visible(&key, |tree| list_visible(index, tree, rel, root, gate))?;
+    // Hard-linked files without a watch of their own may have changed
+    // unseen: looked at again, and the list made anew if one had.
+    if index.look_at_unwatched_files(&visible.handles)? {
+        visible = index.visible(&key, |tree| list_visible(index, tree, rel, root, gate))?;
+    }
     gate.add_skipped(visible.skipped.iter().cloned());
     gate.add_ignored(visible.ignored.iter().cloned());
     gate.add_tally(&visible.tally);

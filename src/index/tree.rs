@@ -56,6 +56,13 @@ pub struct Node {
     pub denied: bool,
 }
 
+impl Node {
+    /// The folder holding it (the root for the root).
+    pub fn parent(&self) -> Id {
+        self.parent
+    }
+}
+
 /// Names by number, each stored once, counted so unused ones are dropped.
 #[derive(Debug, Default)]
 struct Names {

@@ -18,6 +18,12 @@
 //! first with ties by path (file lists otherwise, as the contract asks), or
 //! by rank (fuzzy name search: the key is a place, as the ranking depends
 //! on the names alone).
+//!
+//! A newest-first key also carries the newest time of the first page's
+//! answer (`since`): a file modified between pages would otherwise move
+//! before the cursor and be on no page. Later pages list the files modified
+//! after it last, oldest change first (see `newest_cmp`), so such a file,
+//! and one made meanwhile, comes on a later page.
 
 use crate::args::Value;
 use crate::error::{FindError, Result};
@@ -35,7 +41,7 @@ const PAGE_OPTIONS: &[&str] = &["maxResults", "offset", "cursor", "timeoutMs", "
 /// Longest cursor text read (a key holds one path).
 const MAX_CURSOR_CHARS: usize = 64 * 1024;
 
-const VERSION: u8 = 1;
+const VERSION: u8 = 2;
 
 /// The order of a result's items.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,8 +60,9 @@ pub enum Order {
 pub enum Key {
     /// A file (`line` 0) or a matching line (1-based) in path order.
     Path { path: String, line: u64 },
-    /// A file in newest-first order.
-    Newest { mtime_ms: f64, path: String },
+    /// A file in newest-first order, paged from a first page whose newest
+    /// file was modified at `since` (see `newest_cmp`).
+    Newest { mtime_ms: f64, path: String, since: f64 },
     /// A place in a ranking.
     Rank { at: u64 },
 }
@@ -67,8 +74,8 @@ impl Key {
             (Key::Path { path, line }, Key::Path { path: p, line: l }) => {
                 path.as_str().cmp(p.as_str()).then(line.cmp(l))
             }
-            (Key::Newest { mtime_ms, path }, Key::Newest { mtime_ms: m, path: p }) => {
-                m.total_cmp(mtime_ms).then_with(|| path.as_str().cmp(p.as_str()))
+            (Key::Newest { mtime_ms, path, .. }, Key::Newest { mtime_ms: m, path: p, since }) => {
+                newest_cmp((*mtime_ms, path), (*m, p), *since)
             }
             (Key::Rank { at }, Key::Rank { at: a }) => at.cmp(a),
             // `Cursor::decode` refuses a cursor of another order.
@@ -81,9 +88,27 @@ impl Key {
         match self {
             Key::Path { path, line } => Key::Path { path: path.clone(), line: line + 1 },
             // No path holds a NUL: `path` + NUL is the least path after it.
-            Key::Newest { mtime_ms, path } => Key::Newest { mtime_ms: *mtime_ms, path: format!("{path}\0") },
+            Key::Newest { mtime_ms, path, since } => {
+                Key::Newest { mtime_ms: *mtime_ms, path: format!("{path}\0"), since: *since }
+            }
             Key::Rank { at } => Key::Rank { at: at + 1 },
         }
+    }
+}
+
+/// The newest-first order of files (`(mtime, path)`) paged from a first
+/// page whose newest file was modified at `since`: files modified no later,
+/// newest first, ties by path; then those modified after it, oldest first.
+/// A file modified after the first page was made (its time is then the
+/// newest) so moves after every page's cursor, never before one, and a file
+/// modified again after being listed there moves on again. On a first page
+/// no file is after `since`, which is plain newest first.
+pub fn newest_cmp(a: (f64, &str), b: (f64, &str), since: f64) -> Ordering {
+    let later = |m: f64| m.total_cmp(&since).is_gt();
+    match (later(a.0), later(b.0)) {
+        (false, false) => b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)),
+        (true, true) => a.0.total_cmp(&b.0).then_with(|| a.1.cmp(b.1)),
+        (a_later, b_later) => a_later.cmp(&b_later),
     }
 }
 
@@ -159,8 +184,9 @@ impl Cursor {
                 bytes.extend(line.to_le_bytes());
                 path.as_str()
             }
-            Key::Newest { mtime_ms, path } => {
+            Key::Newest { mtime_ms, path, since } => {
                 bytes.extend(mtime_ms.to_bits().to_le_bytes());
+                bytes.extend(since.to_bits().to_le_bytes());
                 path.as_str()
             }
             Key::Rank { at } => {
@@ -217,10 +243,14 @@ impl Cursor {
         };
         let skip = u64_at(take(8)?);
         let number = u64_at(take(8)?);
+        let since = match order {
+            Order::Newest => f64::from_bits(u64_at(take(8)?)),
+            _ => 0.0,
+        };
         let path = String::from_utf8(body[at..].to_vec()).ok()?;
         let start = match order {
             Order::Path => Key::Path { path, line: number },
-            Order::Newest => Key::Newest { mtime_ms: f64::from_bits(number), path },
+            Order::Newest => Key::Newest { mtime_ms: f64::from_bits(number), path, since },
             Order::Rank if path.is_empty() => Key::Rank { at: number },
             Order::Rank => return None,
         };
@@ -326,7 +356,7 @@ mod tests {
                 order: Order::Newest,
                 fingerprint: u64::MAX,
                 generation: Some(41),
-                start: Key::Newest { mtime_ms: 1.7e12 + 0.25, path: "a\0".into() },
+                start: Key::Newest { mtime_ms: 1.7e12 + 0.25, path: "a\0".into(), since: 1.8e12 },
                 skip: 3,
             },
         ] {
@@ -364,10 +394,15 @@ mod tests {
         assert_eq!(p("a", 2).cmp_to(&p("a", 3)), Ordering::Less);
         assert_eq!(p("a", 0).cmp_to(&p("a", 0).after()), Ordering::Less);
         assert_eq!(p("b", 0).cmp_to(&p("a", 9).after()), Ordering::Greater);
-        let n = |m: f64, path: &str| Key::Newest { mtime_ms: m, path: path.into() };
+        let n = |m: f64, path: &str| Key::Newest { mtime_ms: m, path: path.into(), since: 9.0 };
         assert_eq!(n(5.0, "z").cmp_to(&n(9.0, "a")), Ordering::Greater);
         assert_eq!(n(9.0, "a").cmp_to(&n(9.0, "a").after()), Ordering::Less);
         assert_eq!(n(9.0, "a/b").cmp_to(&n(9.0, "a").after()), Ordering::Greater);
+        // Modified after the first page (time 9): after every file of up to
+        // that time, the oldest change first.
+        assert_eq!(n(12.0, "a").cmp_to(&n(1.0, "z")), Ordering::Greater);
+        assert_eq!(n(12.0, "z").cmp_to(&n(13.0, "a")), Ordering::Less);
+        assert_eq!(n(3.0, "a").cmp_to(&n(12.0, "a")), Ordering::Less);
     }
 
     #[test]

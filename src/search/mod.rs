@@ -271,6 +271,12 @@ pub fn run(config: &SearchConfig, cancel: &Cancel) -> Result<SearchOutcome> {
     let walked = gather(config, &root, &config.rules, cancel, &wanted, &|_| {}, budget.as_ref())?;
     let mut hits = walked.found;
     let order = config.order();
+    // Newest first: the newest time of the first page's answer, which its
+    // cursors carry on (see `cursor::newest_cmp`).
+    let since = match &config.page.cursor {
+        Some(Cursor { start: Key::Newest { since, .. }, .. }) => *since,
+        _ => hits.iter().map(|h| h.mtime_ms).fold(f64::NEG_INFINITY, f64::max),
+    };
     match order {
         Order::Rank => {
             let reach = rank_reach(config);
@@ -289,7 +295,7 @@ pub fn run(config: &SearchConfig, cancel: &Cancel) -> Result<SearchOutcome> {
             }
         }
         Order::Newest => {
-            hits.sort_unstable_by(|a, b| b.mtime_ms.total_cmp(&a.mtime_ms).then_with(|| a.path.cmp(&b.path)))
+            hits.sort_unstable_by(|a, b| cursor::newest_cmp((a.mtime_ms, &a.path), (b.mtime_ms, &b.path), since))
         }
         Order::Path => hits.sort_unstable_by(|a, b| a.path.cmp(&b.path)),
     }
@@ -305,7 +311,7 @@ pub fn run(config: &SearchConfig, cancel: &Cancel) -> Result<SearchOutcome> {
     // The key of the item at `at` in the answer.
     let key = |at: usize, h: &Hit| match order {
         Order::Path => Key::Path { path: h.path.clone(), line: 0 },
-        Order::Newest => Key::Newest { mtime_ms: h.mtime_ms, path: h.path.clone() },
+        Order::Newest => Key::Newest { mtime_ms: h.mtime_ms, path: h.path.clone(), since },
         Order::Rank => Key::Rank { at: at as u64 },
     };
     let start = config.page.cursor.as_ref().map(|c| c.start.clone());
@@ -327,9 +333,14 @@ pub fn run(config: &SearchConfig, cancel: &Cancel) -> Result<SearchOutcome> {
     let max = config.max_results;
     let mut page = Page { passed, ..Page::default() };
     let mut multiline_cut = false;
+    // Files shown that were modified after the first page was made.
+    let mut modified_since = 0;
     let items = match &config.target {
         Target::Files { .. } | Target::Fuzzy { .. } | Target::Content { mode: OutputMode::Files, .. } => {
             let shown = page.window(hits, before, skip, max, &key);
+            if order == Order::Newest && config.page.cursor.is_some() {
+                modified_since = shown.iter().filter(|h| h.mtime_ms.total_cmp(&since).is_gt()).count();
+            }
             SearchItems::Files(shown.iter().map(|h| h.path.clone()).collect())
         }
         Target::Content { mode: OutputMode::Count, .. } => {
@@ -372,8 +383,11 @@ pub fn run(config: &SearchConfig, cancel: &Cancel) -> Result<SearchOutcome> {
     };
     let cursor = next
         .map(|(start, skip)| Cursor { order, fingerprint: config.page.fingerprint, generation, start, skip }.encode());
-    // Off an index there is no tree to have changed.
-    let index_changed = generation.is_some() && config.page.cursor.as_ref().is_some_and(|c| c.generation != generation);
+    // Off an index there is no tree to have changed; a cursor made off one
+    // (a walk on disk) records no tree to compare with, so it is continued
+    // as a walk's cursor is, by the place it names.
+    let index_changed = generation.is_some()
+        && config.page.cursor.as_ref().is_some_and(|c| c.generation.is_some_and(|g| Some(g) != generation));
     let mut notice = match (match_count, &config.target) {
         (_, _) if incomplete => None,
         (0, _) => {
@@ -389,6 +403,13 @@ pub fn run(config: &SearchConfig, cancel: &Cancel) -> Result<SearchOutcome> {
         }
         _ => None,
     };
+    if modified_since > 0 {
+        let moved = format!("{modified_since} of these files changed after the first page was made: they are listed after the others, oldest change first, so a file an earlier page showed may be listed again.");
+        notice = Some(match notice {
+            Some(n) => format!("{n} {moved}"),
+            None => moved,
+        });
+    }
     if index_changed {
         let changed = "The indexed folder changed since the `cursor` was made: this page is of the files as they are now, so results may have moved between pages.";
         notice = Some(match notice {

@@ -549,6 +549,15 @@ impl Entry<'_> {
         }
     }
 
+    /// `stat`, with the inode number and whether a file has more than one
+    /// name (see `FullStat`), where the walk is on disk: a live index's build.
+    pub fn stat_full(&self) -> std::io::Result<crate::dir::FullStat> {
+        match &self.0 {
+            At::InDir { dir, name } => dir.stat_full(name),
+            _ => self.stat().map(|stat| crate::dir::FullStat { stat, ino: 0, linked: false }),
+        }
+    }
+
     /// Type, size and mtime, not following a symlink.
     pub fn stat(&self) -> std::io::Result<Stat> {
         match &self.0 {
