@@ -11,7 +11,8 @@
 use crate::args::{Reader, Value};
 use crate::cancel::Cancel;
 use crate::error::{clip, FindError, Result};
-use crate::git_status::{compute, ChangedPaths, GitAsk, GitScope, GitWhich, RefSpec, MAX_REF_BYTES};
+use crate::git_since::RefSpec;
+use crate::git_status::{compute, ChangedPaths, GitAsk, GitScope, GitWhich, MAX_REF_BYTES};
 use crate::index::os;
 use crate::source::{Backend, Root, Source};
 use crate::walk::WalkRules;

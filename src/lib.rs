@@ -25,6 +25,7 @@ mod find;
 mod folder_counts;
 mod git_repo;
 mod git_scope;
+mod git_since;
 mod git_status;
 mod gitconfig;
 mod gitdir;
