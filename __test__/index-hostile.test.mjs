@@ -176,7 +176,9 @@ describe('openIndex: its own folder made unreadable', () => {
   // not entered), then 755 again: every call answers as a fresh one does,
   // refusals included, and nothing cached (a file's contents) leaks while
   // the folder is refused. A file made while it was refused is found after.
-  test('every call answers as a fresh call: permission-denied while refused, then the tree as it is (uid 65534)', { skip: nobody && !process.env.CI ? nobody : false }, async (t) => {
+  test('every call answers as a fresh call: permission-denied while refused, then the tree as it is (uid 65534)', async (t) => {
+    const why = cannotRunAsNobody()
+    if (why) return t.skip(why)
     const dir = sharedTmp(t)
     const out = runAsNobody(`async ({ find, findFiles, searchFiles, openIndex }) => {
       const fs = require('fs'), path = require('path')
@@ -501,7 +503,13 @@ describe('openIndex: what is watched', () => {
         console.log('RESULT ' + JSON.stringify({ rounds, before, watchErrors: stats.watchErrors, lastError: stats.lastError }))
       } finally { fs.rmSync(base, { recursive: true, force: true }) }
     })()`
-  test('files with more than one name past the inotify watch limit: counted, and looked at again by every query', { skip: process.platform !== 'linux' || !userNamespaces ? 'needs Linux user namespaces (unshare -Ur)' : false, timeout: 60_000 }, () => {
+  test('files with more than one name past the inotify watch limit: counted, and looked at again by every query', { skip: process.platform !== 'linux' && 'inotify is Linux only', timeout: 60_000 }, (t) => {
+    const { skip } = requireTool('unshare', {
+      why: 'a user namespace whose inotify watch limit can be lowered',
+      probe: ['-Ur', 'sh', '-c', 'echo 12 > /proc/sys/user/max_inotify_watches'],
+      install: 'apt-get install -y util-linux, on a kernel that allows unprivileged user namespaces (not in a container that forbids unshare)',
+    })
+    if (skip) return t.skip(skip)
     const r = spawnSync('unshare', ['-Ur', 'sh', '-c', 'echo 12 > /proc/sys/user/max_inotify_watches && exec "$0" "$@"', process.execPath, '-e', linkScript],
       { encoding: 'utf8', timeout: 50_000, killSignal: 'SIGKILL' })
     const line = /^RESULT (.*)$/m.exec(r.stdout)
