@@ -17,7 +17,7 @@ use crate::filter::TypeFilter;
 use crate::find::FindConfig;
 use crate::gitignore::{rules_above_on_disk, unreadable, FolderRules, GitEnv, IgnoreFiles, IgnoreLine};
 use crate::sandbox::{check_path_text, is_unusable_name, unusable_name};
-use crate::source::{Backend, Source};
+use crate::source::Source;
 use crate::walk::{posix_string, Judgement};
 use std::ffi::OsStr;
 use std::path::{Component, Path, PathBuf};
@@ -134,7 +134,7 @@ pub fn run(config: &FindConfig, target: &Path, cancel: &Cancel) -> Result<Explan
         return Ok(answer(shown_target, Reason::SearchDirectory, None, text));
     }
     let root = config.source.open(&config.scope, cancel)?;
-    let Backend::Disk(dir) = &root.backend else {
+    let Some(dir) = root.local_dir() else {
         return Err(FindError::invalid_argument("`explain` reads the local disk; it does not run on an index"));
     };
     let scoped;

@@ -13,8 +13,7 @@ use crate::cancel::Cancel;
 use crate::error::{clip, FindError, Result};
 use crate::git_since::RefSpec;
 use crate::git_status::{compute, ChangedPaths, GitAsk, GitScope, GitWhich, MAX_REF_BYTES};
-use crate::index::os;
-use crate::source::{Backend, Root, Source};
+use crate::source::{Root, Source};
 use crate::walk::WalkRules;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -49,12 +48,8 @@ pub fn apply(
         (Some(scope), _) => scope.clone(),
         (None, true) => GitScope::Status(GitWhich::Changed),
     };
-    let folder = match &root.backend {
-        Backend::Disk(_) => root.path.clone(),
-        Backend::Index(index, rel) => index.real_path().join(os(rel)),
-        // The options refuse git scoping with a reader (see `refuse_reader`).
-        Backend::Storage(_) => return Err(refuse_reader()),
-    };
+    // The options refuse git scoping with a reader (see `refuse_reader`).
+    let folder = root.repository_folder().ok_or_else(refuse_reader)?;
     cancel.check()?;
     let inside = |real: &std::path::Path| roots.is_some_and(|roots| crate::sandbox::inside_really(real, roots));
     let inside_roots = roots.map(|_| &inside as crate::git_repo::InsideRoots<'_>);

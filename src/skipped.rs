@@ -13,7 +13,7 @@ use crate::args::{wrong, Reader, Value};
 use crate::dir::Dir;
 use crate::error::Result;
 use crate::gitignore::{rules_above_on_disk, FolderRules, GitEnv, IgnoreFiles, IgnoreLine, Rules};
-use crate::source::{Backend, Root};
+use crate::source::Root;
 use crate::walk::{SkipReason, SkippedGroup, Tally, WalkRules};
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
@@ -65,18 +65,8 @@ pub const SKIPPED_FOLDERS: usize = 5;
 pub fn groups(tally: &Tally, root: &Root, rules: &WalkRules) -> Vec<SkippedGroup> {
     let mut groups = tally.groups(SKIPPED_FOLDERS);
     // A live index's folder is on the local disk too: its ignore files are read there.
-    let opened;
-    let dir = match &root.backend {
-        Backend::Disk(dir) => dir.as_ref(),
-        Backend::Index(..) => match Dir::open(&root.path) {
-            Ok(dir) => {
-                opened = dir;
-                &opened
-            }
-            Err(_) => return groups,
-        },
-        Backend::Storage(_) => return groups,
-    };
+    let Some(dir) = root.folder_on_disk() else { return groups };
+    let dir = dir.as_ref();
     if !rules.gitignore || !groups.iter().any(|g| g.reason == SkipReason::Ignored) {
         return groups;
     }

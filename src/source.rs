@@ -211,6 +211,37 @@ impl Root {
         }
     }
 
+    /// The folder of the local disk the search runs in, where a repository
+    /// holding it is looked for: the search folder on disk, or a live
+    /// index's folder below its root; `None` for a host's storage.
+    pub fn repository_folder(&self) -> Option<PathBuf> {
+        match &self.backend {
+            Backend::Disk(_) => Some(self.path.clone()),
+            Backend::Index(index, rel) => Some(index.real_path().join(crate::index::os(rel))),
+            Backend::Storage(_) => None,
+        }
+    }
+
+    /// The version of the tree a live index answers from: its identity and
+    /// the generation of its tree; `None` off an index, where no tree is kept.
+    pub fn tree_version(&self) -> Option<(u64, u64)> {
+        match &self.backend {
+            Backend::Index(index, _) => Some(index.generation()),
+            Backend::Disk(_) | Backend::Storage(_) => None,
+        }
+    }
+
+    /// The search folder opened on the local disk, to read its ignore files
+    /// again: the walk's own handle on disk, a new one for a live index's
+    /// folder; `None` for a host's storage (or a folder that no longer opens).
+    pub fn folder_on_disk(&self) -> Option<Arc<Dir>> {
+        match &self.backend {
+            Backend::Disk(dir) => Some(Arc::clone(dir)),
+            Backend::Index(..) => Dir::open(&self.path).ok().map(Arc::new),
+            Backend::Storage(_) => None,
+        }
+    }
+
     /// Whether a walk's selector opens files itself (`Entry::open`, on the
     /// walker threads); if not (a storage), their contents come after the
     /// walk, through `read_each`.

@@ -21,7 +21,7 @@ use crate::git_status::GitAsk;
 use crate::pattern::NameMatcher;
 use crate::sandbox::Scope;
 use crate::skipped::SkippedReport;
-use crate::source::{walk_screened, Backend, Contents, Root, Source};
+use crate::source::{walk_screened, Contents, Root, Source};
 use crate::walk::{posix_string, Entry, SkipReason, WalkRules, Walked};
 pub use content::ContextLine;
 use content::{
@@ -254,13 +254,7 @@ pub fn run(config: &SearchConfig, cancel: &Cancel) -> Result<SearchOutcome> {
         None => config,
     };
     // Read before the walk: a tree that changes during it counts as changed.
-    let generation = match &root.backend {
-        Backend::Index(index, _) => {
-            let (id, generation) = index.generation();
-            Some(cursor::tree_version(id, generation))
-        }
-        _ => None,
-    };
+    let generation = root.tree_version().map(|(id, generation)| cursor::tree_version(id, generation));
     // Under a budget, files before the cursor's are not searched: the time
     // goes to the page asked for (and counts start at the cursor's file).
     let from = match (&budget, &config.page.cursor) {
