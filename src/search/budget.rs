@@ -14,7 +14,7 @@
 use super::content::Scan;
 use super::matcher::ContentMatcher;
 use super::render::render;
-use super::{line_match, lines_searcher, reread, Context, Hit, LineMatch, SearchItems, SearchOutcome};
+use super::{lines_searcher, reread, Context, Hit, LineMatch, SearchItems, SearchOutcome};
 use crate::cancel::Cancel;
 use crate::error::Result;
 use crate::source::Root;
@@ -134,7 +134,7 @@ fn read_lines(
         }
         cancel.check()?;
         let found = reread(root, hit, &mut searcher, regex, Scan::Lines(n), cancel)?;
-        out.push(found.lines.into_iter().map(|line| line_match(&hit.path, line)).collect());
+        out.push(found.lines);
     }
     Ok(out)
 }

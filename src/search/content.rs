@@ -16,11 +16,12 @@
 //! checked at every read, so a huge file does not outlast `timeoutMs`.
 
 use super::matcher::{ContentMatcher, Engine};
+use super::reading::{Cancelled, Checked, Cutter};
+use super::shown::{around_match, line_text, matched_text, run_text};
 use crate::cancel::Cancel;
 use crate::dir::is_skippable;
 use crate::source::{Contents, Rewind};
 use crate::walk::SkipReason;
-use grep_matcher::Matcher;
 use grep_searcher::{
     BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkContextKind, SinkError, SinkFinish, SinkMatch,
 };
@@ -30,19 +31,13 @@ use std::io::{self, Read};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::rc::Rc;
 
-pub use crate::limits::{
-    LINE_PIECE_BYTES, MAX_LINE_BUFFER_BYTES, MAX_LINE_CHARS, MAX_MATCH_LINES, MAX_MULTILINE_FILE_BYTES,
-    MODEL_LINE_CHARS, PIECE_OVERLAP_BYTES,
-};
-pub const CUT_MARK: &str = " …[line cut]";
-/// Starts the text of a match shown from inside an over-long line.
-pub const LEAD_MARK: &str = "[line cut]… ";
-/// Bytes shown before a match inside an over-long line.
-const BEFORE_MATCH_BYTES: usize = 80;
+use crate::limits::{MAX_LINE_BUFFER_BYTES, MAX_MATCH_LINES, MAX_MULTILINE_FILE_BYTES};
 
-/// One matching line.
+/// One matching line (or run of lines, with `multiline`) of a file.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct LineHit {
+pub struct LineMatch {
+    /// The file, relative to the search directory, `/`-separated.
+    pub file: String,
     /// 1-based.
     pub line: u64,
     /// The line; for a multiline match, its lines joined by `\n`.
@@ -74,7 +69,7 @@ pub struct ContextLine {
 #[derive(Debug, Default)]
 pub struct FileScan {
     pub count: u64,
-    pub lines: Vec<LineHit>,
+    pub lines: Vec<LineMatch>,
     /// With `Scan::Window`: the matching lines at or after its `from_line`.
     pub window: u64,
     /// Set (with no count and no lines) when the file was left out: binary,
@@ -251,7 +246,14 @@ fn scan_input(
     let shown = || name.to_string_lossy();
     match done {
         Ok(Ok(sink)) if sink.binary => FileScan::left_out(SkipReason::Binary),
-        Ok(Ok(sink)) => Some(sink.found),
+        Ok(Ok(mut sink)) => {
+            // The sink knows no file: its lines are named here, once each.
+            if !sink.found.lines.is_empty() {
+                let file = crate::walk::posix_string(name);
+                sink.found.lines.iter_mut().for_each(|line| line.file.clone_from(&file));
+            }
+            Some(sink.found)
+        }
         Ok(Err(Stop::Io(e))) if is_skippable(&e) || e.kind() == io::ErrorKind::InvalidInput => None,
         Ok(Err(Stop::Io(e))) => {
             matcher.fail_io(&shown(), "cannot read", &e);
@@ -339,136 +341,6 @@ fn search<R: Read>(
         (Engine::Pcre2(m), From::Slice(b)) => searcher.search_slice(m.as_ref(), b, sink),
     }
 }
-
-/// A file read for the searcher: the cancel checked at every read, and
-/// with a `Cutter`, over-long lines cut into pieces.
-struct Checked<'a> {
-    file: &'a mut dyn Read,
-    cancel: &'a Cancel,
-    cutter: Option<Cutter>,
-    /// Bytes given so far.
-    read: &'a Cell<u64>,
-}
-
-/// The error a read gives once the search is cancelled.
-#[derive(Debug)]
-struct Cancelled;
-
-impl std::fmt::Display for Cancelled {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("the search was cancelled")
-    }
-}
-
-impl std::error::Error for Cancelled {}
-
-impl Read for Checked<'_> {
-    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
-        if self.cancel.check().is_err() {
-            return Err(io::Error::other(Cancelled));
-        }
-        let n = match &mut self.cutter {
-            None => self.file.read(out)?,
-            Some(cutter) => cutter.read(&mut *self.file, out)?,
-        };
-        self.read.set(self.read.get() + n as u64);
-        Ok(n)
-    }
-}
-
-/// Cuts lines longer than `LINE_PIECE_BYTES` with a newline of its own,
-/// repeating the last `PIECE_OVERLAP_BYTES` after it, and records where
-/// each cut is (as an offset in what it gives) in `breaks`.
-struct Cutter {
-    breaks: Rc<RefCell<Vec<u64>>>,
-    input: Box<[u8]>,
-    start: usize,
-    end: usize,
-    /// A cut's newline and overlap, still to give, from `sent` on.
-    pending: Vec<u8>,
-    sent: usize,
-    /// Bytes of the current piece given so far.
-    run: usize,
-    /// The last `PIECE_OVERLAP_BYTES` of the current line given.
-    tail: Vec<u8>,
-    given: u64,
-}
-
-impl Cutter {
-    fn new(breaks: Rc<RefCell<Vec<u64>>>) -> Cutter {
-        const _: () = assert!(CUTTER_INPUT_BYTES < LINE_PIECE_BYTES);
-        Cutter {
-            breaks,
-            input: vec![0; CUTTER_INPUT_BYTES].into_boxed_slice(),
-            start: 0,
-            end: 0,
-            pending: Vec::with_capacity(PIECE_OVERLAP_BYTES + 1),
-            sent: 0,
-            run: 0,
-            tail: Vec::with_capacity(2 * PIECE_OVERLAP_BYTES),
-            given: 0,
-        }
-    }
-
-    fn read(&mut self, file: &mut dyn Read, out: &mut [u8]) -> io::Result<usize> {
-        if out.is_empty() {
-            return Ok(0);
-        }
-        if self.sent < self.pending.len() {
-            let n = out.len().min(self.pending.len() - self.sent);
-            out[..n].copy_from_slice(&self.pending[self.sent..self.sent + n]);
-            self.sent += n;
-            self.given += n as u64;
-            return Ok(n);
-        }
-        if self.start == self.end {
-            let n = file.read(&mut self.input)?;
-            if n == 0 {
-                return Ok(0);
-            }
-            (self.start, self.end) = (0, n);
-        }
-        let avail = &self.input[self.start..self.end];
-        let room = avail.len().min(out.len());
-        // Whole lines at once, up to the last newline: only the line going
-        // on from before can reach a piece's length (the input buffer is
-        // smaller than a piece); else up to where the piece is full.
-        let first = avail[..room].iter().position(|&b| b == b'\n');
-        let (take, ended) = match first {
-            Some(at) if self.run + at < LINE_PIECE_BYTES => {
-                let last = avail[..room].iter().rposition(|&b| b == b'\n').unwrap_or(at);
-                (last + 1, true)
-            }
-            _ => (room.min(LINE_PIECE_BYTES - self.run), false),
-        };
-        out[..take].copy_from_slice(&avail[..take]);
-        self.start += take;
-        self.given += take as u64;
-        if ended {
-            self.run = 0;
-            self.tail.clear();
-            return Ok(take);
-        }
-        self.run += take;
-        self.tail.extend_from_slice(&out[take.saturating_sub(PIECE_OVERLAP_BYTES)..take]);
-        if self.tail.len() > PIECE_OVERLAP_BYTES {
-            self.tail.drain(..self.tail.len() - PIECE_OVERLAP_BYTES);
-        }
-        if self.run >= LINE_PIECE_BYTES {
-            self.breaks.borrow_mut().push(self.given);
-            self.pending.clear();
-            self.pending.push(b'\n');
-            self.pending.extend_from_slice(&self.tail);
-            self.sent = 0;
-            self.run = self.tail.len();
-        }
-        Ok(take)
-    }
-}
-
-/// What `Cutter` reads at once: smaller than a piece, so a line that ends
-/// inside one read (all but the first of that read) is shorter than a piece.
-const CUTTER_INPUT_BYTES: usize = 64 * 1024;
 
 /// What the sink needs to map pieces back to the lines they were cut from.
 struct Pieces<'a> {
@@ -631,7 +503,15 @@ impl Sink for Collect<'_> {
                 _ => matched_text(&self.matcher.engine, mat.bytes()),
             };
             let patterns = self.matcher.which(mat.bytes());
-            self.found.lines.push(LineHit { line, text, patterns, column, before, after: Vec::new() });
+            self.found.lines.push(LineMatch {
+                file: String::new(),
+                line,
+                text,
+                patterns,
+                column,
+                before,
+                after: Vec::new(),
+            });
         } else if !self.found.lines.is_empty() {
             // A match past the lines kept: later context is no kept match's.
             self.closed = true;
@@ -675,122 +555,11 @@ impl Sink for Collect<'_> {
     }
 }
 
-/// The text of a match inside a piece of an over-long line: from a little
-/// before the match, cut to `MAX_LINE_CHARS`, marked where it was cut
-/// (`lead`: the piece itself starts inside the line).
-fn around_match(engine: &Engine, piece: &[u8], lead: bool) -> String {
-    window(piece, first_match(engine, piece).unwrap_or(0), lead)
-}
-
-/// Where the first match in `bytes` starts.
-fn first_match(engine: &Engine, bytes: &[u8]) -> Option<usize> {
-    let found = match engine {
-        Engine::Rust(m) => m.find(bytes).ok().flatten(),
-        Engine::Pcre2(m) => m.find(bytes).ok().flatten(),
-    };
-    found.map(|m| m.start())
-}
-
-/// A matching line's text and, when it is long, its first match's 1-based
-/// byte column (see `LineHit`). A line
-/// over `MAX_LINE_CHARS` whose match lies past what the cut keeps is shown
-/// from a little before the match instead (marked), so the text holds it.
-fn matched_text(engine: &Engine, line: &[u8]) -> (String, Option<u64>) {
-    shown_line(line, || first_match(engine, line))
-}
-
-/// `matched_text` for a line whose first match starts at `start()` (asked
-/// only of a long line).
-fn shown_line(line: &[u8], start: impl FnOnce() -> Option<usize>) -> (String, Option<u64>) {
-    let content = line.strip_suffix(b"\n").unwrap_or(line);
-    if content.strip_suffix(b"\r").unwrap_or(content).len() <= MODEL_LINE_CHARS {
-        return (line_text(line), None);
-    }
-    let start = start();
-    let column = start.map(|at| at as u64 + 1);
-    let text = line_text(line);
-    match start {
-        Some(at) if text.ends_with(CUT_MARK) && at + BEFORE_MATCH_BYTES > text.len() - CUT_MARK.len() => {
-            (window(line, at, false), column)
-        }
-        _ => (text, column),
-    }
-}
-
-/// `bytes` from a little before `at`, cut to `MAX_LINE_CHARS`, marked where
-/// it was cut (`lead`: `bytes` itself starts inside the line).
-fn window(bytes: &[u8], at: usize, lead: bool) -> String {
-    let mut from = at.saturating_sub(BEFORE_MATCH_BYTES);
-    // Start on a character, not inside one.
-    while from > 0 && bytes.get(from).is_some_and(|b| b & 0xC0 == 0x80) {
-        from -= 1;
-    }
-    let mark = if lead || from > 0 { LEAD_MARK } else { "" };
-    format!("{mark}{}", line_text(&bytes[from..]))
-}
-
-/// The text of a reported run of matches over one or more lines, and the
-/// column of its first match (see `LineHit`): its lines joined by `\n`, at
-/// most `MAX_MATCH_LINES`, then a line saying how many more. Each line is
-/// shown as a matching line is (`matched_text`), around the first match
-/// that starts on it, so a match past a long line's cut is still seen.
-fn run_text(engine: &Engine, mat: &SinkMatch<'_>) -> (String, Option<u64>) {
-    let bytes = mat.bytes();
-    let bytes = bytes.strip_suffix(b"\n").unwrap_or(bytes);
-    let lines: Vec<&[u8]> = bytes.split(|&b| b == b'\n').collect();
-    // Where each shown line starts in the run, and where the first match on it starts.
-    let mut at = 0;
-    let spans: Vec<(usize, usize)> = lines[..lines.len().min(MAX_MATCH_LINES)]
-        .iter()
-        .map(|l| {
-            let span = (at, at + l.len() + 1);
-            at = span.1;
-            span
-        })
-        .collect();
-    let mut firsts: Vec<Option<usize>> = vec![None; spans.len()];
-    let run = mat.bytes_range_in_buffer();
-    let shown_end = run.start + spans.last().map_or(0, |s| s.1).min(run.len());
-    let mut i = 0;
-    engine.match_starts(mat.buffer(), run.start..shown_end, |start| {
-        let start = start - run.start;
-        while i < spans.len() && spans[i].1 <= start {
-            i += 1;
-        }
-        if let Some(first) = firsts.get_mut(i) {
-            first.get_or_insert(start - spans[i].0);
-        }
-        i < spans.len()
-    });
-    let mut column = None;
-    let mut shown: Vec<String> = Vec::with_capacity(spans.len() + 1);
-    for (n, line) in lines.iter().take(MAX_MATCH_LINES).enumerate() {
-        let (text, at) = shown_line(line, || firsts[n]);
-        if n == 0 {
-            column = at;
-        }
-        shown.push(text);
-    }
-    if lines.len() > MAX_MATCH_LINES {
-        shown.push(format!("…[{} more lines]", lines.len() - MAX_MATCH_LINES));
-    }
-    (shown.join("\n"), column)
-}
-
-/// The line without its terminator, lossy UTF-8, cut to `MAX_LINE_CHARS`.
-pub fn line_text(bytes: &[u8]) -> String {
-    let bytes = bytes.strip_suffix(b"\n").unwrap_or(bytes);
-    let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
-    let text = String::from_utf8_lossy(bytes);
-    match text.char_indices().nth(MAX_LINE_CHARS) {
-        Some((cut, _)) => format!("{}{CUT_MARK}", &text[..cut]),
-        None => text.into_owned(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::limits::{LINE_PIECE_BYTES, MAX_LINE_CHARS};
+    use crate::search::shown::{CUT_MARK, LEAD_MARK};
     use std::path::Path;
 
     fn matcher(p: &str) -> ContentMatcher {
@@ -817,7 +586,15 @@ mod tests {
         )
         .unwrap();
         assert_eq!(found.count, 2);
-        assert_eq!(found.lines, vec![LineHit { line: 1, text: "alpha".into(), ..LineHit::default() }]);
+        assert_eq!(
+            found.lines,
+            vec![LineMatch {
+                file: found.lines[0].file.clone(),
+                line: 1,
+                text: "alpha".into(),
+                ..LineMatch::default()
+            }]
+        );
         let all = scan_file(
             &mut new_searcher(Scan::Lines(10)),
             &matcher("beta"),
@@ -827,7 +604,10 @@ mod tests {
             &Cancel::never(),
         )
         .unwrap();
-        assert_eq!(all.lines[1], LineHit { line: 3, text: "alpha beta".into(), ..LineHit::default() });
+        assert_eq!(
+            all.lines[1],
+            LineMatch { file: all.lines[1].file.clone(), line: 3, text: "alpha beta".into(), ..LineMatch::default() }
+        );
         let any = scan_file(
             &mut new_searcher(Scan::Any),
             &matcher("a"),

@@ -10,7 +10,9 @@ pub mod fuzzy;
 pub mod matcher;
 mod near_miss;
 pub mod options;
+mod reading;
 pub mod render;
+pub mod shown;
 
 use crate::cancel::Cancel;
 use crate::content_sketch::{RuledOut, Sketcher, MAX_SKETCHED_FILE_BYTES};
@@ -23,10 +25,8 @@ use crate::sandbox::Scope;
 use crate::skipped::SkippedReport;
 use crate::source::{walk_screened, Contents, Root, Source};
 use crate::walk::{posix_string, Entry, SkipReason, WalkRules, Walked};
-pub use content::ContextLine;
-use content::{
-    binary_searcher, context_searcher, new_searcher, scan_contents, scan_file, scan_read, FileScan, LineHit, Scan,
-};
+use content::{binary_searcher, context_searcher, new_searcher, scan_contents, scan_file, scan_read, FileScan, Scan};
+pub use content::{ContextLine, LineMatch};
 use cursor::{Budget, Cursor, Key, Order, Paging};
 use grep_searcher::Searcher;
 use matcher::ContentMatcher;
@@ -134,21 +134,6 @@ impl SearchConfig {
 pub struct Context {
     pub before: usize,
     pub after: usize,
-}
-
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct LineMatch {
-    pub file: String,
-    pub line: u64,
-    /// The line; for a multiline match, its lines joined by `\n`.
-    pub text: String,
-    /// With `patterns`: the indexes of those that match the line(s).
-    pub patterns: Option<Vec<u32>>,
-    /// 1-based byte column of the line's first match (`rg --column`).
-    pub column: Option<u64>,
-    /// Context lines (see `LineHit`).
-    pub before: Vec<ContextLine>,
-    pub after: Vec<ContextLine>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -573,7 +558,7 @@ impl Page {
             self.passed += count.saturating_sub(window) + skipped;
             skip -= skipped;
             let left = window - skipped - (lines.len() as u64).min(window - skipped);
-            out.extend(lines.into_iter().map(|line| line_match(&hit.path, line)));
+            out.extend(lines);
             if out.len() >= max && left > 0 {
                 self.next = out.last().map(|m| Key::Path { path: m.file.clone(), line: m.line }.after());
                 return Ok(out);
@@ -866,12 +851,6 @@ fn reread(
         failure.check()?;
     }
     Ok(found.unwrap_or_default())
-}
-
-/// A file's matching line as results carry it.
-fn line_match(file: &str, hit: LineHit) -> LineMatch {
-    let LineHit { line, text, patterns, column, before, after } = hit;
-    LineMatch { file: file.to_string(), line, text, patterns, column, before, after }
 }
 
 #[cfg(test)]

@@ -20,7 +20,7 @@ use super::cursor::{Cursor, Key, Order};
 use super::{LineMatch, SearchItems, SearchOutcome, MAX_RESULTS};
 use crate::limits::{DEFAULT_MAX_BYTES, MODEL_LINE_CHARS};
 use crate::render::{bytes_notice, header, skipped_line};
-use crate::search::content::LEAD_MARK;
+use crate::search::shown::LEAD_MARK;
 
 pub const MAX_BYTES: usize = DEFAULT_MAX_BYTES;
 pub const NO_MATCH: &str = "No matches found.";
