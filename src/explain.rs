@@ -9,6 +9,7 @@
 //! when a `!` line re-includes. Only the folders on the way are read, never
 //! walked. On the local disk only: a host's storage has no `explain`.
 
+use crate::call::{prepare, Prepared};
 use crate::cancel::Cancel;
 use crate::dir::{is_gone, Dir};
 use crate::entry::EntryKind;
@@ -133,21 +134,30 @@ pub fn run(config: &FindConfig, target: &Path, cancel: &Cancel) -> Result<Explan
         let text = format!("`{shown_target}` is the search directory itself, which is never one of its own results.");
         return Ok(answer(shown_target, Reason::SearchDirectory, None, text));
     }
-    let root = config.source.open(&config.scope, cancel)?;
+    if matches!(config.source, Source::Index(_)) {
+        return Err(FindError::invalid_argument("`explain` reads the local disk; it does not run on an index"));
+    }
+    // Only the scope decides what is found; status letters are no reason.
+    let ask = crate::git_status::GitAsk { status: false, ..config.git.clone() };
+    let Prepared { options: config, root, .. } = prepare(config, &ask, cancel)?;
+    let config = config.as_ref();
     let Some(dir) = root.local_dir() else {
         return Err(FindError::invalid_argument("`explain` reads the local disk; it does not run on an index"));
     };
-    let scoped;
-    // Only the scope decides what is found; status letters are no reason.
-    let ask = crate::git_status::GitAsk { status: false, ..config.git.clone() };
-    let config = match crate::git_scope::apply(&ask, &root, config.scope.roots.as_deref(), &config.rules, cancel)?.rules
-    {
-        Some(rules) => {
-            scoped = FindConfig { rules, ..config.clone() };
-            &scoped
-        }
-        None => config,
-    };
+    walk_down(config, &root, dir, relative, &names, cancel)
+}
+
+/// Follows `names` (the path to explain, below the search directory) down
+/// from `dir`, judging each step as the walk would, to the first that is
+/// left out, or to the entry itself.
+fn walk_down(
+    config: &FindConfig,
+    root: &crate::source::Root,
+    dir: &Dir,
+    relative: &Path,
+    names: &[&OsStr],
+    cancel: &Cancel,
+) -> Result<Explanation> {
     let git = GitEnv::from_process();
     let mut rules = match config.rules.gitignore {
         true => Some(rules_above_on_disk(&root.path, &git)?),
@@ -167,29 +177,9 @@ pub fn run(config: &FindConfig, target: &Path, cancel: &Cancel) -> Result<Explan
         }
         rel.push(name);
         let at = posix_string(&rel);
-        let stat = match here.stat(name) {
+        let stat = match stat_step(here, name, &at, &path, last)? {
             Ok(stat) => stat,
-            Err(e) if is_gone(&e) || e.kind() == std::io::ErrorKind::NotFound => {
-                let text = match last {
-                    true => format!("`{path}` does not exist."),
-                    false => format!("`{path}` does not exist: there is no folder `{at}/`."),
-                };
-                return Ok(answer(path, Reason::Missing, Some(at), text));
-            }
-            // A name too long for the file system: as find answers for such a `path`.
-            Err(e) if is_unusable_name(&e) => {
-                return Err(unusable_name(
-                    &format!("the path to explain, at `{}`,", clip(&at, 300)),
-                    &e,
-                    "no file can have that name, so nothing there is listed",
-                ))
-            }
-            Err(e) => {
-                return Err(FindError::new(
-                    ErrorCode::FsError,
-                    format!("cannot read `{}`: {e}{}", clip(&at, 300), crate::error::io_advice(&e)),
-                ))
-            }
+            Err(missing) => return Ok(missing),
         };
         let Some(kind) = stat.kind else {
             let text = format!("`{at}` is a socket, FIFO or device, which searches never list.");
@@ -235,42 +225,92 @@ pub fn run(config: &FindConfig, target: &Path, cancel: &Cancel) -> Result<Explan
             continue;
         }
         // The entry itself is listed: the pattern and the filters decide.
-        let mut explained = if !config.filters.kind.accepts(kind) {
-            let text = format!(
-                "`{path}` is a {}, and the search lists only {} (`type`).",
-                kind_name(kind),
-                match config.filters.kind {
-                    TypeFilter::File => "files",
-                    TypeFilter::Dir => "folders",
-                    TypeFilter::Any => "entries",
-                }
-            );
-            answer(path, Reason::Type, Some(at), text)
-        } else if !config.matcher.is_match(&rel) {
-            let text =
-                format!("`{path}` is listed, but the pattern `{}` does not match it.", clip(&config.pattern, 200));
-            answer(path, Reason::Pattern, Some(at), text)
-        } else if config.filters.needs_meta() && !config.filters.accepts_meta(kind, &stat.meta) {
-            let text = format!(
-                "`{path}` matches, but its size ({} bytes) or modification time is outside the `minSize`/`maxSize`/`modifiedSince` filters.",
-                stat.meta.size
-            );
-            answer(path, Reason::Metadata, Some(at), text)
-        } else {
-            let text = format!("`{path}` is in the results (`limit` may still leave it off the page).");
-            answer(path, Reason::Found, Some(at), text)
-        };
-        // A `!` line that re-includes it is named either way.
-        if let Some((rule, overrides)) = reincluded(lines()) {
-            explained.text.push_str(&format!(" {}", reinclusion_sentence(&rule, overrides.as_ref())));
-            explained.rule = Some(rule);
-            explained.overrides = overrides;
-        }
-        return Ok(explained);
+        return Ok(listed(config, path, at, &rel, kind, &stat.meta, lines()));
     }
     // Not reached: the loop returns at its last name.
     let text = format!("`{path}` does not exist.");
     Ok(answer(path.clone(), Reason::Missing, Some(path), text))
+}
+
+/// The stat of the step `name` (at `at`) of `path`: `Ok(Err(..))` is the
+/// answer for a step that does not exist; a name no file can have is
+/// refused as `find` refuses such a `path`.
+fn stat_step(
+    here: &Dir,
+    name: &OsStr,
+    at: &str,
+    path: &str,
+    last: bool,
+) -> Result<std::result::Result<crate::dir::Stat, Explanation>> {
+    Ok(Ok(match here.stat(name) {
+        Ok(stat) => stat,
+        Err(e) if is_gone(&e) || e.kind() == std::io::ErrorKind::NotFound => {
+            let text = match last {
+                true => format!("`{path}` does not exist."),
+                false => format!("`{path}` does not exist: there is no folder `{at}/`."),
+            };
+            return Ok(Err(answer(path.to_string(), Reason::Missing, Some(at.to_string()), text)));
+        }
+        // A name too long for the file system: as find answers for such a `path`.
+        Err(e) if is_unusable_name(&e) => {
+            return Err(unusable_name(
+                &format!("the path to explain, at `{}`,", clip(at, 300)),
+                &e,
+                "no file can have that name, so nothing there is listed",
+            ))
+        }
+        Err(e) => {
+            return Err(FindError::new(
+                ErrorCode::FsError,
+                format!("cannot read `{}`: {e}{}", clip(at, 300), crate::error::io_advice(&e)),
+            ))
+        }
+    }))
+}
+
+/// Why the entry `rel` (of `kind`, with `meta`), which the walk lists, is
+/// or is not in the results: the type, the pattern, the metadata filters;
+/// a `!` line of `lines` that re-includes it is named either way.
+fn listed(
+    config: &FindConfig,
+    path: String,
+    at: String,
+    rel: &Path,
+    kind: EntryKind,
+    meta: &crate::entry::Meta,
+    lines: Vec<crate::gitignore::IgnoreLine>,
+) -> Explanation {
+    let mut explained = if !config.filters.kind.accepts(kind) {
+        let text = format!(
+            "`{path}` is a {}, and the search lists only {} (`type`).",
+            kind_name(kind),
+            match config.filters.kind {
+                TypeFilter::File => "files",
+                TypeFilter::Dir => "folders",
+                TypeFilter::Any => "entries",
+            }
+        );
+        answer(path, Reason::Type, Some(at), text)
+    } else if !config.matcher.is_match(rel) {
+        let text = format!("`{path}` is listed, but the pattern `{}` does not match it.", clip(&config.pattern, 200));
+        answer(path, Reason::Pattern, Some(at), text)
+    } else if config.filters.needs_meta() && !config.filters.accepts_meta(kind, meta) {
+        let text = format!(
+            "`{path}` matches, but its size ({} bytes) or modification time is outside the `minSize`/`maxSize`/`modifiedSince` filters.",
+            meta.size
+        );
+        answer(path, Reason::Metadata, Some(at), text)
+    } else {
+        let text = format!("`{path}` is in the results (`limit` may still leave it off the page).");
+        answer(path, Reason::Found, Some(at), text)
+    };
+    // A `!` line that re-includes it is named either way.
+    if let Some((rule, overrides)) = reincluded(lines) {
+        explained.text.push_str(&format!(" {}", reinclusion_sentence(&rule, overrides.as_ref())));
+        explained.rule = Some(rule);
+        explained.overrides = overrides;
+    }
+    explained
 }
 
 fn answer(path: String, reason: Reason, at: Option<String>, text: String) -> Explanation {

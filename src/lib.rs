@@ -13,6 +13,7 @@
 //! tests the matchers and parsers.
 
 mod args;
+mod call;
 mod cancel;
 mod collect;
 mod content_sketch;

@@ -3,13 +3,13 @@
 
 mod hint;
 
+use crate::call::{join_sentences, prepare, CallOptions, Prepared};
 use crate::cancel::Cancel;
 use crate::collect::{parent_dir, path_text, Best, Gathered};
 use crate::dir::Dir;
 use crate::entry::{raw_bytes, EntryKind, Found, Meta};
 use crate::error::{ErrorCode, Result};
 use crate::filter::Filters;
-use crate::git_scope;
 use crate::git_status::GitAsk;
 use crate::page::{paginate_leaving, Caps};
 use crate::pattern::NameMatcher;
@@ -89,18 +89,24 @@ pub fn select<'a>(
     }
 }
 
+impl CallOptions for FindConfig {
+    fn source(&self) -> &Source {
+        &self.source
+    }
+    fn scope(&self) -> &Scope {
+        &self.scope
+    }
+    fn rules(&self) -> &WalkRules {
+        &self.rules
+    }
+    fn with_rules(&self, rules: WalkRules) -> FindConfig {
+        FindConfig { rules, ..self.clone() }
+    }
+}
+
 pub fn run(config: &FindConfig, cancel: &Cancel) -> Result<FindOutcome> {
-    cancel.check()?;
-    let root = config.source.open(&config.scope, cancel)?;
-    let scoped;
-    let git = git_scope::apply(&config.git, &root, config.scope.roots.as_deref(), &config.rules, cancel)?;
-    let config = match git.rules {
-        Some(rules) => {
-            scoped = FindConfig { rules, ..config.clone() };
-            &scoped
-        }
-        None => config,
-    };
+    let Prepared { options: config, root, status, git_note } = prepare(config, &config.git, cancel)?;
+    let config = config.as_ref();
     // A storage's listing carries the metadata: taking it costs nothing.
     let stat = config.filters.needs_meta()
         || config.sort.needs_meta()
@@ -140,13 +146,10 @@ pub fn run(config: &FindConfig, cancel: &Cancel) -> Result<FindOutcome> {
         },
         _ => None,
     };
-    let hint = match (hint, git.note) {
-        (Some(hint), Some(note)) => Some(format!("{hint} {note}")),
-        (hint, note) => hint.or(note),
-    };
+    let hint = join_sentences(hint, git_note);
     let reserve = crate::render::skipped_line(skipped.as_deref().unwrap_or_default()).map_or(0, |line| line.len() + 1);
     let page = paginate_leaving(&path, found, left_out, matched, config.caps, reserve);
-    let git_status = git.status.map(|changed| changed.porcelain_of(page.entries.iter().map(|f| f.path.as_str())));
+    let git_status = status.map(|changed| changed.porcelain_of(page.entries.iter().map(|f| f.path.as_str())));
     let mut outcome = FindOutcome {
         path,
         entries: page.entries,

@@ -13,8 +13,10 @@
 
 use super::content::Scan;
 use super::matcher::ContentMatcher;
+use super::pages::{lines_searcher, reread};
 use super::render::render;
-use super::{lines_searcher, reread, Context, Hit, LineMatch, SearchItems, SearchOutcome};
+use super::select::Hit;
+use super::{Context, LineMatch, SearchItems, SearchOutcome};
 use crate::cancel::Cancel;
 use crate::error::Result;
 use crate::source::Root;

@@ -5,7 +5,8 @@
 //! enough of them are known to hold a match. The files already searched are
 //! never read twice.
 
-use super::{gather, SearchConfig};
+use super::select::gather;
+use super::SearchConfig;
 use crate::cancel::{Cancel, CancelFlag};
 use crate::error::{ErrorCode, Result};
 use crate::source::Root;

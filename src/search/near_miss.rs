@@ -16,7 +16,8 @@
 
 use super::content::{binary_searcher, new_searcher, scan_contents, Scan};
 use super::matcher::{ContentMatcher, Engine};
-use super::{gather, OutputMode, SearchConfig, Target};
+use super::select::gather;
+use super::{OutputMode, SearchConfig, Target};
 use crate::cancel::Cancel;
 use crate::error::{clip, ErrorCode, Result};
 use crate::source::Root;
