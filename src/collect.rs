@@ -117,7 +117,7 @@ pub fn path_text(relative: &Path) -> std::borrow::Cow<'_, str> {
     if std::path::MAIN_SEPARATOR == '/' {
         relative.to_string_lossy()
     } else {
-        std::borrow::Cow::Owned(crate::walk::posix_string(relative))
+        std::borrow::Cow::Owned(crate::path_bytes::posix_string(relative))
     }
 }
 

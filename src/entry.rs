@@ -78,21 +78,6 @@ pub struct Found {
     pub raw: Option<Vec<u8>>,
 }
 
-/// The bytes of `relative` when it is not valid UTF-8 (never on Windows,
-/// where names are UTF-16 and come out lossless enough to reopen).
-pub fn raw_bytes(relative: &std::path::Path) -> Option<&[u8]> {
-    #[cfg(unix)]
-    {
-        use std::os::unix::ffi::OsStrExt;
-        relative.to_str().is_none().then(|| relative.as_os_str().as_bytes())
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = relative;
-        None
-    }
-}
-
 impl Found {
     pub fn new(path: String, kind: EntryKind, meta: Option<Meta>) -> Self {
         Found { path, kind, meta, raw: None }
@@ -105,12 +90,10 @@ impl Found {
 
     /// The path to open, relative to the search directory.
     pub fn relative_path(&self) -> std::path::PathBuf {
-        #[cfg(unix)]
-        if let Some(raw) = &self.raw {
-            use std::os::unix::ffi::OsStrExt;
-            return std::path::PathBuf::from(std::ffi::OsStr::from_bytes(raw));
+        match &self.raw {
+            Some(raw) => std::path::PathBuf::from(crate::path_bytes::os_str(raw)),
+            None => std::path::PathBuf::from(&self.path),
         }
-        std::path::PathBuf::from(&self.path)
     }
 
     pub fn size(&self) -> u64 {

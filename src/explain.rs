@@ -17,9 +17,10 @@ use crate::error::{clip, ErrorCode, FindError, Result};
 use crate::filter::TypeFilter;
 use crate::find::FindConfig;
 use crate::gitignore::{rules_above_on_disk, unreadable, FolderRules, GitEnv, IgnoreFiles, IgnoreLine};
+use crate::path_bytes::posix_string;
 use crate::sandbox::{check_path_text, is_unusable_name, unusable_name};
 use crate::source::Source;
-use crate::walk::{posix_string, Judgement};
+use crate::walk::Judgement;
 use std::ffi::OsStr;
 use std::path::{Component, Path, PathBuf};
 

@@ -17,6 +17,7 @@
 use crate::error::{clip, Result};
 use crate::git_repo::{git_failed, not_a_repository, InsideRoots, Opened};
 use crate::git_since::{interrupted, merge_base_tree};
+use crate::path_bytes::{posix_string, repo_path};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -157,7 +158,7 @@ impl ChangedPaths {
         let drivers = self.0.drivers.iter().map(|d| format!("`{}`", clip(d, 40))).collect::<Vec<_>>().join(", ");
         Some(format!(
             "A search runs no program, so the repository's filter drivers ({drivers}) were not run: {files} they apply to {count_them} as modified by size or time and raw contents (e.g. `{}`), where `git status` may call {} unchanged.",
-            clip(&shown_path(first), 200),
+            clip(&posix_string(first), 200),
             if count == 1 { "it" } else { "some" },
         ))
     }
@@ -193,7 +194,7 @@ impl ChangedPaths {
             slot.worktree = slot.worktree.or(letters.worktree);
         }
         changed.files.retain(|_, letters| letters.is(which));
-        changed.shown = changed.files.iter().map(|(path, l)| (shown_path(path), *l)).collect();
+        changed.shown = changed.files.iter().map(|(path, l)| (posix_string(path), *l)).collect();
         for path in changed.files.keys() {
             let mut above = path.parent();
             while let Some(folder) = above.filter(|f| !f.as_os_str().is_empty()) {
@@ -217,28 +218,6 @@ impl ChangedPaths {
         changed.unfiltered.sort();
         changed.drivers = drivers;
         ChangedPaths(Arc::new(changed))
-    }
-}
-
-/// A relative path as results show it: `/`-separated, lossy where not UTF-8.
-fn shown_path(path: &Path) -> String {
-    let text = path.to_string_lossy();
-    match std::path::MAIN_SEPARATOR {
-        '/' => text.into_owned(),
-        sep => text.replace(sep, "/"),
-    }
-}
-
-/// A repository path (`/`-separated bytes) as a path on this system.
-fn repo_path(bytes: &[u8]) -> PathBuf {
-    #[cfg(unix)]
-    {
-        use std::os::unix::ffi::OsStrExt;
-        PathBuf::from(std::ffi::OsStr::from_bytes(bytes))
-    }
-    #[cfg(not(unix))]
-    {
-        PathBuf::from(String::from_utf8_lossy(bytes).replace('/', "\\"))
     }
 }
 

@@ -39,6 +39,7 @@
 //! a FIFO; a missing or unreadable file counts as empty, as in git.
 
 use crate::dir::read_file_following;
+use crate::path_bytes::path_from_bytes;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
@@ -193,24 +194,14 @@ pub fn expand_path(value: &[u8], home: Option<&Path>) -> Option<PathBuf> {
         return home.map(Path::to_path_buf);
     }
     if let Some(rest) = value.strip_prefix(b"~/") {
-        let rest = path_of(&rest[rest.iter().take_while(|&&b| b == b'/').count()..])?;
+        let rest = &rest[rest.iter().take_while(|&&b| b == b'/').count()..];
+        let rest = if rest.is_empty() { PathBuf::new() } else { path_from_bytes(rest)? };
         return home.map(|home| home.join(rest));
     }
     if value.starts_with(b"~") || value.starts_with(b"%(") {
         return None;
     }
-    path_of(value)
-}
-
-#[cfg(unix)]
-fn path_of(bytes: &[u8]) -> Option<PathBuf> {
-    use std::os::unix::ffi::OsStrExt;
-    Some(PathBuf::from(std::ffi::OsStr::from_bytes(bytes)))
-}
-
-#[cfg(not(unix))]
-fn path_of(bytes: &[u8]) -> Option<PathBuf> {
-    std::str::from_utf8(bytes).ok().map(PathBuf::from)
+    path_from_bytes(value)
 }
 
 /// A boolean as git reads one; `None` (no `=`) is true, `None` back for a

@@ -19,6 +19,7 @@
 
 use crate::dir::Dir;
 use crate::entry::EntryKind;
+use crate::path_bytes::path_from_bytes;
 use std::path::{Path, PathBuf};
 
 /// git refuses `.git` files larger than this (`read_gitfile_gently`); the
@@ -48,7 +49,7 @@ pub fn common_dir(holder: &Dir) -> Option<PathBuf> {
 pub fn parse_gitfile(bytes: &[u8]) -> Option<PathBuf> {
     let rest = bytes.strip_prefix(b"gitdir: ")?;
     let end = rest.iter().rposition(|&b| b != b'\n' && b != b'\r').map_or(0, |at| at + 1);
-    path_of(&rest[..end])
+    path_from_bytes(&rest[..end])
 }
 
 /// The common dir of the git dir `git_dir`, given its `commondir` file's
@@ -56,22 +57,10 @@ pub fn parse_gitfile(bytes: &[u8]) -> Option<PathBuf> {
 pub fn common_of(git_dir: &Path, commondir: Option<&[u8]>) -> PathBuf {
     let Some(text) = commondir else { return git_dir.to_path_buf() };
     let end = text.iter().rposition(|b| !b.is_ascii_whitespace()).map_or(0, |at| at + 1);
-    match path_of(&text[..end]) {
+    match path_from_bytes(&text[..end]) {
         Some(common) => git_dir.join(common),
         None => git_dir.to_path_buf(),
     }
-}
-
-/// Bytes as a path; `None` for an empty one (or, off Unix, one not UTF-8),
-/// or one holding NUL (no such file can be opened).
-fn path_of(bytes: &[u8]) -> Option<PathBuf> {
-    if bytes.is_empty() || bytes.contains(&0) {
-        return None;
-    }
-    #[cfg(unix)]
-    return Some(PathBuf::from(<std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(bytes)));
-    #[cfg(not(unix))]
-    return std::str::from_utf8(bytes).ok().map(PathBuf::from);
 }
 
 #[cfg(test)]

@@ -37,6 +37,7 @@ pub mod limits;
 pub mod option_table;
 mod options;
 mod page;
+mod path_bytes;
 mod pattern;
 mod render;
 mod result;

@@ -217,7 +217,7 @@ impl Root {
     pub fn repository_folder(&self) -> Option<PathBuf> {
         match &self.backend {
             Backend::Disk(_) => Some(self.path.clone()),
-            Backend::Index(index, rel) => Some(index.real_path().join(crate::index::os(rel))),
+            Backend::Index(index, rel) => Some(index.real_path().join(crate::path_bytes::os_str(rel))),
             Backend::Storage(_) => None,
         }
     }

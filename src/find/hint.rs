@@ -8,9 +8,10 @@ use crate::cancel::Cancel;
 use crate::entry::EntryKind;
 use crate::error::Result;
 use crate::filter::TypeFilter;
+use crate::path_bytes::posix_string;
 use crate::pattern::PatternMode;
 use crate::source::{walk, Root};
-use crate::walk::{posix_string, Entry};
+use crate::walk::Entry;
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 

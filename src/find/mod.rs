@@ -7,18 +7,19 @@ use crate::call::{join_sentences, prepare, CallOptions, Prepared};
 use crate::cancel::Cancel;
 use crate::collect::{parent_dir, path_text, Best, Gathered};
 use crate::dir::Dir;
-use crate::entry::{raw_bytes, EntryKind, Found, Meta};
+use crate::entry::{EntryKind, Found, Meta};
 use crate::error::{ErrorCode, Result};
 use crate::filter::Filters;
 use crate::git_status::GitAsk;
 use crate::page::{paginate_leaving, Caps};
+use crate::path_bytes::{posix_string, raw_bytes};
 use crate::pattern::NameMatcher;
 use crate::result::FindOutcome;
 use crate::sandbox::Scope;
 use crate::skipped::SkippedReport;
 use crate::sort::{sort_and_split, Order, SortBy};
 use crate::source::{collect, Source};
-use crate::walk::{posix_string, Collector, Entry, WalkRules};
+use crate::walk::{Collector, Entry, WalkRules};
 use std::path::{Path, PathBuf};
 
 /// Above this many returned entries, metadata is read by the walker threads

@@ -249,7 +249,7 @@ fn scan_input(
         Ok(Ok(mut sink)) => {
             // The sink knows no file: its lines are named here, once each.
             if !sink.found.lines.is_empty() {
-                let file = crate::walk::posix_string(name);
+                let file = crate::path_bytes::posix_string(name);
                 sink.found.lines.iter_mut().for_each(|line| line.file.clone_from(&file));
             }
             Some(sink.found)

@@ -27,8 +27,8 @@
 
 use crate::args::Value;
 use crate::error::{FindError, Result};
+use crate::path_bytes::posix_string;
 use crate::sync::lock;
-use crate::walk::posix_string;
 use std::cmp::Ordering;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;

@@ -20,6 +20,7 @@ use crate::entry::{EntryKind, Meta};
 use crate::error::{clip, ErrorCode, FindError, Result};
 use crate::git_status::ChangedPaths;
 use crate::gitignore::Rules;
+use crate::path_bytes::posix_string;
 use crate::pattern::{normalize_glob, NameMatcher, PatternMode};
 use crate::storage::{Listed, StorageRef};
 use crate::sync::{lock, unpoisoned};
@@ -747,16 +748,6 @@ pub fn walk_storage<C: Collector>(
     collector: C,
 ) -> Result<Walked<C::Out>> {
     gated(rules, cancel, |gate| listed::walk(storage, root, gate, collector).map(|out| vec![out]))
-}
-
-/// A relative path as results show it: `/` separators, lossy UTF-8.
-pub fn posix_string(relative: &Path) -> String {
-    let text = relative.to_string_lossy();
-    if std::path::MAIN_SEPARATOR == '/' {
-        text.into_owned()
-    } else {
-        text.replace(std::path::MAIN_SEPARATOR, "/")
-    }
 }
 
 /// Threads a walk (or an index search) runs on.
