@@ -6,7 +6,7 @@
 
 use crate::entry::{EntryKind, Found, Meta};
 use crate::folder_counts::FolderCounts;
-use crate::sort::{Order, SortKey};
+use crate::sort::{SortKey, SortOrder};
 use std::path::Path;
 
 /// What one or more threads gathered.
@@ -40,7 +40,7 @@ pub fn parent_dir(path: &str) -> &str {
 
 /// One walker thread's share of the matches; `finish` gives what it gathered.
 pub struct Best {
-    order: Order,
+    order: SortOrder,
     limit: usize,
     kept: Vec<Found>,
     /// The worst entry kept at the last compaction: nothing after it can make the cut.
@@ -54,7 +54,7 @@ pub struct Best {
 }
 
 impl Best {
-    pub fn new(order: Order, limit: usize) -> Self {
+    pub fn new(order: SortOrder, limit: usize) -> Self {
         let current_dir = (String::new(), 0);
         Best { order, limit, kept: Vec::new(), cutoff: None, matched: 0, per_dir: FolderCounts::default(), current_dir }
     }
@@ -126,7 +126,7 @@ mod tests {
     use super::*;
     use crate::sort::SortBy;
 
-    fn gather(limit: usize, order: Order, items: &[(&str, u64)]) -> Gathered {
+    fn gather(limit: usize, order: SortOrder, items: &[(&str, u64)]) -> Gathered {
         let mut best = Best::new(order, limit);
         for (path, size) in items {
             best.offer(path, None, EntryKind::File, Some(Meta { size: *size, mtime_ms: 0.0 }));
@@ -138,7 +138,7 @@ mod tests {
     fn keeps_the_best_and_counts_everything() {
         let items: Vec<(String, u64)> = (0..5000).map(|i| (format!("d{}/f{i:05}", i % 3), i as u64)).collect();
         let refs: Vec<(&str, u64)> = items.iter().map(|(p, s)| (p.as_str(), *s)).collect();
-        let g = gather(10, Order { by: SortBy::Size, reverse: true }, &refs);
+        let g = gather(10, SortOrder { by: SortBy::Size, reverse: true }, &refs);
         assert_eq!(g.matched, 5000);
         assert_eq!(g.best.len(), 10);
         let mut sizes: Vec<u64> = g.best.iter().map(|f| f.size()).collect();
@@ -151,7 +151,7 @@ mod tests {
     #[test]
     fn unlimited_keeps_all_and_zero_keeps_none() {
         let items = [("a", 1), ("b/c", 2), ("b/d", 3)];
-        let name = Order { by: SortBy::Name, reverse: false };
+        let name = SortOrder { by: SortBy::Name, reverse: false };
         assert_eq!(gather(usize::MAX, name, &items).best.len(), 3);
         let none = gather(0, name, &items);
         assert_eq!((none.best.len(), none.matched), (0, 3));

@@ -46,12 +46,12 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 /// The rules in force in one folder of the walk.
 #[derive(Debug, Clone, Default)]
-pub struct Rules(Option<Arc<Node>>);
+pub struct Rules(Option<Arc<RulesLink>>);
 
 #[derive(Debug)]
-struct Node {
-    parent: Option<Arc<Node>>,
-    at: Place,
+struct RulesLink {
+    parent: Option<Arc<RulesLink>>,
+    at: FolderAt,
     rules: Arc<FolderRules>,
     /// The enclosing repository (the nearest at or above this folder) says
     /// `core.ignoreCase`.
@@ -168,7 +168,7 @@ impl Lines {
 
 /// Where a node's folder is, to turn a walked path into one relative to it.
 #[derive(Debug)]
-enum Place {
+enum FolderAt {
     /// In the walk: its relative path is the first `n` bytes of its entries'
     /// paths, plus a separator (0 for the root).
     Walked(usize),
@@ -481,23 +481,23 @@ impl Rules {
     /// (outermost first), added: `own`, its compiled ignore files.
     pub fn above(&self, root: &Path, folder: &Path, own: Option<&Arc<FolderRules>>) -> Rules {
         let below = root.strip_prefix(folder).unwrap_or(root).as_os_str().to_owned();
-        self.push(own, Place::Above(below))
+        self.push(own, FolderAt::Above(below))
     }
 
     /// The rules inside a folder of the walk whose entries' relative paths
     /// start with `prefix_len` bytes (its own path and a separator): these,
     /// with `own`, its compiled ignore files.
     pub fn enter(&self, own: Option<&Arc<FolderRules>>, prefix_len: usize) -> Rules {
-        self.push(own, Place::Walked(prefix_len))
+        self.push(own, FolderAt::Walked(prefix_len))
     }
 
-    fn push(&self, rules: Option<&Arc<FolderRules>>, at: Place) -> Rules {
+    fn push(&self, rules: Option<&Arc<FolderRules>>, at: FolderAt) -> Rules {
         let Some(rules) = rules else { return self.clone() };
         let ignore_case = match &rules.repo {
             Some(repo) => repo.ignore_case,
             None => self.0.as_ref().is_some_and(|node| node.ignore_case),
         };
-        Rules(Some(Arc::new(Node { parent: self.0.clone(), at, rules: Arc::clone(rules), ignore_case })))
+        Rules(Some(Arc::new(RulesLink { parent: self.0.clone(), at, rules: Arc::clone(rules), ignore_case })))
     }
 
     /// Whether the entry at `relative` (from the search root) is ignored.
@@ -509,8 +509,8 @@ impl Rules {
         loop {
             let joined;
             let path = match &node.at {
-                Place::Walked(start) => tail(&text, *start),
-                Place::Above(below) => {
+                FolderAt::Walked(start) => tail(&text, *start),
+                FolderAt::Above(below) => {
                     joined = Path::new(below).join(&*text);
                     joined.as_path()
                 }
@@ -551,11 +551,11 @@ impl Rules {
         loop {
             let joined;
             let (path, folder) = match &node.at {
-                Place::Walked(start) => {
+                FolderAt::Walked(start) => {
                     let folder = text.as_os_str().as_encoded_bytes().get(..start.saturating_sub(1)).unwrap_or_default();
                     (tail(&text, *start), String::from_utf8_lossy(folder).into_owned())
                 }
-                Place::Above(below) => {
+                FolderAt::Above(below) => {
                     joined = Path::new(below).join(&*text);
                     (joined.as_path(), vec![".."; Path::new(below).components().count()].join("/"))
                 }

@@ -40,12 +40,12 @@ impl Found {
 
 /// The result order of one call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Order {
+pub struct SortOrder {
     pub by: SortBy,
     pub reverse: bool,
 }
 
-impl Order {
+impl SortOrder {
     pub fn cmp(self, a: SortKey, b: SortKey) -> Ordering {
         let by_path = || a.bytes.cmp(b.bytes);
         let order = match self.by {
@@ -65,7 +65,7 @@ impl Order {
 /// Orders `found` and splits off everything past the first `keep`: the
 /// returned vector holds the left-out entries, in no particular order. With a
 /// small `keep`, only the kept part is fully sorted.
-pub fn sort_and_split(found: &mut Vec<Found>, order: Order, keep: usize) -> Vec<Found> {
+pub fn sort_and_split(found: &mut Vec<Found>, order: SortOrder, keep: usize) -> Vec<Found> {
     let cmp = |a: &Found, b: &Found| order.cmp(a.key(), b.key());
     if keep < found.len() {
         if keep > 0 {
@@ -95,7 +95,7 @@ mod tests {
 
     fn order(sort: SortBy, reverse: bool, keep: usize) -> (Vec<String>, usize) {
         let mut v = sample();
-        let rest = sort_and_split(&mut v, Order { by: sort, reverse }, keep);
+        let rest = sort_and_split(&mut v, SortOrder { by: sort, reverse }, keep);
         (v.into_iter().map(|x| x.path).collect(), rest.len())
     }
 

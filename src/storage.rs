@@ -163,7 +163,7 @@ pub mod memory {
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::{Arc, Mutex};
 
-    enum Node {
+    enum StoredEntry {
         File(Vec<u8>, f64),
         Dir(f64),
         /// A folder whose listing fails with this code.
@@ -175,7 +175,7 @@ pub mod memory {
     /// Paths (`/a/b`) to files and folders; parents are implied.
     #[derive(Default)]
     pub struct MemoryStorage {
-        nodes: Mutex<BTreeMap<String, Node>>,
+        nodes: Mutex<BTreeMap<String, StoredEntry>>,
         pub concurrency: usize,
         /// The most calls that were ever waiting at once.
         pub peak: AtomicUsize,
@@ -206,28 +206,28 @@ pub mod memory {
             let mut at = 0;
             while let Some(i) = path[at + 1..].find('/') {
                 at += i + 1;
-                nodes.entry(path[..at].to_string()).or_insert(Node::Dir(0.0));
+                nodes.entry(path[..at].to_string()).or_insert(StoredEntry::Dir(0.0));
             }
-            nodes.insert(path.to_string(), Node::File(content.to_vec(), mtime_ms));
+            nodes.insert(path.to_string(), StoredEntry::File(content.to_vec(), mtime_ms));
         }
 
         /// `path` is a folder whose listing fails with `code`.
         pub fn failing(&self, path: &str, code: &'static str) {
-            self.nodes.lock().unwrap().insert(path.to_string(), Node::Failing(code));
+            self.nodes.lock().unwrap().insert(path.to_string(), StoredEntry::Failing(code));
         }
 
         /// `path` is a file whose reading fails with `code`.
         pub fn unreadable(&self, path: &str, code: &'static str) {
-            self.nodes.lock().unwrap().insert(path.to_string(), Node::Unreadable(code));
+            self.nodes.lock().unwrap().insert(path.to_string(), StoredEntry::Unreadable(code));
         }
 
         fn listing(&self, dir: &str) -> io::Result<Vec<Listed>> {
             let nodes = self.nodes.lock().unwrap();
             match nodes.get(dir) {
-                Some(Node::File(..) | Node::Unreadable(_)) => {
+                Some(StoredEntry::File(..) | StoredEntry::Unreadable(_)) => {
                     return Err(error_from_code("ENOTDIR", format!("ENOTDIR: {dir}")))
                 }
-                Some(Node::Failing(code)) => return Err(error_from_code(code, format!("{code}: list '{dir}'"))),
+                Some(StoredEntry::Failing(code)) => return Err(error_from_code(code, format!("{code}: list '{dir}'"))),
                 None if dir != "/" => return Err(error_from_code("ENOENT", format!("ENOENT: {dir}"))),
                 _ => {}
             }
@@ -238,10 +238,12 @@ pub mod memory {
                 .filter(|(p, _)| !p[prefix.len()..].contains('/'))
                 .map(|(p, node)| {
                     let (kind, meta) = match node {
-                        Node::File(bytes, t) => (EntryKind::File, Meta { size: bytes.len() as u64, mtime_ms: *t }),
-                        Node::Dir(t) => (EntryKind::Dir, Meta { size: 0, mtime_ms: *t }),
-                        Node::Failing(_) => (EntryKind::Dir, Meta { size: 0, mtime_ms: 0.0 }),
-                        Node::Unreadable(_) => (EntryKind::File, Meta { size: 0, mtime_ms: 0.0 }),
+                        StoredEntry::File(bytes, t) => {
+                            (EntryKind::File, Meta { size: bytes.len() as u64, mtime_ms: *t })
+                        }
+                        StoredEntry::Dir(t) => (EntryKind::Dir, Meta { size: 0, mtime_ms: *t }),
+                        StoredEntry::Failing(_) => (EntryKind::Dir, Meta { size: 0, mtime_ms: 0.0 }),
+                        StoredEntry::Unreadable(_) => (EntryKind::File, Meta { size: 0, mtime_ms: 0.0 }),
                     };
                     Listed { name: p[prefix.len()..].to_string(), kind, meta }
                 })
@@ -265,7 +267,7 @@ pub mod memory {
 
         fn stat(&self, path: &str) -> Reply<Stat> {
             let found = match self.nodes.lock().unwrap().get(path) {
-                Some(Node::File(bytes, t)) => {
+                Some(StoredEntry::File(bytes, t)) => {
                     Ok(Stat { kind: Some(EntryKind::File), meta: Meta { size: bytes.len() as u64, mtime_ms: *t } })
                 }
                 Some(_) => Ok(Stat { kind: Some(EntryKind::Dir), meta: Meta { size: 0, mtime_ms: 0.0 } }),
@@ -277,8 +279,8 @@ pub mod memory {
 
         fn read(&self, path: &str) -> Reply<Vec<u8>> {
             let found = match self.nodes.lock().unwrap().get(path) {
-                Some(Node::File(bytes, _)) => Ok(bytes.clone()),
-                Some(Node::Unreadable(code)) => Err(error_from_code(code, format!("{code}: read '{path}'"))),
+                Some(StoredEntry::File(bytes, _)) => Ok(bytes.clone()),
+                Some(StoredEntry::Unreadable(code)) => Err(error_from_code(code, format!("{code}: read '{path}'"))),
                 Some(_) => Err(error_from_code("EISDIR", format!("EISDIR: read '{path}'"))),
                 None => Err(error_from_code("ENOENT", format!("ENOENT: read '{path}'"))),
             };

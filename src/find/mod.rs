@@ -17,7 +17,7 @@ use crate::pattern::NameMatcher;
 use crate::result::FindOutcome;
 use crate::sandbox::Scope;
 use crate::skipped::SkippedReport;
-use crate::sort::{sort_and_split, Order, SortBy};
+use crate::sort::{sort_and_split, SortBy, SortOrder};
 use crate::source::{collect, Source};
 use crate::walk::{Collector, Entry, WalkRules};
 use std::path::{Path, PathBuf};
@@ -113,7 +113,7 @@ pub fn run(config: &FindConfig, cancel: &Cancel) -> Result<FindOutcome> {
         || config.sort.needs_meta()
         || (config.want_meta && config.caps.limit > STAT_IN_WALK_ABOVE)
         || root.local_dir().is_none();
-    let order = Order { by: config.sort, reverse: config.reverse };
+    let order = SortOrder { by: config.sort, reverse: config.reverse };
     let walked =
         collect(&root, &config.rules, cancel, || Matches { config, stat, best: Best::new(order, config.caps.limit) })?;
     if let Some(err) = config.matcher.failure() {

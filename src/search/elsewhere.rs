@@ -30,7 +30,7 @@ enum Why {
 
 /// One place the first walk did not search.
 #[derive(Debug, Clone, Copy)]
-struct Place {
+struct PassedOver {
     why: Why,
     is_dir: bool,
 }
@@ -47,9 +47,9 @@ pub(super) fn notice(
     ignored: Vec<(String, bool)>,
     cancel: &Cancel,
 ) -> Result<Option<String>> {
-    let mut places: HashMap<String, Place> =
-        ignored.into_iter().map(|(path, is_dir)| (path, Place { why: Why::Ignored, is_dir })).collect();
-    places.extend(skipped.iter().map(|dir| (dir.clone(), Place { why: Why::AlwaysSkipped, is_dir: true })));
+    let mut places: HashMap<String, PassedOver> =
+        ignored.into_iter().map(|(path, is_dir)| (path, PassedOver { why: Why::Ignored, is_dir })).collect();
+    places.extend(skipped.iter().map(|dir| (dir.clone(), PassedOver { why: Why::AlwaysSkipped, is_dir: true })));
     if places.is_empty() {
         return Ok(None);
     }
@@ -71,11 +71,11 @@ pub(super) fn notice(
 fn holding_matches(
     config: &SearchConfig,
     root: &Root,
-    places: &HashMap<String, Place>,
+    places: &HashMap<String, PassedOver>,
     cancel: &Cancel,
-) -> Result<BTreeMap<String, Place>> {
+) -> Result<BTreeMap<String, PassedOver>> {
     let rules = WalkRules { gitignore: false, skip_dirs: &[".git"], record_ignored: false, ..config.rules.uncounted() };
-    let found: Mutex<BTreeMap<String, Place>> = Mutex::new(BTreeMap::new());
+    let found: Mutex<BTreeMap<String, PassedOver>> = Mutex::new(BTreeMap::new());
     let enough = CancelFlag::default();
     let stopping = cancel.stopping(enough.clone());
     let place_of = |relative: &Path| place_of(places, &relative.to_string_lossy());
@@ -101,7 +101,7 @@ fn holding_matches(
 
 /// The place `relative` lies in: itself, or the nearest folder above it
 /// that is a place. Places never nest (the walk entered none of them).
-fn place_of<'p>(places: &'p HashMap<String, Place>, relative: &str) -> Option<&'p str> {
+fn place_of<'p>(places: &'p HashMap<String, PassedOver>, relative: &str) -> Option<&'p str> {
     let mut at = relative;
     loop {
         if let Some((key, _)) = places.get_key_value(at) {
@@ -113,7 +113,11 @@ fn place_of<'p>(places: &'p HashMap<String, Place>, relative: &str) -> Option<&'
 
 /// Names the places holding matches, then the other always-skipped folders
 /// (the seed's notice names every one of them).
-fn matches_notice(holding: &BTreeMap<String, Place>, places: &HashMap<String, Place>, skipped: &[String]) -> String {
+fn matches_notice(
+    holding: &BTreeMap<String, PassedOver>,
+    places: &HashMap<String, PassedOver>,
+    skipped: &[String],
+) -> String {
     let named: Vec<String> = holding
         .iter()
         .map(|(path, place)| {
@@ -165,9 +169,9 @@ mod tests {
 
     #[test]
     fn a_path_lies_in_the_nearest_place_above_it() {
-        let dir = Place { why: Why::Ignored, is_dir: true };
-        let places: HashMap<String, Place> =
-            [("a/b", dir), ("a/b.txt", Place { is_dir: false, ..dir }), ("node_modules", dir)]
+        let dir = PassedOver { why: Why::Ignored, is_dir: true };
+        let places: HashMap<String, PassedOver> =
+            [("a/b", dir), ("a/b.txt", PassedOver { is_dir: false, ..dir }), ("node_modules", dir)]
                 .into_iter()
                 .map(|(k, v)| (k.to_string(), v))
                 .collect();
@@ -180,13 +184,13 @@ mod tests {
 
     #[test]
     fn matches_notice_names_each_place_and_why() {
-        let places: HashMap<String, Place> = [
-            ("node_modules".to_string(), Place { why: Why::Ignored, is_dir: true }),
-            ("dist".to_string(), Place { why: Why::AlwaysSkipped, is_dir: true }),
+        let places: HashMap<String, PassedOver> = [
+            ("node_modules".to_string(), PassedOver { why: Why::Ignored, is_dir: true }),
+            ("dist".to_string(), PassedOver { why: Why::AlwaysSkipped, is_dir: true }),
         ]
         .into_iter()
         .collect();
-        let holding: BTreeMap<String, Place> = places.clone().into_iter().collect();
+        let holding: BTreeMap<String, PassedOver> = places.clone().into_iter().collect();
         let n = matches_notice(&holding, &places, &["dist".into(), "web/build".into()]);
         assert!(n.contains("dist/ (always skipped), node_modules/ (ignored by an ignore file)."), "{n}");
         assert!(n.ends_with("Also skipped: web/build/. Set `noIgnore: true` to search them."), "{n}");
