@@ -114,7 +114,7 @@ fn failure(reply: &Object) -> Result<Option<io::Error>> {
 }
 
 fn kind_of(code: u8) -> io::Result<EntryKind> {
-    crate::KIND_CODES
+    crate::columns::KIND_CODES
         .get(usize::from(code))
         .copied()
         .ok_or_else(|| io::Error::other(format!("unknown entry type code {code}")))

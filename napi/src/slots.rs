@@ -1,5 +1,6 @@
 //! Which calls run at once: the walk slots a call takes before it runs, and
-//! the deadline on that wait.
+//! the deadline on that wait; and the compile slots a call takes to parse
+//! its options.
 //!
 //! Local and index walks share one pool (one walk per core; each uses every
 //! core already). Walks through a host's reader have their own pool: they
@@ -37,6 +38,12 @@ fn walks() -> &'static Semaphore {
 fn readers() -> &'static Semaphore {
     static SLOTS: std::sync::OnceLock<Semaphore> = std::sync::OnceLock::new();
     SLOTS.get_or_init(|| Semaphore::new((4 * cores()).max(8)))
+}
+
+/// How many calls parse their options (compile their patterns) at once.
+pub fn compiles() -> &'static Semaphore {
+    static SLOTS: std::sync::OnceLock<Semaphore> = std::sync::OnceLock::new();
+    SLOTS.get_or_init(|| Semaphore::new(cores().max(2)))
 }
 
 fn cores() -> usize {

@@ -1,0 +1,150 @@
+//! JS's `FileIndex`: a live index as JS holds it, made empty and then
+//! opened (walked and watched) off the event loop, until closed.
+
+use crate::blocking_pool::off_the_loop;
+use crate::results::Failure;
+use agent_find_core::{lock, resolve_logical, Cancel, ContentCaps, FindError, Index, IndexRef, Shared};
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+use std::sync::Arc;
+
+/// A live index (see `index`), as JS holds it: made empty, then opened.
+#[napi]
+pub struct FileIndex {
+    index: Arc<std::sync::Mutex<Option<IndexRef>>>,
+}
+
+/// What `FileIndex.stats()` returns.
+#[napi(object, object_from_js = false)]
+pub struct IndexStats {
+    /// Files, folders and symlinks held.
+    pub entries: f64,
+    /// Memory held by the index's structures.
+    pub bytes: f64,
+    pub bytes_per_entry: f64,
+    /// Memory held by the lists kept for recent queries' rules.
+    pub cached_bytes: f64,
+    /// Memory held by the sketches of files' contents (the content layer).
+    pub content_bytes: f64,
+    /// Files with a sketch of their contents.
+    pub content_files: f64,
+    /// Bytes of file contents held in memory (the content layer's cache).
+    pub content_cache_bytes: f64,
+    /// Files whose contents are held in memory.
+    pub content_cache_files: f64,
+    /// File-system events received.
+    pub events: f64,
+    /// Folders listed again after events.
+    pub folders_reconciled: f64,
+    /// Whole-tree comparisons after the OS dropped events.
+    pub rescans: f64,
+    pub last_rescan: Option<String>,
+    /// Folders that could not be watched (the OS's limit); every call lists them again.
+    pub watch_errors: f64,
+    pub last_error: Option<String>,
+    pub closed: bool,
+}
+
+impl FileIndex {
+    pub fn opened(&self) -> std::result::Result<IndexRef, FindError> {
+        lock(&self.index)
+            .clone()
+            .ok_or_else(|| FindError::invalid_argument("this index is not open; use `await openIndex(path)`"))
+    }
+}
+
+#[napi]
+impl FileIndex {
+    #[napi(constructor)]
+    #[allow(clippy::new_without_default)]
+    pub fn new() -> Self {
+        FileIndex { index: Arc::new(std::sync::Mutex::new(None)) }
+    }
+
+    /// Walks `path` (resolved against `cwd`) and starts watching it.
+    #[napi(ts_return_type = "Promise<Failure | null>")]
+    pub fn open<'env>(
+        &self,
+        env: &'env Env,
+        path: String,
+        cwd: Option<String>,
+        content_cache_bytes: Option<f64>,
+    ) -> Result<PromiseRaw<'env, Option<Failure>>> {
+        let holder = Arc::clone(&self.index);
+        let mut caps = ContentCaps::default();
+        if let Some(bytes) = content_cache_bytes {
+            // Checked in JS: a whole number of bytes, not negative.
+            caps.contents = bytes.min(usize::MAX as f64) as usize;
+        }
+        env.spawn_future(async move {
+            let opened = off_the_loop(move || {
+                let logical = resolve_logical(cwd.as_deref(), Some(&path))?;
+                Index::open(logical, caps)
+            });
+            Ok(match opened.await.and_then(|done| done) {
+                Ok(index) => {
+                    *lock(&holder) = Some(Shared(index));
+                    None
+                }
+                Err(e) => Some(e.into()),
+            })
+        })
+    }
+
+    /// Resolves once every change made before the call is in the index.
+    #[napi(ts_return_type = "Promise<Failure | null>")]
+    pub fn settled<'env>(&self, env: &'env Env) -> Result<PromiseRaw<'env, Option<Failure>>> {
+        let index = self.opened();
+        env.spawn_future(async move {
+            let index = match index {
+                Ok(index) => index,
+                Err(e) => return Ok(Some(e.into())),
+            };
+            let settled = off_the_loop(move || index.settle(&Cancel::never())).await;
+            Ok(settled.and_then(|done| done).err().map(Failure::from))
+        })
+    }
+
+    #[napi(catch_unwind)]
+    pub fn stats(&self) -> Option<IndexStats> {
+        let s = self.opened().ok()?.stats();
+        Some(IndexStats {
+            entries: s.entries as f64,
+            bytes: s.bytes as f64,
+            bytes_per_entry: if s.entries == 0 { 0.0 } else { (s.bytes as f64 / s.entries as f64).round() },
+            cached_bytes: s.cached_bytes as f64,
+            content_bytes: s.content.sketch_bytes as f64,
+            content_files: s.content.sketched_files as f64,
+            content_cache_bytes: s.content.cached_bytes as f64,
+            content_cache_files: s.content.cached_files as f64,
+            events: s.events as f64,
+            folders_reconciled: s.folders_reconciled as f64,
+            rescans: s.rescans as f64,
+            last_rescan: s.last_rescan,
+            watch_errors: s.watch_errors as f64,
+            last_error: s.last_error,
+            closed: s.closed,
+        })
+    }
+
+    /// Stops watching: every watch, the index's thread, its tree and its
+    /// folder's descriptor are released. Off the event loop: the thread may
+    /// be finishing a batch.
+    #[napi(ts_return_type = "Promise<void>")]
+    pub fn close<'env>(&self, env: &'env Env) -> Result<PromiseRaw<'env, ()>> {
+        // Later calls fail from here on, even before the promise settles.
+        let closing = self.opened().ok().map(|index| (index.begin_close(), index));
+        env.spawn_future(async move {
+            if let Some((closing, index)) = closing {
+                let _ = off_the_loop(move || index.finish_close(closing)).await;
+            }
+            Ok(())
+        })
+    }
+
+    /// The indexed folder, as it was named.
+    #[napi(getter)]
+    pub fn path(&self) -> Option<String> {
+        Some(self.opened().ok()?.logical_path.to_string_lossy().into_owned())
+    }
+}
