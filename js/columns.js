@@ -1,6 +1,6 @@
 'use strict'
 // Decodes what a search hands back from the binding: entries and paths come
-// as columnar slices (see EntrySlice in napi/src/lib.rs), a small first one
+// as columnar slices (see EntrySlice in napi/src/columns.rs), a small first one
 // with the answer and the rest taken slice by slice; this builds the
 // FindResult (entry objects) and the findFiles path list from them.
 //
@@ -20,7 +20,7 @@ const KINDS = require('./native.js').entryKinds()
 /** The most time the decoding takes per turn of the event loop, in ms. */
 const BUDGET_MS = 4
 
-/** Builds entry objects from a slice of columns (see EntrySlice in napi/src/lib.rs). */
+/** Builds entry objects from a slice of columns (see EntrySlice in napi/src/columns.rs). */
 function addEntries(slice, entries) {
   if (slice.count === 0) return
   const start = entries.length
