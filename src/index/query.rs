@@ -6,6 +6,10 @@
 //! depth) depends on the rules and the tree only, not on the pattern: it is
 //! kept per set of rules (`Visible`) until the tree changes, so a repeated
 //! search only tests its pattern against a flat list, on every core.
+//!
+//! A content search hands the walk its `Prefilter` (`screen`): files whose
+//! sketch in the content layer rules out a match are tested a whole run at
+//! a time, in one tight loop, and never offered to the collector.
 
 use super::content::{ContentLayer, Learnt};
 use super::tree::{Handle, Id, Tree};
@@ -21,6 +25,7 @@ use crate::walk::{
 use std::cell::{Cell, RefCell};
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 
 /// What one set of rules lets through from one folder of the index: the
 /// relative paths (back to back), kinds and metadata, in walk order.
@@ -73,31 +78,22 @@ pub struct VisibleKey {
 
 /// Walks the index from the folder at `rel` (relative to the index's root),
 /// with a collector per walker thread over the entries the rules let through.
-pub fn walk<C, M>(index: &Index, rel: &[u8], root: &Path, gate: &Gate, new_collector: M) -> Result<Vec<C::Out>>
+/// With `screen`, the files whose sketch rules out a match of it are not
+/// offered (counted as binary when their sketch says they are).
+pub fn walk<C, M>(
+    index: &Index,
+    rel: &[u8],
+    root: &Path,
+    gate: &Gate,
+    screen: Option<&Prefilter>,
+    new_collector: M,
+) -> Result<Vec<C::Out>>
 where
     C: Collector,
     M: Fn() -> C + Sync,
 {
     let cancel = gate.cancel();
-    // The search folder opened as a fresh call opens it, by its path: the
-    // index reads through handles it opened earlier, which a mode changed
-    // since (the indexed folder's own, or a folder's above it) does not
-    // close, so only this tells that the OS now refuses it.
-    if let Err(e) = crate::dir::Dir::open(&index.real_path().join(os(rel))) {
-        if e.kind() == std::io::ErrorKind::PermissionDenied {
-            return Err(search_path_error(&clip(&root.to_string_lossy(), 300), &e, Asked::Os));
-        }
-    }
-    let key = VisibleKey { folder: rel.to_vec(), rules: gate.rules().clone() };
-    let mut visible = index.visible(&key, |tree| list_visible(index, tree, rel, root, gate))?;
-    // Hard-linked files without a watch of their own may have changed
-    // unseen: looked at again, and the list made anew if one had.
-    if index.look_at_unwatched_files(&visible.handles)? {
-        visible = index.visible(&key, |tree| list_visible(index, tree, rel, root, gate))?;
-    }
-    gate.add_skipped(visible.skipped.iter().cloned());
-    gate.add_ignored(visible.ignored.iter().cloned());
-    gate.add_tally(&visible.tally);
+    let visible = visible_below(index, rel, root, gate)?;
     // Files are opened from the search folder, by handle (content search).
     // A search folder the OS refuses to open (mode 000 or --x, or below an
     // r-- folder) is refused as a walk on disk refuses it, never answered
@@ -131,7 +127,7 @@ where
                 let layer = index.content();
                 let known = SliceContents::new(&visible, &layer);
                 let from = i;
-                let ruled_out = collector.screen().map(|screen| known.ruled_out(from..end, screen));
+                let ruled_out = screen.map(|screen| known.ruled_out(from..end, screen));
                 // Counted once a run, not under the gate's lock at each file.
                 let mut binary = 0;
                 while i < end && known.pending.get() < LEARNT_BYTES {
@@ -166,6 +162,31 @@ where
         parts
     });
     parts.into_iter().collect()
+}
+
+/// What the rules let through below the folder at `rel`, with what they
+/// left out reported to the gate, as a walk on disk reports it.
+fn visible_below(index: &Index, rel: &[u8], root: &Path, gate: &Gate) -> Result<Arc<Visible>> {
+    // The search folder opened as a fresh call opens it, by its path: the
+    // index reads through handles it opened earlier, which a mode changed
+    // since (the indexed folder's own, or a folder's above it) does not
+    // close, so only this tells that the OS now refuses it.
+    if let Err(e) = crate::dir::Dir::open(&index.real_path().join(os(rel))) {
+        if e.kind() == std::io::ErrorKind::PermissionDenied {
+            return Err(search_path_error(&clip(&root.to_string_lossy(), 300), &e, Asked::Os));
+        }
+    }
+    let key = VisibleKey { folder: rel.to_vec(), rules: gate.rules().clone() };
+    let mut visible = index.visible(&key, |tree| list_visible(index, tree, rel, root, gate))?;
+    // Hard-linked files without a watch of their own may have changed
+    // unseen: looked at again, and the list made anew if one had.
+    if index.look_at_unwatched_files(&visible.handles)? {
+        visible = index.visible(&key, |tree| list_visible(index, tree, rel, root, gate))?;
+    }
+    gate.add_skipped(visible.skipped.iter().cloned());
+    gate.add_ignored(visible.ignored.iter().cloned());
+    gate.add_tally(&visible.tally);
+    Ok(visible)
 }
 
 /// Entries a walker thread takes at a time.

@@ -14,7 +14,7 @@ mod local;
 pub use folder::Pending;
 
 use crate::cancel::Cancel;
-use crate::content_sketch::{Prefilter, Sketch};
+use crate::content_sketch::Sketch;
 use crate::dir::{Dir, Stat};
 use crate::entry::{EntryKind, Meta};
 use crate::error::{clip, ErrorCode, FindError, Result};
@@ -203,30 +203,22 @@ pub trait Collector: Send {
     /// about to be listed: a live index watches it here, so that whatever
     /// changes in it after its listing raises an event.
     fn folder(&mut self, _rel: &Path, _dir: &Dir) {}
-    /// A prefilter under which a file whose sketch rules out a match need
-    /// not be offered (see `content_sketch`): a live index tests it for a
-    /// whole run of entries in one tight loop, before offering the rest.
-    fn screen(&self) -> Option<&Prefilter> {
-        None
-    }
     fn finish(self) -> Self::Out;
 }
 
-/// A selector as a collector: keeps what the selector returns for each
-/// entry (never any file that `screen` rules out).
-pub struct Keep<'p, T, S> {
+/// A selector as a collector: keeps what the selector returns for each entry.
+pub struct Keep<T, S> {
     select: S,
     kept: Vec<T>,
-    screen: Option<&'p Prefilter>,
 }
 
-impl<'p, T, S> Keep<'p, T, S> {
-    pub fn new(select: S, screen: Option<&'p Prefilter>) -> Keep<'p, T, S> {
-        Keep { select, kept: Vec::new(), screen }
+impl<T, S> Keep<T, S> {
+    pub fn new(select: S) -> Keep<T, S> {
+        Keep { select, kept: Vec::new() }
     }
 }
 
-impl<T, S> Collector for Keep<'_, T, S>
+impl<T, S> Collector for Keep<T, S>
 where
     T: Send,
     S: FnMut(&Path, EntryKind, &Entry) -> Option<T> + Send,
@@ -235,10 +227,6 @@ where
 
     fn offer(&mut self, rel: &Path, kind: EntryKind, entry: &Entry) {
         self.kept.extend((self.select)(rel, kind, entry));
-    }
-
-    fn screen(&self) -> Option<&Prefilter> {
-        self.screen
     }
 
     fn finish(self) -> Vec<T> {
