@@ -17,7 +17,9 @@ use super::{os, Index};
 use crate::content_sketch::{Prefilter, RuledOut, Sketch};
 use crate::entry::{EntryKind, Meta};
 use crate::error::{clip, ErrorCode, FindError, Result};
+use crate::gitignore::Rules;
 use crate::sandbox::{search_path_error, Asked};
+use crate::sync::{lock, unpoisoned};
 use crate::walk::{
     thread_count, Collector, Entry, Gate, KnownContents, KnownFile, OpenedFolders, Pending, SkipReason, Tally,
     WalkRules, CANCEL_EVERY,
@@ -25,7 +27,10 @@ use crate::walk::{
 use std::cell::{Cell, RefCell};
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, RwLockReadGuard};
+
+/// How many sets of rules keep their `Visible` list.
+const VISIBLE_KEPT: usize = 4;
 
 /// What one set of rules lets through from one folder of the index: the
 /// relative paths (back to back), kinds and metadata, in walk order.
@@ -74,6 +79,66 @@ impl Visible {
 pub struct VisibleKey {
     pub folder: Vec<u8>,
     pub rules: WalkRules,
+}
+
+/// The lists kept for recent queries' rules, each with the generation of
+/// the tree it was made from.
+pub type KeptVisible = Vec<(VisibleKey, u64, Arc<Visible>)>;
+
+impl Index {
+    /// What `key`'s rules let through in the current tree: kept from an
+    /// earlier query if the tree has not changed since, else made by `build`.
+    fn visible(&self, key: &VisibleKey, build: impl FnOnce(&Tree) -> Result<Visible>) -> Result<Arc<Visible>> {
+        let tree = self.read()?;
+        let generation = self.generation.load(Ordering::SeqCst);
+        let kept =
+            lock(&self.visible).iter().find(|(k, g, _)| k == key && *g == generation).map(|(.., v)| Arc::clone(v));
+        if let Some(visible) = kept {
+            return Ok(visible);
+        }
+        let visible = Arc::new(build(&tree)?);
+        let mut cache = lock(&self.visible);
+        cache.retain(|(k, g, _)| *g == generation && k != key);
+        if cache.len() >= VISIBLE_KEPT {
+            cache.remove(0);
+        }
+        cache.push((key.clone(), generation, Arc::clone(&visible)));
+        Ok(visible)
+    }
+
+    /// The content layer, for a query to read.
+    fn content(&self) -> RwLockReadGuard<'_, ContentLayer> {
+        unpoisoned(self.content.read())
+    }
+
+    /// Keeps what a query learnt of files' contents (see `ContentLayer::keep`).
+    fn keep_learnt(&self, epoch: u64, learnt: Vec<Learnt>) {
+        unpoisoned(self.content.write()).keep(epoch, learnt);
+    }
+
+    /// The ignore rules that apply to the folder `start` from above it, as
+    /// `rules_above_on_disk` gives them: from the nearest folder holding
+    /// `.git` (in the index or above it) down to `start`'s parent.
+    fn rules_above(&self, tree: &Tree, start: Id) -> Rules {
+        let start_path = self.real_path.join(os(&tree.path(start)));
+        let has_git = |id: Id| tree.node(id).rules.as_ref().is_some_and(|r| r.has_git());
+        if has_git(start) {
+            return Rules::default();
+        }
+        let chain = tree.ancestors(start);
+        let from = chain.iter().rposition(|&id| has_git(id));
+        let mut rules = Rules::default();
+        if from.is_none() {
+            for (folder, compiled) in &self.above {
+                rules = rules.above(&start_path, folder, compiled.as_ref());
+            }
+        }
+        for &id in &chain[from.unwrap_or(0)..] {
+            let folder = self.real_path.join(os(&tree.path(id)));
+            rules = rules.above(&start_path, &folder, tree.node(id).rules.as_ref());
+        }
+        rules
+    }
 }
 
 /// Walks the index from the folder at `rel` (relative to the index's root),

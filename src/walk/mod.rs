@@ -199,10 +199,6 @@ pub trait Collector: Send {
     type Out: Send;
     /// One entry, at `rel` from the root.
     fn offer(&mut self, rel: &Path, kind: EntryKind, entry: &Entry);
-    /// A folder on disk (`rel` from the root, "" for the root), opened and
-    /// about to be listed: a live index watches it here, so that whatever
-    /// changes in it after its listing raises an event.
-    fn folder(&mut self, _rel: &Path, _dir: &Dir) {}
     fn finish(self) -> Self::Out;
 }
 
@@ -537,15 +533,6 @@ impl Entry<'_> {
         }
     }
 
-    /// `stat`, with the inode number and whether a file has more than one
-    /// name (see `FullStat`), where the walk is on disk: a live index's build.
-    pub fn stat_full(&self) -> std::io::Result<crate::dir::FullStat> {
-        match &self.0 {
-            At::InDir { dir, name } => dir.stat_full(name),
-            _ => self.stat().map(|stat| crate::dir::FullStat { stat, ino: 0, linked: false }),
-        }
-    }
-
     /// Type, size and mtime, not following a symlink.
     pub fn stat(&self) -> std::io::Result<Stat> {
         match &self.0 {
@@ -758,7 +745,7 @@ pub const CANCEL_EVERY: u32 = 256;
 /// The failure for a folder that cannot be listed: `permission-denied` for
 /// the root (as docs/API.md has it), `fs-error` otherwise. `refuser` is
 /// who said no: the OS, or the reader.
-fn cannot_list(root: &Path, rel: &Path, err: &std::io::Error, refuser: &str) -> FindError {
+pub fn cannot_list(root: &Path, rel: &Path, err: &std::io::Error, refuser: &str) -> FindError {
     if rel.as_os_str().is_empty() && err.kind() == std::io::ErrorKind::PermissionDenied {
         return FindError::new(
             ErrorCode::PermissionDenied,
