@@ -520,11 +520,27 @@ where
     C: Collector,
     M: Fn() -> C + Sync,
 {
+    collect_screened(root, rules, cancel, None, new_collector)
+}
+
+/// `collect`, where a live index need not offer the files whose sketch
+/// `screen` rules out (see `index::query::walk`).
+fn collect_screened<C, M>(
+    root: &Root,
+    rules: &WalkRules,
+    cancel: &Cancel,
+    screen: Option<&Prefilter>,
+    new_collector: M,
+) -> Result<Walked<C::Out>>
+where
+    C: Collector,
+    M: Fn() -> C + Sync,
+{
     match &root.backend {
         Backend::Disk(dir) => walk_dir(dir, &root.path, rules, cancel, new_collector),
         Backend::Storage(storage) => walk_storage(storage, &root.path, rules, cancel, new_collector()),
         Backend::Index(index, rel) => {
-            crate::walk::gated(rules, cancel, |gate| query::walk(index, rel, &root.path, gate, new_collector))
+            crate::walk::gated(rules, cancel, |gate| query::walk(index, rel, &root.path, gate, screen, new_collector))
         }
     }
 }
@@ -541,7 +557,7 @@ where
 }
 
 /// `walk`, where a live index need not offer the files whose sketch
-/// `screen` rules out (see `Collector::screen`).
+/// `screen` rules out (see `index::query::walk`).
 pub fn walk_screened<T, M, S>(
     root: &Root,
     rules: &WalkRules,
@@ -554,7 +570,7 @@ where
     M: Fn() -> S + Sync,
     S: FnMut(&Path, EntryKind, &Entry) -> Option<T> + Send,
 {
-    let walked = collect(root, rules, cancel, || Keep::new(new_selector(), screen))?;
+    let walked = collect_screened(root, rules, cancel, screen, || Keep::new(new_selector()))?;
     Ok(walked.map_found(|parts| parts.into_iter().flatten().collect()))
 }
 

@@ -6,6 +6,10 @@
 //! depth) depends on the rules and the tree only, not on the pattern: it is
 //! kept per set of rules (`Visible`) until the tree changes, so a repeated
 //! search only tests its pattern against a flat list, on every core.
+//!
+//! A content search hands the walk its `Prefilter` (`screen`): files whose
+//! sketch in the content layer rules out a match are tested a whole run at
+//! a time, in one tight loop, and never offered to the collector.
 
 use super::content::{ContentLayer, Learnt};
 use super::tree::{Handle, Id, Tree};
@@ -13,7 +17,9 @@ use super::{os, Index};
 use crate::content_sketch::{Prefilter, RuledOut, Sketch};
 use crate::entry::{EntryKind, Meta};
 use crate::error::{clip, ErrorCode, FindError, Result};
+use crate::gitignore::Rules;
 use crate::sandbox::{search_path_error, Asked};
+use crate::sync::{lock, unpoisoned};
 use crate::walk::{
     thread_count, Collector, Entry, Gate, KnownContents, KnownFile, OpenedFolders, Pending, SkipReason, Tally,
     WalkRules, CANCEL_EVERY,
@@ -21,6 +27,10 @@ use crate::walk::{
 use std::cell::{Cell, RefCell};
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, RwLockReadGuard};
+
+/// How many sets of rules keep their `Visible` list.
+const VISIBLE_KEPT: usize = 4;
 
 /// What one set of rules lets through from one folder of the index: the
 /// relative paths (back to back), kinds and metadata, in walk order.
@@ -71,33 +81,84 @@ pub struct VisibleKey {
     pub rules: WalkRules,
 }
 
+/// The lists kept for recent queries' rules, each with the generation of
+/// the tree it was made from.
+pub type KeptVisible = Vec<(VisibleKey, u64, Arc<Visible>)>;
+
+impl Index {
+    /// What `key`'s rules let through in the current tree: kept from an
+    /// earlier query if the tree has not changed since, else made by `build`.
+    fn visible(&self, key: &VisibleKey, build: impl FnOnce(&Tree) -> Result<Visible>) -> Result<Arc<Visible>> {
+        let tree = self.read()?;
+        let generation = self.generation.load(Ordering::SeqCst);
+        let kept =
+            lock(&self.visible).iter().find(|(k, g, _)| k == key && *g == generation).map(|(.., v)| Arc::clone(v));
+        if let Some(visible) = kept {
+            return Ok(visible);
+        }
+        let visible = Arc::new(build(&tree)?);
+        let mut cache = lock(&self.visible);
+        cache.retain(|(k, g, _)| *g == generation && k != key);
+        if cache.len() >= VISIBLE_KEPT {
+            cache.remove(0);
+        }
+        cache.push((key.clone(), generation, Arc::clone(&visible)));
+        Ok(visible)
+    }
+
+    /// The content layer, for a query to read.
+    fn content(&self) -> RwLockReadGuard<'_, ContentLayer> {
+        unpoisoned(self.content.read())
+    }
+
+    /// Keeps what a query learnt of files' contents (see `ContentLayer::keep`).
+    fn keep_learnt(&self, epoch: u64, learnt: Vec<Learnt>) {
+        unpoisoned(self.content.write()).keep(epoch, learnt);
+    }
+
+    /// The ignore rules that apply to the folder `start` from above it, as
+    /// `rules_above_on_disk` gives them: from the nearest folder holding
+    /// `.git` (in the index or above it) down to `start`'s parent.
+    fn rules_above(&self, tree: &Tree, start: Id) -> Rules {
+        let start_path = self.real_path.join(os(&tree.path(start)));
+        let has_git = |id: Id| tree.node(id).rules.as_ref().is_some_and(|r| r.has_git());
+        if has_git(start) {
+            return Rules::default();
+        }
+        let chain = tree.ancestors(start);
+        let from = chain.iter().rposition(|&id| has_git(id));
+        let mut rules = Rules::default();
+        if from.is_none() {
+            for (folder, compiled) in &self.above {
+                rules = rules.above(&start_path, folder, compiled.as_ref());
+            }
+        }
+        for &id in &chain[from.unwrap_or(0)..] {
+            let folder = self.real_path.join(os(&tree.path(id)));
+            rules = rules.above(&start_path, &folder, tree.node(id).rules.as_ref());
+        }
+        rules
+    }
+}
+
 /// Walks the index from the folder at `rel` (relative to the index's root),
 /// with a collector per walker thread over the entries the rules let through.
-pub fn walk<C, M>(index: &Index, rel: &[u8], root: &Path, gate: &Gate, new_collector: M) -> Result<Vec<C::Out>>
+/// With `screen`, the files whose sketch rules out a match of it are not
+/// offered (counted as binary when their sketch says they are).
+pub fn walk<C, M>(
+    index: &Index,
+    rel: &[u8],
+    root: &Path,
+    gate: &Gate,
+    screen: Option<&Prefilter>,
+    new_collector: M,
+) -> Result<Vec<C::Out>>
 where
     C: Collector,
     M: Fn() -> C + Sync,
 {
     let cancel = gate.cancel();
-    // The search folder opened as a fresh call opens it, by its path: the
-    // index reads through handles it opened earlier, which a mode changed
-    // since (the indexed folder's own, or a folder's above it) does not
-    // close, so only this tells that the OS now refuses it.
-    if let Err(e) = crate::dir::Dir::open(&index.real_path().join(os(rel))) {
-        if e.kind() == std::io::ErrorKind::PermissionDenied {
-            return Err(search_path_error(&clip(&root.to_string_lossy(), 300), &e, Asked::Os));
-        }
-    }
-    let key = VisibleKey { folder: rel.to_vec(), rules: gate.rules().clone() };
-    let mut visible = index.visible(&key, |tree| list_visible(index, tree, rel, root, gate))?;
-    // Hard-linked files without a watch of their own may have changed
-    // unseen: looked at again, and the list made anew if one had.
-    if index.look_at_unwatched_files(&visible.handles)? {
-        visible = index.visible(&key, |tree| list_visible(index, tree, rel, root, gate))?;
-    }
-    gate.add_skipped(visible.skipped.iter().cloned());
-    gate.add_ignored(visible.ignored.iter().cloned());
-    gate.add_tally(&visible.tally);
+    let visible = visible_below(index, rel, root, gate)?;
     // Files are opened from the search folder, by handle (content search).
     // A search folder the OS refuses to open (mode 000 or --x, or below an
     // r-- folder) is refused as a walk on disk refuses it, never answered
@@ -131,7 +192,7 @@ where
                 let layer = index.content();
                 let known = SliceContents::new(&visible, &layer);
                 let from = i;
-                let ruled_out = collector.screen().map(|screen| known.ruled_out(from..end, screen));
+                let ruled_out = screen.map(|screen| known.ruled_out(from..end, screen));
                 // Counted once a run, not under the gate's lock at each file.
                 let mut binary = 0;
                 while i < end && known.pending.get() < LEARNT_BYTES {
@@ -166,6 +227,31 @@ where
         parts
     });
     parts.into_iter().collect()
+}
+
+/// What the rules let through below the folder at `rel`, with what they
+/// left out reported to the gate, as a walk on disk reports it.
+fn visible_below(index: &Index, rel: &[u8], root: &Path, gate: &Gate) -> Result<Arc<Visible>> {
+    // The search folder opened as a fresh call opens it, by its path: the
+    // index reads through handles it opened earlier, which a mode changed
+    // since (the indexed folder's own, or a folder's above it) does not
+    // close, so only this tells that the OS now refuses it.
+    if let Err(e) = crate::dir::Dir::open(&index.real_path().join(os(rel))) {
+        if e.kind() == std::io::ErrorKind::PermissionDenied {
+            return Err(search_path_error(&clip(&root.to_string_lossy(), 300), &e, Asked::Os));
+        }
+    }
+    let key = VisibleKey { folder: rel.to_vec(), rules: gate.rules().clone() };
+    let mut visible = index.visible(&key, |tree| list_visible(index, tree, rel, root, gate))?;
+    // Hard-linked files without a watch of their own may have changed
+    // unseen: looked at again, and the list made anew if one had.
+    if index.look_at_unwatched_files(&visible.handles)? {
+        visible = index.visible(&key, |tree| list_visible(index, tree, rel, root, gate))?;
+    }
+    gate.add_skipped(visible.skipped.iter().cloned());
+    gate.add_ignored(visible.ignored.iter().cloned());
+    gate.add_tally(&visible.tally);
+    Ok(visible)
 }
 
 /// Entries a walker thread takes at a time.

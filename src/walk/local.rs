@@ -169,7 +169,6 @@ impl<T: Send> WalkState<'_, T> {
             Err(e) => Err(unreadable(&self.root.join(rel), &e)),
         };
         let (_, mut visit) = self.gate.visit(work, own)?;
-        collector.folder(&visit.folder_rel(), &dir);
         let mut stopped = None;
         let listed = dir.for_each(|name, kind| {
             let Some(kind) = kind else { return };

@@ -14,7 +14,7 @@ mod local;
 pub use folder::Pending;
 
 use crate::cancel::Cancel;
-use crate::content_sketch::{Prefilter, Sketch};
+use crate::content_sketch::Sketch;
 use crate::dir::{Dir, Stat};
 use crate::entry::{EntryKind, Meta};
 use crate::error::{clip, ErrorCode, FindError, Result};
@@ -200,34 +200,22 @@ pub trait Collector: Send {
     type Out: Send;
     /// One entry, at `rel` from the root.
     fn offer(&mut self, rel: &Path, kind: EntryKind, entry: &Entry);
-    /// A folder on disk (`rel` from the root, "" for the root), opened and
-    /// about to be listed: a live index watches it here, so that whatever
-    /// changes in it after its listing raises an event.
-    fn folder(&mut self, _rel: &Path, _dir: &Dir) {}
-    /// A prefilter under which a file whose sketch rules out a match need
-    /// not be offered (see `content_sketch`): a live index tests it for a
-    /// whole run of entries in one tight loop, before offering the rest.
-    fn screen(&self) -> Option<&Prefilter> {
-        None
-    }
     fn finish(self) -> Self::Out;
 }
 
-/// A selector as a collector: keeps what the selector returns for each
-/// entry (never any file that `screen` rules out).
-pub struct Keep<'p, T, S> {
+/// A selector as a collector: keeps what the selector returns for each entry.
+pub struct Keep<T, S> {
     select: S,
     kept: Vec<T>,
-    screen: Option<&'p Prefilter>,
 }
 
-impl<'p, T, S> Keep<'p, T, S> {
-    pub fn new(select: S, screen: Option<&'p Prefilter>) -> Keep<'p, T, S> {
-        Keep { select, kept: Vec::new(), screen }
+impl<T, S> Keep<T, S> {
+    pub fn new(select: S) -> Keep<T, S> {
+        Keep { select, kept: Vec::new() }
     }
 }
 
-impl<T, S> Collector for Keep<'_, T, S>
+impl<T, S> Collector for Keep<T, S>
 where
     T: Send,
     S: FnMut(&Path, EntryKind, &Entry) -> Option<T> + Send,
@@ -236,10 +224,6 @@ where
 
     fn offer(&mut self, rel: &Path, kind: EntryKind, entry: &Entry) {
         self.kept.extend((self.select)(rel, kind, entry));
-    }
-
-    fn screen(&self) -> Option<&Prefilter> {
-        self.screen
     }
 
     fn finish(self) -> Vec<T> {
@@ -550,15 +534,6 @@ impl Entry<'_> {
         }
     }
 
-    /// `stat`, with the inode number and whether a file has more than one
-    /// name (see `FullStat`), where the walk is on disk: a live index's build.
-    pub fn stat_full(&self) -> std::io::Result<crate::dir::FullStat> {
-        match &self.0 {
-            At::InDir { dir, name } => dir.stat_full(name),
-            _ => self.stat().map(|stat| crate::dir::FullStat { stat, ino: 0, linked: false }),
-        }
-    }
-
     /// Type, size and mtime, not following a symlink.
     pub fn stat(&self) -> std::io::Result<Stat> {
         match &self.0 {
@@ -761,7 +736,7 @@ pub const CANCEL_EVERY: u32 = 256;
 /// The failure for a folder that cannot be listed: `permission-denied` for
 /// the root (as docs/API.md has it), `fs-error` otherwise. `refuser` is
 /// who said no: the OS, or the reader.
-fn cannot_list(root: &Path, rel: &Path, err: &std::io::Error, refuser: &str) -> FindError {
+pub fn cannot_list(root: &Path, rel: &Path, err: &std::io::Error, refuser: &str) -> FindError {
     if rel.as_os_str().is_empty() && err.kind() == std::io::ErrorKind::PermissionDenied {
         return FindError::new(
             ErrorCode::PermissionDenied,

@@ -1,0 +1,120 @@
+//! What a batch of events says, by path alone: the folders to list again
+//! (an event only says which folder changed), the entries whose contents
+//! may have changed, those whose mode or owner did, and whether the OS
+//! dropped events (then the whole tree is compared again). Nothing here
+//! reads the tree or the disk.
+//!
+//! An event inside a `.git` lists again the folder holding it, which reads
+//! its repository's `info/exclude` and `config` again; an event in a
+//! submodule's git dir under the superproject's `.git/modules/` lists again
+//! the folders the submodule may be checked out in (`submodule_folders`).
+
+use super::watch::Message;
+use std::collections::BTreeSet;
+use std::path::Path;
+
+/// A batch of events, sorted out (paths relative to the root).
+#[derive(Default)]
+pub struct Sorted {
+    /// Folders to list again and compare with the tree.
+    pub dirty: BTreeSet<Vec<u8>>,
+    /// Entries whose mode or owner changed: a folder among them may have
+    /// become enterable or not, which changes what lies below it.
+    pub access: BTreeSet<Vec<u8>>,
+    /// Entries an event names: their contents may have changed.
+    pub touched: BTreeSet<Vec<u8>>,
+    /// Why the whole tree is to be compared again, if it is.
+    pub rescan: Option<&'static str>,
+    /// The root's own metadata changed (its mode, say).
+    pub root_metadata: bool,
+    /// Watches the OS refused, in order.
+    pub watch_errors: Vec<String>,
+}
+
+impl Sorted {
+    /// The batch of events on the folder whose real path is `root`.
+    pub fn of(root: &Path, batch: Vec<Message>) -> Sorted {
+        let mut sorted = Sorted::default();
+        for event in batch {
+            match event {
+                Ok(event) if event.need_rescan() => sorted.rescan = Some("the OS dropped events (queue overflow)"),
+                Ok(event) => {
+                    let metadata =
+                        matches!(event.kind, notify::EventKind::Modify(notify::event::ModifyKind::Metadata(_)));
+                    for path in &event.paths {
+                        sorted.root_metadata |=
+                            metadata && path.strip_prefix(root).is_ok_and(|r| r.as_os_str().is_empty());
+                        if let Some(folder) = changed_folder(root, path) {
+                            sorted.dirty.insert(folder);
+                        }
+                        let entry = entry_at(root, path);
+                        sorted.dirty.extend(submodule_folders(root, path));
+                        if metadata {
+                            sorted.access.extend(entry.clone());
+                        }
+                        sorted.touched.extend(entry);
+                    }
+                }
+                Err(e) => sorted.watch_errors.push(e.to_string()),
+            }
+        }
+        sorted
+    }
+}
+
+/// The entry (relative to `root`) an event on `path` is about, unless it is
+/// the root itself or inside a `.git`.
+fn entry_at(root: &Path, path: &Path) -> Option<Vec<u8>> {
+    let rel = path.strip_prefix(root).ok()?.as_os_str().as_encoded_bytes();
+    let parts: Vec<&[u8]> = rel.split(|&b| b == b'/').filter(|p| !p.is_empty()).collect();
+    (!parts.is_empty() && !parts.contains(&&b".git"[..])).then(|| parts.join(&b'/'))
+}
+
+/// The folder (relative to `root`) to compare again after an event on
+/// `path`: its parent, or for anything inside a `.git`, the folder holding it.
+fn changed_folder(root: &Path, path: &Path) -> Option<Vec<u8>> {
+    let rel = path.strip_prefix(root).ok()?.as_os_str().as_encoded_bytes();
+    let parts: Vec<&[u8]> = rel.split(|&b| b == b'/').filter(|p| !p.is_empty()).collect();
+    let cut = match parts.iter().position(|&p| p == b".git") {
+        Some(git) => git,
+        None => parts.len().saturating_sub(1),
+    };
+    Some(parts[..cut].join(&b'/'))
+}
+
+/// For an event inside a submodule's git dir (`<folder>/.git/modules/<name>/...`),
+/// the folders the submodule may be checked out in (`<folder>/<name>`, the
+/// name being a path that may hold `/`): listed again, those that exist
+/// read their repository's `info/exclude` and config anew.
+fn submodule_folders(root: &Path, path: &Path) -> Vec<Vec<u8>> {
+    let Ok(rel) = path.strip_prefix(root) else { return Vec::new() };
+    let parts: Vec<&[u8]> =
+        rel.as_os_str().as_encoded_bytes().split(|&b| b == b'/').filter(|p| !p.is_empty()).collect();
+    let Some(git) = parts.windows(2).position(|w| w == [&b".git"[..], &b"modules"[..]]) else {
+        return Vec::new();
+    };
+    let (holder, name) = (&parts[..git], &parts[git + 2..]);
+    (1..name.len()).map(|n| [holder, &name[..n]].concat().join(&b'/')).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_event_names_the_folder_to_list_again() {
+        let root = Path::new("/w");
+        let folder = |p: &str| changed_folder(root, &root.join(p)).map(|f| String::from_utf8(f).unwrap());
+        assert_eq!(folder("src/deep/a.ts").as_deref(), Some("src/deep"));
+        assert_eq!(folder("top.txt").as_deref(), Some(""));
+        assert_eq!(folder(".git/info/exclude").as_deref(), Some(""));
+        assert_eq!(folder("sub/.git/HEAD").as_deref(), Some("sub"));
+        let modules = |p: &str| -> Vec<String> {
+            submodule_folders(root, &root.join(p)).into_iter().map(|f| String::from_utf8(f).unwrap()).collect()
+        };
+        assert_eq!(modules("sub/.git/modules/lib/info/exclude"), ["sub/lib", "sub/lib/info"]);
+        assert_eq!(modules(".git/modules/a/b/config"), ["a", "a/b"]);
+        assert!(modules(".git/info/exclude").is_empty() && modules("src/deep/a.ts").is_empty());
+        assert_eq!(changed_folder(root, Path::new("/elsewhere/x")), None);
+    }
+}

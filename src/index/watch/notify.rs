@@ -1,0 +1,89 @@
+//! The live index's watcher where inotify is not used directly (macOS,
+//! Windows): the `notify` crate's recommended watcher (FSEvents,
+//! ReadDirectoryChangesW), watching the whole folder by itself. Its events
+//! name paths, so they need nothing of the tree, and it keeps no watch per
+//! folder: it has no `FolderWatches`, and files with more than one name are
+//! not watched on their own.
+
+use super::{Change, Message, Waited, Watcher};
+use crate::error::{clip, ErrorCode, FindError, Result};
+use crate::sync::lock;
+use notify::{RecursiveMode, Watcher as _};
+use std::path::Path;
+use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// How long `start` waits at most for the events its own watching raised
+/// to stop: on a folder written to all the time they never stop.
+const DRAIN_AT_MOST: Duration = Duration::from_millis(500);
+
+/// How long no event must come for those events to count as over: half
+/// the quiet `settled()` waits for.
+const DRAIN_QUIET: Duration = Duration::from_millis(50);
+
+/// `notify`'s recommended watcher on the whole folder, and its events.
+pub struct Recursive {
+    watcher: Mutex<notify::RecommendedWatcher>,
+    events: Mutex<Receiver<Message>>,
+}
+
+impl Recursive {
+    pub fn new() -> notify::Result<Recursive> {
+        let (sender, events) = channel();
+        let handler = move |event| {
+            let _ = sender.send(event);
+        };
+        let config = notify::Config::default().with_follow_symlinks(false);
+        let watcher = notify::RecommendedWatcher::new(handler, config)?;
+        Ok(Recursive { watcher: Mutex::new(watcher), events: Mutex::new(events) })
+    }
+}
+
+impl Watcher for Recursive {
+    fn start(&self, root: &Path, shown: &Path) -> Result<()> {
+        if let Err(e) = lock(&self.watcher).watch(root, RecursiveMode::Recursive) {
+            return Err(FindError::new(
+                ErrorCode::FsError,
+                format!("cannot watch `{}` for changes: {e}", clip(&shown.to_string_lossy(), 300)),
+            ));
+        }
+        // The watcher lists the whole tree to add its watches, and every
+        // folder opened raises an event it does not read meanwhile: the OS's
+        // queue overflows on a large tree. Those events are older than the
+        // first walk, which sees what they would say: they are let go. Only
+        // for a while: on a folder changed all the time they never stop, and
+        // what is left goes to the keeper (at worst one more comparison).
+        let events = lock(&self.events);
+        let until = Instant::now() + DRAIN_AT_MOST;
+        let mut quiet_since = Instant::now();
+        while quiet_since.elapsed() < DRAIN_QUIET && Instant::now() < until {
+            match events.recv_timeout(Duration::from_millis(5)) {
+                Ok(message) if !changes_nothing(&message) => quiet_since = Instant::now(),
+                Ok(_) | Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => break,
+            }
+        }
+        Ok(())
+    }
+
+    fn wait(&self, timeout: Duration) -> Waited {
+        let events = lock(&self.events);
+        match events.recv_timeout(timeout) {
+            Ok(message) if changes_nothing(&message) => Waited::Changes(Vec::new()),
+            Ok(message) => {
+                let mut batch = vec![Change::At(message)];
+                batch.extend(events.try_iter().filter(|m| !changes_nothing(m)).map(Change::At));
+                Waited::Changes(batch)
+            }
+            Err(RecvTimeoutError::Timeout) => Waited::Quiet,
+            Err(RecvTimeoutError::Disconnected) => Waited::Ended,
+        }
+    }
+}
+
+/// Opening, reading and closing (the index's own listings among them) change nothing.
+fn changes_nothing(message: &Message) -> bool {
+    let Ok(event) = message else { return false };
+    matches!(event.kind, notify::EventKind::Access(_)) && !event.need_rescan()
+}
