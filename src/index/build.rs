@@ -13,7 +13,7 @@
 //! walk knows nothing of watches.
 
 use super::disk::{folder_rules, UNKNOWN_META};
-use super::os;
+use crate::path_bytes::os_str;
 use super::tree::{Id, Tree, ROOT};
 use super::watch::FolderWatches;
 use crate::cancel::Cancel;
@@ -72,7 +72,7 @@ pub fn build(
     // Folders listed but not opened (not ours to read): their inode number all the same.
     for (rel, &id) in &folders {
         if id != ROOT && !opened.contains(&id) {
-            if let Ok(full) = dir.stat_full(os(rel)) {
+            if let Ok(full) = dir.stat_full(os_str(rel)) {
                 tree.set_ino(id, full.ino);
             }
         }
@@ -82,7 +82,7 @@ pub fn build(
     if let Some(watches) = watches {
         watches.place_unplaced(&tree);
         for rel in &git_holders {
-            if let (Some(&id), Ok(held)) = (folders.get(rel), dir.folder_beneath(Path::new(os(rel)))) {
+            if let (Some(&id), Ok(held)) = (folders.get(rel), dir.folder_beneath(Path::new(os_str(rel)))) {
                 watches.watch_git(held.as_ref().unwrap_or(dir), tree.handle(id));
             }
         }
@@ -90,7 +90,7 @@ pub fn build(
     // Opening a folder raises an event on it: only these few are opened again.
     for rel in with_rules {
         let Some(&id) = folders.get(&rel) else { continue };
-        if let Ok(held) = dir.folder_beneath(Path::new(os(&rel))) {
+        if let Ok(held) = dir.folder_beneath(Path::new(os_str(&rel))) {
             let dir = held.as_ref().unwrap_or(dir);
             tree.node_mut(id).rules = folder_rules(dir, &tree, id, git_holders.contains(&rel), git);
         }

@@ -4,7 +4,7 @@
 //! files. The first walk (`build`) and the listings after events
 //! (`reconcile`) read them the same way.
 
-use super::os;
+use crate::path_bytes::os_str;
 use super::tree::{Id, Tree};
 use crate::dir::{Dir, FullStat, Stat};
 use crate::entry::{EntryKind, Meta};
@@ -21,7 +21,7 @@ pub const UNKNOWN_META: Meta = Meta { size: 0, mtime_ms: 0.0 };
 /// number) if it may be listed but not looked at (`dir` is readable but not
 /// searchable), as a fresh walk shows it.
 pub fn meta_of(dir: &Dir, name: &[u8], kind: EntryKind) -> Option<FullStat> {
-    match dir.stat_full(os(name)) {
+    match dir.stat_full(os_str(name)) {
         Ok(full) => (full.stat.kind == Some(kind)).then_some(full),
         Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
             Some(FullStat { stat: Stat { kind: Some(kind), meta: UNKNOWN_META }, ino: 0, linked: false })

@@ -17,7 +17,7 @@ use super::content::ContentLayer;
 use super::disk::UNKNOWN_META;
 use super::events::Sorted;
 use super::lifecycle::{access_of, Index};
-use super::os;
+use crate::path_bytes::os_str;
 use super::tree::{Handle, Tree, ROOT};
 use super::watch::{Change, Message, Waited, Watcher};
 use crate::dir::Dir;
@@ -118,7 +118,7 @@ impl Index {
             return Vec::new();
         }
         let tree = unpoisoned(self.tree.read());
-        let at = |rel: &[u8], kind| Ok(notify::Event::new(kind).add_path(self.real_path.join(os(rel))));
+        let at = |rel: &[u8], kind| Ok(notify::Event::new(kind).add_path(self.real_path.join(os_str(rel))));
         let mut batch = Vec::new();
         for change in changes {
             match change {
@@ -274,7 +274,7 @@ impl Index {
             while let Some(id) = stack.pop() {
                 let handle = new.handle(id);
                 if !watched.contains(&handle) {
-                    if let Ok(held) = root.folder_beneath(Path::new(os(&new.path(id)))) {
+                    if let Ok(held) = root.folder_beneath(Path::new(os_str(&new.path(id)))) {
                         let dir = held.as_ref().unwrap_or(root);
                         let has_git = new.node(id).rules.as_ref().is_some_and(|r| r.has_git());
                         if watches.watch_folder(dir, handle) && has_git {

@@ -13,7 +13,7 @@ use super::build::build;
 use super::content::{Caps as ContentCaps, ContentLayer, LayerSize};
 use super::disk::UNKNOWN_META;
 use super::keeper;
-use super::os;
+use crate::path_bytes::os_str;
 use super::query::KeptVisible;
 use super::tree::Tree;
 use super::watch::{default_watcher, FolderWatches, Watcher};
@@ -177,7 +177,7 @@ impl Index {
     /// to the root), by handle, never through a symlink.
     pub fn open_file(&self, folder: &[u8], relative: &Path) -> std::io::Result<std::fs::File> {
         let dir = self.dir().map_err(|e| std::io::Error::other(e.message))?;
-        dir.open_beneath(&Path::new(os(folder)).join(relative))
+        dir.open_beneath(&Path::new(os_str(folder)).join(relative))
     }
 
     /// The folder's handle while the index is open.

@@ -8,7 +8,7 @@
 
 use super::disk::meta_of;
 use super::lifecycle::Index;
-use super::os;
+use crate::path_bytes::os_str;
 use super::tree::{Id, Tree};
 use super::watch::FileWatch;
 use crate::dir::Dir;
@@ -25,7 +25,7 @@ impl Index {
             let mut by_folder: Vec<(Id, Id)> = files.iter().map(|&f| (tree.node(f).parent(), f)).collect();
             by_folder.sort_unstable();
             for group in by_folder.chunk_by(|a, b| a.0 == b.0) {
-                let Ok(held) = root.folder_beneath(Path::new(os(&tree.path(group[0].0)))) else { continue };
+                let Ok(held) = root.folder_beneath(Path::new(os_str(&tree.path(group[0].0)))) else { continue };
                 let dir = held.as_ref().unwrap_or(root);
                 for &(_, file) in group {
                     self.track_file(dir, tree, file, true);

@@ -44,13 +44,3 @@ mod watch;
 
 pub use content::{Caps as ContentCaps, LayerSize};
 pub use lifecycle::{Index, IndexRef};
-use std::ffi::OsStr;
-
-/// Bytes taken from an `OsStr` (whole names, or names joined by `/`) as one again.
-pub fn os(bytes: &[u8]) -> &OsStr {
-    #[cfg(unix)]
-    return std::os::unix::ffi::OsStrExt::from_bytes(bytes);
-    // SAFETY: the bytes come from `as_encoded_bytes`, cut and joined at ASCII `/` only.
-    #[cfg(not(unix))]
-    return unsafe { OsStr::from_encoded_bytes_unchecked(bytes) };
-}

@@ -13,7 +13,8 @@
 
 use super::content::{ContentLayer, Learnt};
 use super::tree::{Handle, Id, Tree};
-use super::{os, Index};
+use super::Index;
+use crate::path_bytes::os_str;
 use crate::content_sketch::{Prefilter, RuledOut, Sketch};
 use crate::entry::{EntryKind, Meta};
 use crate::error::{clip, ErrorCode, FindError, Result};
@@ -120,7 +121,7 @@ impl Index {
     /// `rules_above_on_disk` gives them: from the nearest folder holding
     /// `.git` (in the index or above it) down to `start`'s parent.
     fn rules_above(&self, tree: &Tree, start: Id) -> Rules {
-        let start_path = self.real_path.join(os(&tree.path(start)));
+        let start_path = self.real_path.join(os_str(&tree.path(start)));
         let has_git = |id: Id| tree.node(id).rules.as_ref().is_some_and(|r| r.has_git());
         if has_git(start) {
             return Rules::default();
@@ -134,7 +135,7 @@ impl Index {
             }
         }
         for &id in &chain[from.unwrap_or(0)..] {
-            let folder = self.real_path.join(os(&tree.path(id)));
+            let folder = self.real_path.join(os_str(&tree.path(id)));
             rules = rules.above(&start_path, &folder, tree.node(id).rules.as_ref());
         }
         rules
@@ -167,7 +168,7 @@ where
     let start_dir = match rel.is_empty() {
         true => None,
         false => root_dir
-            .folder_beneath(Path::new(os(rel)))
+            .folder_beneath(Path::new(os_str(rel)))
             .map_err(|e| search_path_error(&clip(&root.to_string_lossy(), 300), &e, Asked::Os))?,
     };
     let base = start_dir.as_ref().unwrap_or(&root_dir);
@@ -205,7 +206,7 @@ where
                         i += 1;
                         continue;
                     }
-                    let path = Path::new(os(visible.path(i)));
+                    let path = Path::new(os_str(visible.path(i)));
                     let entry = Entry::indexed(visible.kinds[i], visible.metas[i], path, &folders, i, &known);
                     collector.offer(path, visible.kinds[i], &entry);
                     i += 1;
@@ -236,7 +237,7 @@ fn visible_below(index: &Index, rel: &[u8], root: &Path, gate: &Gate) -> Result<
     // index reads through handles it opened earlier, which a mode changed
     // since (the indexed folder's own, or a folder's above it) does not
     // close, so only this tells that the OS now refuses it.
-    if let Err(e) = crate::dir::Dir::open(&index.real_path().join(os(rel))) {
+    if let Err(e) = crate::dir::Dir::open(&index.real_path().join(os_str(rel))) {
         if e.kind() == std::io::ErrorKind::PermissionDenied {
             return Err(search_path_error(&clip(&root.to_string_lossy(), 300), &e, Asked::Os));
         }
@@ -340,7 +341,7 @@ fn list_visible(index: &Index, tree: &Tree, rel: &[u8], root: &Path, gate: &Gate
         let (_, mut visit) = gate.visit(work, |_| Ok(node.rules.clone()))?;
         for &child in &node.children {
             let entry = tree.node(child);
-            let Some(rel) = visit.child(os(tree.name(child)), entry.kind)? else { continue };
+            let Some(rel) = visit.child(os_str(tree.name(child)), entry.kind)? else { continue };
             visible.paths.extend_from_slice(rel.as_os_str().as_encoded_bytes());
             visible.ends.push(visible.paths.len() as u32);
             visible.kinds.push(entry.kind);

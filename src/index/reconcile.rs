@@ -8,7 +8,7 @@
 
 use super::disk::{folder_rules, meta_of};
 use super::lifecycle::Index;
-use super::os;
+use crate::path_bytes::os_str;
 use super::tree::{Handle, Id, Tree};
 use crate::dir::{Dir, FullStat};
 use crate::entry::EntryKind;
@@ -24,7 +24,7 @@ impl Index {
     pub(super) fn reconcile(&self, root: &Dir, tree: &mut Tree, id: Id, new_folders: &mut Vec<Handle>) {
         self.status.folders_reconciled.fetch_add(1, Ordering::Relaxed);
         let rel = tree.path(id);
-        let held = match root.folder_beneath(Path::new(os(&rel))) {
+        let held = match root.folder_beneath(Path::new(os_str(&rel))) {
             Ok(held) => held,
             // No longer to be entered: a fresh walk lists nothing in it.
             Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => return forget_denied(tree, id),

@@ -10,7 +10,7 @@
 use super::disk::meta_of;
 use super::keeper::panic_text;
 use super::lifecycle::Index;
-use super::os;
+use crate::path_bytes::os_str;
 use super::tree::Handle;
 use crate::entry::{EntryKind, Meta};
 use crate::error::Result;
@@ -94,7 +94,7 @@ impl Index {
         shown.sort_unstable_by(|a, b| a.1.cmp(&b.1));
         let mut changed = Vec::new();
         for group in shown.chunk_by(|a, b| a.0 == b.0) {
-            let held = match root.folder_beneath(Path::new(os(&group[0].1))) {
+            let held = match root.folder_beneath(Path::new(os_str(&group[0].1))) {
                 Ok(held) => held,
                 Err(_) => {
                     changed.push(group[0].0);

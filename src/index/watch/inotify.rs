@@ -22,7 +22,7 @@
 use super::{Change, FileWatch, FolderWatches, Waited, Watcher};
 use crate::dir::Dir;
 use crate::error::Result;
-use crate::index::os;
+use crate::path_bytes::os_str;
 use crate::index::tree::{Handle, Tree};
 use crate::sync::lock;
 use std::collections::{HashMap, HashSet};
@@ -416,7 +416,7 @@ impl FolderWatches for Inotify {
                 }
             });
             for name in subs {
-                if let Ok(sub) = at.open_dir(os(&name)) {
+                if let Ok(sub) = at.open_dir(os_str(&name)) {
                     stack.push((sub, [&rel[..], b"/", &name].concat()));
                 }
             }
