@@ -8,7 +8,7 @@
 //! with no second copy of git's state to keep current. gix's own threads do
 //! the reading; an abort or the deadline interrupts them (`interruptible`).
 
-use crate::args::{Reader, Value};
+use crate::args::{TableReader, Value};
 use crate::cancel::Cancel;
 use crate::error::{clip, FindError, Result};
 use crate::git_since::RefSpec;
@@ -104,8 +104,8 @@ pub fn refuse_reader() -> FindError {
 
 /// `git`, `changedSince` and `gitStatus` from the options of `find` or
 /// `searchFiles`. Touches no file.
-pub fn parse(r: &Reader, source: &Source) -> Result<GitAsk> {
-    let status = r.flag("gitStatus", false)?;
+pub fn parse(r: &TableReader, source: &Source) -> Result<GitAsk> {
+    let status = r.flag("gitStatus")?;
     let scope = parse_scope(r)?;
     if let (Source::Storage(_), true) = (source, scope.is_some() || status) {
         return Err(refuse_reader());
@@ -114,13 +114,8 @@ pub fn parse(r: &Reader, source: &Source) -> Result<GitAsk> {
 }
 
 /// `git` and `changedSince`: `None` when neither is given.
-fn parse_scope(r: &Reader) -> Result<Option<GitScope>> {
-    let choices: Vec<(&str, GitWhich)> =
-        GitWhich::NAMES.iter().filter_map(|name| Some((*name, GitWhich::from_name(name)?))).collect();
-    let which = match r.get("git") {
-        Value::Absent => None,
-        _ => Some(r.choice("git", &choices, GitWhich::Changed)?),
-    };
+fn parse_scope(r: &TableReader) -> Result<Option<GitScope>> {
+    let which = r.given_choice("git", GitWhich::from_name)?;
     let since = match r.get("changedSince") {
         Value::Absent => None,
         Value::Text(name) if name.trim().is_empty() => {
