@@ -22,6 +22,51 @@ function fieldsOf(source, name) {
   return at[1] ? [...fieldsOf(source, at[1]), ...own] : own
 }
 
+/**
+ * The rows of the Markdown table whose header row starts `header`, in the
+ * part of `doc` from the heading `section` to the next heading of its level:
+ * each as its cells (`\|` is a pipe inside a cell).
+ */
+function tableRows(doc, section, header) {
+  const start = doc.indexOf(`\n${section}\n`)
+  assert.ok(start >= 0, `docs/API.md has the heading ${section}`)
+  const level = section.match(/^#+ /)[0]
+  const end = doc.indexOf(`\n${level}`, start + section.length + 2)
+  const lines = doc.slice(start, end < 0 ? undefined : end).split('\n')
+  const at = lines.findIndex((line) => line.startsWith(header))
+  assert.ok(at >= 0, `${section} has a table ${header}`)
+  const rows = []
+  for (const line of lines.slice(at + 2)) {
+    if (!line.startsWith('|')) break
+    rows.push(line.slice(1, -1).split(/(?<!\\)\|/).map((cell) => cell.trim().replaceAll('\\|', '|')))
+  }
+  return rows
+}
+
+/** The `name`s a cell lists in backticks. */
+const codeNames = (cell) => [...cell.matchAll(/`([A-Za-z]+)`/g)].map((m) => m[1])
+
+/** A default as docs/API.md writes it: `true`, `1000`, `'file'`, `[]`; undefined for none (the doc then says what leaving it out does). */
+function docDefault(option) {
+  if (option.default === undefined) return undefined
+  return `\`${typeof option.default === 'string' ? `'${option.default}'` : JSON.stringify(option.default)}\``
+}
+
+/** Each option a table documents, with the default and meaning its row gives it. */
+function documented(rows) {
+  const byName = new Map()
+  for (const [names, defaults, meaning] of rows) {
+    const listed = codeNames(names)
+    // One default for every name of the row, or one each (`cwd`, `process.cwd()`).
+    const each = defaults.split(/,\s*(?![^(]*\))/)
+    for (const [i, name] of listed.entries()) {
+      assert.ok(!byName.has(name), `docs/API.md documents \`${name}\` twice in one table`)
+      byName.set(name, { default: each.length === listed.length ? each[i] : defaults, meaning })
+    }
+  }
+  return byName
+}
+
 const sorted = (names) => [...new Set(names)].sort()
 const names = (call, keep = () => true) => optionsOf(call).filter(keep).map((o) => o.name)
 const cli = (...args) => spawnSync(process.execPath, [`${REPO}/bin/agent-find.js`, ...args], { encoding: 'utf8' })
@@ -70,6 +115,45 @@ describe('option table', () => {
       for (const { flag } of optionsOf(call).filter((o) => o.flag)) {
         assert.ok(usage.includes(`--${flag.long}`) && usage.includes(flag.help), `${call} --help lists --${flag.long}`)
       }
+    }
+  })
+
+  // The tables in docs/API.md are written for people, with examples and
+  // prose the option table does not hold, so they are checked against it
+  // rather than generated from it: every option once, its default as the
+  // table has it, each choice named, the least value of a bounded integer.
+  test('docs/API.md documents every option with the option table\'s default, choices and minimum', () => {
+    const doc = fs.readFileSync(`${REPO}/docs/API.md`, 'utf8')
+    const tables = {
+      find: documented(tableRows(doc, '### Options', '| option | default | meaning | example |')),
+      search: documented(tableRows(doc, '## `searchFiles`: content and name search', '| option | default | meaning |')),
+    }
+    for (const call of ['find', 'search']) {
+      const docs = tables[call]
+      assert.deepEqual(sorted(docs.keys()), sorted(names(call)), `${call}: the options docs/API.md lists`)
+      for (const option of optionsOf(call)) {
+        const row = docs.get(option.name)
+        const want = docDefault(option)
+        if (want === undefined) {
+          assert.doesNotMatch(row.default, /^`(true|false|\d+|'.*'|\[\])`$/, `${call} \`${option.name}\` has no default value`)
+        } else {
+          assert.equal(row.default, want, `${call} \`${option.name}\`'s default`)
+        }
+        // A choice is named in its row, or (`as in find`) in find's.
+        const meaning = `${row.meaning} ${tables.find.get(option.name)?.meaning ?? ''}`
+        for (const choice of option.choices ?? []) {
+          assert.ok(meaning.includes(`\`${choice}\``) || meaning.includes(`\`'${choice}'\``), `${call} \`${option.name}\` names '${choice}'`)
+        }
+        if (option.kind === 'integer' && option.minimum > 1) {
+          assert.ok(row.meaning.includes(`at least ${option.minimum}`), `${call} \`${option.name}\` says it is at least ${option.minimum}`)
+        }
+      }
+    }
+    // createTools passes `maxLimit` and `maxBytes` on to find: its defaults are find's.
+    const workspace = documented(tableRows(doc, '### `createTools(options?)`', '| option | default | meaning |'))
+    for (const name of ['maxLimit', 'maxBytes']) {
+      const option = optionsOf('find').find((o) => o.name === name)
+      assert.equal(workspace.get(name).default, String(option.default), `createTools \`${name}\``)
     }
   })
 

@@ -4,7 +4,7 @@
 
 use crate::error::{clip, FindError, Result};
 use crate::filter::size;
-use crate::option_table::{self, Call};
+use crate::option_table::{self, Call, Default as TableDefault, OptionSpec};
 
 /// A JS value, as far as options need to see it.
 #[derive(Debug, Clone, PartialEq)]
@@ -142,6 +142,129 @@ impl<'a> Reader<'a> {
             ))),
             None => Ok(()),
         }
+    }
+}
+
+/// A call's options read against its rows of the option table: each
+/// option's default, choices and bounds are the table's, so a parser names
+/// an option and says what its value means, and restates nothing else.
+/// Derefs to the plain `Reader` for what the table does not hold.
+pub struct TableReader<'a> {
+    reader: Reader<'a>,
+    call: Call,
+}
+
+impl<'a> std::ops::Deref for TableReader<'a> {
+    type Target = Reader<'a>;
+
+    fn deref(&self) -> &Reader<'a> {
+        &self.reader
+    }
+}
+
+impl<'a> TableReader<'a> {
+    pub fn new(fields: &'a [(String, Value)], call: Call) -> TableReader<'a> {
+        TableReader { reader: Reader { fields }, call }
+    }
+
+    /// Fails on a name that is not one of the call's options (see `Reader::only`).
+    pub fn only(&self) -> Result<()> {
+        self.reader.only(self.call)
+    }
+
+    /// The option's row. A name the table lacks is a mistake in the parser,
+    /// which the tests that parse every option find.
+    pub fn spec(&self, name: &str) -> &'static OptionSpec {
+        option_table::spec(self.call, name)
+            .unwrap_or_else(|| panic!("`{name}` is no option of {} in the option table", self.call.as_str()))
+    }
+
+    /// A `Bool`: true or false, the table's default when absent.
+    pub fn flag(&self, name: &str) -> Result<bool> {
+        match self.spec(name).default {
+            TableDefault::Bool(default) => self.reader.flag(name, default),
+            other => panic!("`{name}` has no true-or-false default in the option table: {other:?}"),
+        }
+    }
+
+    /// The table's default of a number option; `None` when it has none.
+    pub fn default_count(&self, name: &str) -> Option<usize> {
+        match self.spec(name).default {
+            TableDefault::Count(n) => Some(n),
+            TableDefault::None => None,
+            other => panic!("`{name}` has no number default in the option table: {other:?}"),
+        }
+    }
+
+    /// The table's default of a number option that has one.
+    pub fn default_number(&self, name: &str) -> usize {
+        self.default_count(name).unwrap_or_else(|| panic!("`{name}` has no default in the option table"))
+    }
+
+    /// A whole number at least the table's minimum, or `Infinity` when
+    /// `infinite_ok` (as `None`); see `Reader::count`.
+    pub fn count(&self, name: &str, infinite_ok: bool) -> Result<Option<Option<usize>>> {
+        self.reader.count(name, self.minimum(name) as f64, infinite_ok)
+    }
+
+    /// The least value of a number option, from the table (0 when it says none).
+    pub fn minimum(&self, name: &str) -> usize {
+        self.spec(name).minimum().unwrap_or(0)
+    }
+
+    /// The value a number option is lowered to, from the table.
+    pub fn most(&self, name: &str) -> usize {
+        self.spec(name).most.unwrap_or_else(|| panic!("`{name}` has no ceiling in the option table"))
+    }
+
+    /// A `Texts` option whose default is the empty list.
+    pub fn list(&self, name: &str) -> Result<Vec<String>> {
+        match self.spec(name).default {
+            TableDefault::Empty => Ok(self.reader.texts(name)?.unwrap_or_default()),
+            other => panic!("`{name}` has no empty-list default in the option table: {other:?}"),
+        }
+    }
+
+    /// A `Choice` given, as `meaning` reads it, or `None` when absent; a
+    /// value not among the table's choices is refused, listing them.
+    pub fn given_choice<T: Copy>(&self, name: &str, meaning: impl Fn(&str) -> Option<T>) -> Result<Option<T>> {
+        if *self.get(name) == Value::Absent {
+            return Ok(None);
+        }
+        let choices = self.choices(name, &meaning);
+        // The first choice only fills `choice`'s default, which an option given never takes.
+        self.reader.choice(name, &choices, choices[0].1).map(Some)
+    }
+
+    /// A `Choice`, as `meaning` reads it: the table's default when absent.
+    pub fn pick<T: Copy>(&self, name: &str, meaning: impl Fn(&str) -> Option<T>) -> Result<T> {
+        match self.given_choice(name, &meaning)? {
+            Some(value) => Ok(value),
+            None => Ok(self.default_choice(name, meaning)),
+        }
+    }
+
+    /// The table's default of a `Choice`, as `meaning` reads it.
+    pub fn default_choice<T>(&self, name: &str, meaning: impl Fn(&str) -> Option<T>) -> T {
+        match self.spec(name).default {
+            TableDefault::Text(default) => meaning(default)
+                .unwrap_or_else(|| panic!("`{name}`: the option table's default '{default}' has no meaning")),
+            other => panic!("`{name}` has no choice for a default in the option table: {other:?}"),
+        }
+    }
+
+    /// The table's choices of `name`, each with its meaning, in the table's order.
+    fn choices<T>(&self, name: &str, meaning: impl Fn(&str) -> Option<T>) -> Vec<(&'static str, T)> {
+        let choices = self.spec(name).choices();
+        assert!(!choices.is_empty(), "`{name}` is no choice in the option table");
+        choices
+            .iter()
+            .map(|&choice| {
+                let value = meaning(choice)
+                    .unwrap_or_else(|| panic!("`{name}`: the option table's choice '{choice}' has no meaning"));
+                (choice, value)
+            })
+            .collect()
     }
 }
 

@@ -22,6 +22,7 @@
 //! swapped for a FIFO between the check and gix's open is the one gap left.
 
 use crate::error::{clip, ErrorCode, FindError, Result};
+use crate::git_status::InsideRoots;
 use crate::gitconfig::MAX_CONFIG_BYTES;
 use crate::gitdir::{parse_gitfile, DOT_GIT, MAX_GITFILE_BYTES};
 use std::path::{Path, PathBuf};
@@ -41,9 +42,6 @@ const MAX_ALTERNATE_DEPTH: usize = 5;
 /// How deep `refs/` may nest before the check gives up on it (real refs are
 /// a few levels deep; a deeper tree is refused rather than walked for ever).
 const MAX_REFS_DEPTH: usize = 64;
-
-/// Whether a real path lies inside the call's roots (see `sandbox`).
-pub type InsideRoots<'a> = &'a dyn Fn(&Path) -> bool;
 
 /// Opens the repository whose work tree holds `folder` (a real path). With
 /// `roots`, every part of the repository must lie inside them.

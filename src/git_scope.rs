@@ -7,12 +7,16 @@
 //! on an index: the answer is then what `git status` says at that moment,
 //! with no second copy of git's state to keep current. gix's own threads do
 //! the reading; an abort or the deadline interrupts them (`interruptible`).
+//!
+//! A build without the `git` cargo feature has no gix: `parse` refuses the
+//! three options there (`no_git_support`), so nothing reaches `compute`.
 
-use crate::args::{Reader, Value};
+use crate::args::{TableReader, Value};
 use crate::cancel::Cancel;
 use crate::error::{clip, FindError, Result};
-use crate::git_since::RefSpec;
-use crate::git_status::{compute, ChangedPaths, GitAsk, GitScope, GitWhich, MAX_REF_BYTES};
+#[cfg(feature = "git")]
+use crate::git_changes::compute;
+use crate::git_status::{ChangedPaths, GitAsk, GitScope, GitWhich, RefSpec, MAX_REF_BYTES};
 use crate::source::{Root, Source};
 use crate::walk::WalkRules;
 use std::path::PathBuf;
@@ -52,7 +56,7 @@ pub fn apply(
     let folder = root.repository_folder().ok_or_else(refuse_reader)?;
     cancel.check()?;
     let inside = |real: &std::path::Path| roots.is_some_and(|roots| crate::sandbox::inside_really(real, roots));
-    let inside_roots = roots.map(|_| &inside as crate::git_repo::InsideRoots<'_>);
+    let inside_roots = roots.map(|_| &inside as crate::git_status::InsideRoots<'_>);
     let changed = interruptible(cancel, |interrupt| compute(&folder, inside_roots, &scope, git.status, interrupt))?;
     Ok(Applied {
         note: changed.driver_note(),
@@ -97,25 +101,45 @@ pub fn refuse_reader() -> FindError {
     )
 }
 
+/// The error for git scoping asked of a build without git support (the
+/// `git` cargo feature off, so no gix): the one place it is said.
+pub fn no_git_support() -> FindError {
+    FindError::invalid_argument(
+        "`git`, `changedSince` and `gitStatus` read a git repository, and this build of agent-find has no git support (it was built without the `git` feature); leave them out",
+    )
+}
+
+/// Without gix, no repository is read: `parse` has refused every option
+/// that would ask for one.
+#[cfg(not(feature = "git"))]
+fn compute(
+    _: &std::path::Path,
+    _: Option<crate::git_status::InsideRoots<'_>>,
+    _: &GitScope,
+    _: bool,
+    _: Arc<AtomicBool>,
+) -> Result<ChangedPaths> {
+    Err(no_git_support())
+}
+
 /// `git`, `changedSince` and `gitStatus` from the options of `find` or
 /// `searchFiles`. Touches no file.
-pub fn parse(r: &Reader, source: &Source) -> Result<GitAsk> {
-    let status = r.flag("gitStatus", false)?;
+pub fn parse(r: &TableReader, source: &Source) -> Result<GitAsk> {
+    let status = r.flag("gitStatus")?;
     let scope = parse_scope(r)?;
-    if let (Source::Storage(_), true) = (source, scope.is_some() || status) {
+    let asked = scope.is_some() || status;
+    if let (Source::Storage(_), true) = (source, asked) {
         return Err(refuse_reader());
+    }
+    if asked && !cfg!(feature = "git") {
+        return Err(no_git_support());
     }
     Ok(GitAsk { scope, status })
 }
 
 /// `git` and `changedSince`: `None` when neither is given.
-fn parse_scope(r: &Reader) -> Result<Option<GitScope>> {
-    let choices: Vec<(&str, GitWhich)> =
-        GitWhich::NAMES.iter().filter_map(|name| Some((*name, GitWhich::from_name(name)?))).collect();
-    let which = match r.get("git") {
-        Value::Absent => None,
-        _ => Some(r.choice("git", &choices, GitWhich::Changed)?),
-    };
+fn parse_scope(r: &TableReader) -> Result<Option<GitScope>> {
+    let which = r.given_choice("git", GitWhich::from_name)?;
     let since = match r.get("changedSince") {
         Value::Absent => None,
         Value::Text(name) if name.trim().is_empty() => {
@@ -193,6 +217,29 @@ mod tests {
         assert_eq!(err.code, ErrorCode::Aborted);
         assert!(!err.message.contains("timeoutMs"), "{}", err.message);
         aborter.join().unwrap();
+    }
+
+    #[test]
+    fn git_options_are_refused_only_by_a_build_without_git() {
+        let parsed = |name: &str, value: Value| {
+            let fields = [(name.to_string(), value)];
+            parse(&TableReader::new(&fields, crate::option_table::Call::Find), &Source::Disk)
+        };
+        for (name, value) in [
+            ("git", Value::Text("changed".into())),
+            ("changedSince", Value::Text("main".into())),
+            ("gitStatus", Value::Bool(true)),
+        ] {
+            let result = parsed(name, value);
+            assert_eq!(result.is_ok(), cfg!(feature = "git"), "{name}");
+            match result {
+                Ok(ask) => assert_ne!(ask, GitAsk::default(), "{name}"),
+                Err(e) => assert_eq!((e.code, e.message), (ErrorCode::InvalidArgument, no_git_support().message)),
+            }
+        }
+        // Left out, or `gitStatus: false`, asks nothing of git: every build takes it.
+        assert_eq!(parsed("gitStatus", Value::Bool(false)).unwrap(), GitAsk::default());
+        assert_eq!(parsed("git", Value::Absent).unwrap(), GitAsk::default());
     }
 
     #[test]

@@ -1,69 +1,15 @@
-//! What `changedSince` names and the tree it is compared with: the ref as
-//! the option takes it (`RefSpec`: a ref or commit gix resolves without
-//! searching history, then `~N`/`^N` steps back), the steps taken one commit
-//! at a time, and the merge base with HEAD read through object lookups that
-//! fail once the call is interrupted, so none of it outlives the call's
-//! deadline or abort. Hand-written over gix's `rev_parse` for the steps
-//! because gix's takes no interrupt, and a step count or a history search
-//! (`:/text`) could walk every commit.
+//! The tree `changedSince` is compared with: the ref it names (a
+//! `RefSpec`, see `git_status`) resolved by gix without searching history,
+//! its `~N`/`^N` steps taken one commit at a time, and the merge base with
+//! HEAD read through object lookups that fail once the call is interrupted,
+//! so none of it outlives the call's deadline or abort. Hand-written over
+//! gix's `rev_parse` for the steps because gix's takes no interrupt, and a
+//! step count or a history search (`:/text`) could walk every commit.
 
 use crate::error::{clip, ErrorCode, FindError, Result};
 use crate::git_repo::git_failed;
+use crate::git_status::{RefSpec, Step};
 use std::sync::atomic::{AtomicBool, Ordering};
-
-/// What `changedSince` names, as it takes it: a ref or commit that gix
-/// resolves without searching history (a branch, tag, remote branch,
-/// `HEAD`, a hex id, with an optional `@{upstream}`/`@{u}`/`@{push}`),
-/// then any number of `~N` (first parents) and `^N` (the Nth parent) steps,
-/// each taken here while the call's interrupt is watched. Forms that search
-/// every commit (`:/text`, `^{/text}`) or name anything but a commit
-/// (`:path`, ranges) are refused.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RefSpec {
-    pub name: String,
-    pub steps: Vec<Step>,
-}
-
-/// One step back from a commit.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Step {
-    /// `~N`: N first parents back.
-    Back(u64),
-    /// `^N`: the Nth parent (`^0` is the commit itself).
-    Parent(u64),
-}
-
-impl RefSpec {
-    /// Parses `text` (already trimmed); `Err` says what is wrong with it.
-    pub fn parse(text: &str) -> std::result::Result<RefSpec, String> {
-        let split = text.find(['~', '^']).unwrap_or(text.len());
-        let (name, mut rest) = text.split_at(split);
-        let base = ["@{upstream}", "@{u}", "@{push}"].iter().find_map(|s| name.strip_suffix(s)).unwrap_or(name);
-        if name.is_empty() {
-            return Err("it names no ref before its `~` or `^`".to_string());
-        }
-        if let Some(bad) = base.chars().find(|c| c.is_whitespace() || c.is_control() || ":?*[\\{}".contains(*c)) {
-            return Err(format!("it holds {bad:?}, which no ref name holds"));
-        }
-        if base.contains("..") || base.contains("@{") || base.starts_with('-') {
-            return Err("ranges, reflog entries and history searches are not taken".to_string());
-        }
-        let mut steps = Vec::new();
-        while let Some(kind) = rest.chars().next() {
-            let digits = rest[1..].bytes().take_while(u8::is_ascii_digit).count();
-            let count = match digits {
-                0 => 1,
-                _ => rest[1..=digits].parse::<u64>().map_err(|_| "a step count is too large".to_string())?,
-            };
-            steps.push(if kind == '~' { Step::Back(count) } else { Step::Parent(count) });
-            rest = &rest[1 + digits..];
-            if !rest.is_empty() && !rest.starts_with(['~', '^']) {
-                return Err(format!("`{}` follows a step; only `~N` and `^N` may follow the ref", clip(rest, 40)));
-            }
-        }
-        Ok(RefSpec { name: name.to_string(), steps })
-    }
-}
 
 /// The error of an interrupted step (the caller answers with the reason).
 pub fn interrupted() -> FindError {
@@ -152,33 +98,6 @@ fn first_line(text: &str) -> String {
 mod tests {
     use super::*;
     use std::path::PathBuf;
-
-    #[test]
-    fn ref_specs_a_name_then_steps_back() {
-        let parsed = |text: &str| RefSpec::parse(text).map(|s| (s.name, s.steps));
-        assert_eq!(parsed("origin/main"), Ok(("origin/main".into(), vec![])));
-        assert_eq!(parsed("HEAD~3"), Ok(("HEAD".into(), vec![Step::Back(3)])));
-        assert_eq!(parsed("v1.2^2~"), Ok(("v1.2".into(), vec![Step::Parent(2), Step::Back(1)])));
-        assert_eq!(parsed("main@{u}^"), Ok(("main@{u}".into(), vec![Step::Parent(1)])));
-        assert_eq!(parsed("abc123^0"), Ok(("abc123".into(), vec![Step::Parent(0)])));
-        for refused in [
-            ":/fix",
-            "HEAD^{/fix}",
-            "HEAD:a.txt",
-            "a..b",
-            "a...b",
-            "HEAD@{1}",
-            "@{-1}",
-            "~1",
-            "-n",
-            "a b",
-            "HEAD^{tree}",
-            "x~1y",
-        ] {
-            assert!(RefSpec::parse(refused).is_err(), "{refused}");
-        }
-        assert!(RefSpec::parse("HEAD~99999999999999999999999").is_err(), "a count past u64");
-    }
 
     /// A repository made by git in a temp folder, with `commits` commits on `main`.
     fn history(name: &str, commits: usize) -> (crate::testing::TempTree, PathBuf) {

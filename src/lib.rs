@@ -24,8 +24,14 @@ mod explain;
 mod filter;
 mod find;
 mod folder_counts;
+// The gix side of git scoping, left out of a build without the `git`
+// feature (see `git_scope`, which refuses the options there).
+#[cfg(feature = "git")]
+mod git_changes;
+#[cfg(feature = "git")]
 mod git_repo;
 mod git_scope;
+#[cfg(feature = "git")]
 mod git_since;
 mod git_status;
 mod gitconfig;

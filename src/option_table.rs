@@ -6,8 +6,10 @@
 //! names all read this table; the binding exports it as `optionTable()`.
 //! What a value means is read in `options` and `search::options`.
 //!
-//! Texts may hold `{name}` for a number or list that lives in `limits` (see
-//! `fill`), so a default is written in one place.
+//! The parsers read each option's default, choices and numeric bounds from
+//! here (see `args::TableReader`), never restating them; what a value means
+//! stays with them. Texts may hold `{name}` for a number or list that lives
+//! in `limits` (see `fill`), so a default is written in one place.
 
 use crate::limits;
 
@@ -112,13 +114,53 @@ pub struct OptionSpec {
     /// Its flag; `None` when the CLI takes it otherwise (a positional
     /// argument) or not at all.
     pub flag: Option<Flag>,
+    /// For a `Number`: the least value taken (an `Integer`'s is its kind's
+    /// `minimum`); see `minimum`.
+    pub least: Option<usize>,
+    /// For a number: values above this are lowered to it.
+    pub most: Option<usize>,
+    /// It only chooses which part of the answer a page shows, how long to
+    /// look, or what is told beside the items, so a `cursor` made with
+    /// another value still continues: left out of the cursor's fingerprint.
+    pub page_only: bool,
 }
 
 const fn opt(calls: &'static [Call], name: &'static str, kind: Kind, default: Default) -> OptionSpec {
-    OptionSpec { calls, name, kind, default, model: None, flag: None }
+    OptionSpec { calls, name, kind, default, model: None, flag: None, least: None, most: None, page_only: false }
 }
 
 impl OptionSpec {
+    /// The least value a number option takes, if it has one.
+    pub fn minimum(&self) -> Option<usize> {
+        match self.kind {
+            Kind::Integer { minimum } => Some(minimum as usize),
+            _ => self.least,
+        }
+    }
+
+    /// The values a `Choice` takes; none for any other kind.
+    pub fn choices(&self) -> &'static [&'static str] {
+        match self.kind {
+            Kind::Choice(values) => values,
+            _ => &[],
+        }
+    }
+
+    const fn at_least(mut self, least: usize) -> OptionSpec {
+        self.least = Some(least);
+        self
+    }
+
+    const fn at_most(mut self, most: usize) -> OptionSpec {
+        self.most = Some(most);
+        self
+    }
+
+    const fn page_only(mut self) -> OptionSpec {
+        self.page_only = true;
+        self
+    }
+
     const fn model(mut self, text: &'static str) -> OptionSpec {
         self.model = Some(text);
         self
@@ -221,16 +263,12 @@ pub const OPTIONS: &[OptionSpec] = &[
         .model("Extra globs to leave out, like .gitignore lines: 'dist', '*.min.js', 'src/generated'.")
         .flag("exclude", Some("GLOB"), "leave out matching entries (repeatable)")
         .repeats(),
-    opt(FIND, "maxLimit", Kind::Number, Default::Count(limits::DEFAULT_MAX_LIMIT)).flag(
-        "max-limit",
-        Some("N"),
-        "ceiling for --limit (default {maxLimit}; Infinity allowed)",
-    ),
-    opt(FIND, "maxBytes", Kind::Number, Default::Count(limits::DEFAULT_MAX_BYTES)).flag(
-        "max-bytes",
-        Some("N"),
-        "cap on the printed text (default {maxBytes})",
-    ),
+    opt(FIND, "maxLimit", Kind::Number, Default::Count(limits::DEFAULT_MAX_LIMIT))
+        .flag("max-limit", Some("N"), "ceiling for --limit (default {maxLimit}; Infinity allowed)")
+        .at_least(1),
+    opt(FIND, "maxBytes", Kind::Number, Default::Count(limits::DEFAULT_MAX_BYTES))
+        .flag("max-bytes", Some("N"), "cap on the printed text (default {maxBytes})")
+        .at_least(limits::MIN_MAX_BYTES),
     opt(BOTH, "maxTokens", Kind::Integer { minimum: limits::MIN_MAX_TOKENS as u32 }, Default::None)
         .model("A budget for the answer's text, in tokens (counted as 4 bytes each; at least {minMaxTokens}): the answer is cut to fit and says how many of how many it shows; matching lines are then spread across files.")
         .flag("max-tokens", Some("N"), "fit the printed text in about N tokens (4 bytes each)"),
@@ -281,25 +319,32 @@ pub const OPTIONS: &[OptionSpec] = &[
         .flag("no-ignore", None, "also search skipped folders and gitignored files"),
     opt(SEARCH, "maxResults", Kind::Integer { minimum: 1 }, Default::Count(limits::DEFAULT_MAX_RESULTS))
         .model("At most this many lines, files or counts (values above {maxResultsCap} are lowered to {maxResultsCap}).")
-        .flag("max-results", Some("N"), "at most N results (default {maxResults}, max {maxResultsCap})"),
+        .flag("max-results", Some("N"), "at most N results (default {maxResults}, max {maxResultsCap})")
+        .at_most(limits::MAX_RESULTS)
+        .page_only(),
     opt(SEARCH, "context", Kind::Integer { minimum: 0 }, Default::Count(0))
         .model("Content output only: show this many lines before and after each matching line (as rg -C; at most {maxContext}). Lines shared by nearby matches are shown once; `--` separates groups that are apart.")
         .flag("context", Some("N"), "N lines before and after each match (max {maxContext})")
-        .short('C'),
+        .short('C')
+        .at_most(limits::MAX_CONTEXT_LINES),
     opt(SEARCH, "before", Kind::Integer { minimum: 0 }, Default::Count(0))
         .model("Content output only: lines shown before each matching line (as rg -B); overrides `context` for that side.")
         .flag("before", Some("N"), "N lines before each match (max {maxContext})")
-        .short('B'),
+        .short('B')
+        .at_most(limits::MAX_CONTEXT_LINES),
     opt(SEARCH, "after", Kind::Integer { minimum: 0 }, Default::Count(0))
         .model("Content output only: lines shown after each matching line (as rg -A); overrides `context` for that side.")
         .flag("after", Some("N"), "N lines after each match (max {maxContext})")
-        .short('A'),
+        .short('A')
+        .at_most(limits::MAX_CONTEXT_LINES),
     opt(SEARCH, "offset", Kind::Integer { minimum: 0 }, Default::Count(0))
         .model("Skip this many results first (lines, files or counts, in the result's order).")
-        .flag("offset", Some("N"), "skip the first N results"),
+        .flag("offset", Some("N"), "skip the first N results")
+        .page_only(),
     opt(SEARCH, "cursor", Kind::Text, Default::None)
         .model("To get the next page, pass the `cursor` of the previous result here, with the same other options.")
-        .flag("cursor", Some("CURSOR"), "continue from the cursor of an earlier result"),
+        .flag("cursor", Some("CURSOR"), "continue from the cursor of an earlier result")
+        .page_only(),
     opt(BOTH, "git", Kind::Choice(crate::git_status::GitWhich::NAMES), Default::None)
         .model("Only files git has as changed in the repository holding `path`: 'modified' (edited, not staged), 'staged', 'untracked' (new and not ignored), 'changed' (any of those). For \"what did I change\".")
         .flag("git", Some("WHICH"), "only files git has as changed: modified, staged, untracked or changed (any)"),
@@ -307,20 +352,22 @@ pub const OPTIONS: &[OptionSpec] = &[
         .model("Only files changed since the branch left this git ref ('origin/main', 'main', 'HEAD~3'): committed since the merge base, staged, modified or untracked. For reviewing a branch.")
         .flag("changed-since", Some("REF"), "only files changed since the merge base with REF (and untracked ones)"),
     // Host-only: the letters are in the structured result, not in the model text.
-    opt(BOTH, "gitStatus", Kind::Bool, Default::Bool(false)).flag(
-        "git-status",
-        None,
-        "give the git status letters of each changed file shown (in --json, as gitStatus)",
-    ),
+    opt(BOTH, "gitStatus", Kind::Bool, Default::Bool(false))
+        .flag("git-status", None, "give the git status letters of each changed file shown (in --json, as gitStatus)")
+        .page_only(),
     opt(BOTH, "skipped", Kind::Bool, Default::None)
         .model("What was left out and why (ignored, naming the .gitignore line; hidden; excluded; always-skipped folders; past maxDepth; symlinks, never followed; permission denied; binary files), counted during the walk at no extra walk. By default reported only when the answer is empty or cut, as a `Not searched:` line; true reports it always, false never.")
         .flag("skipped", None, "report what was left out, by reason"),
-    opt(BOTH, "timeoutMs", Kind::Number, Default::None).flag("timeout", Some("MS"), "give up after MS milliseconds"),
-    opt(SEARCH, "partial", Kind::Bool, Default::Bool(false)).flag(
-        "partial",
-        None,
-        "when --timeout runs out, print what was found (in path order) and a cursor to continue, instead of failing",
-    ),
+    opt(BOTH, "timeoutMs", Kind::Number, Default::None)
+        .flag("timeout", Some("MS"), "give up after MS milliseconds")
+        .page_only(),
+    opt(SEARCH, "partial", Kind::Bool, Default::Bool(false))
+        .flag(
+            "partial",
+            None,
+            "when --timeout runs out, print what was found (in path order) and a cursor to continue, instead of failing",
+        )
+        .page_only(),
     opt(BOTH, "roots", Kind::Texts, Default::None)
         .flag("root", Some("DIR"), "only search inside DIR (repeatable)")
         .repeats(),
@@ -331,9 +378,34 @@ pub const OPTIONS: &[OptionSpec] = &[
     opt(BOTH, "reader", Kind::Host, Default::None),
 ];
 
+/// Folders `searchFiles` never enters unless `noIgnore` (which still
+/// leaves out `.git`, the first, as `find` always does).
+pub const SKIPPED_DIRS: &[&str] = &[
+    ".git",
+    "node_modules",
+    "__pycache__",
+    ".venv",
+    "venv",
+    ".mypy_cache",
+    ".pytest_cache",
+    "dist",
+    "build",
+    ".next",
+    "target",
+    "vendor",
+    ".tox",
+    "coverage",
+    ".idea",
+];
+
 /// The options of `call`.
 pub fn of(call: Call) -> impl Iterator<Item = &'static OptionSpec> {
     OPTIONS.iter().filter(move |o| o.calls.contains(&call))
+}
+
+/// The option `name` of `call`, if it has one.
+pub fn spec(call: Call, name: &str) -> Option<&'static OptionSpec> {
+    of(call).find(|o| o.name == name)
 }
 
 /// The names of the options of `call` that the binding reads (the JS side

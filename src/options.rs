@@ -1,8 +1,10 @@
 //! Reading the options object a caller passed (already converted from JS into
 //! `Value`s) into a validated `FindConfig`: every default docs/API.md gives,
-//! and an `invalid-argument` naming the option for anything else.
+//! and an `invalid-argument` naming the option for anything else. Defaults,
+//! choices and bounds are the option table's (`args::TableReader`); what
+//! each value means is said here.
 
-use crate::args::{wrong, Reader, Value};
+use crate::args::{wrong, TableReader, Value};
 use crate::error::{FindError, Result};
 use crate::filter::{time, Filters, TypeFilter};
 use crate::find::FindConfig;
@@ -15,8 +17,7 @@ use crate::sort::SortBy;
 use crate::source::Source;
 use crate::walk::{Excludes, WalkRules};
 
-use crate::limits::{BYTES_PER_TOKEN, MIN_MAX_TOKENS};
-pub use crate::limits::{DEFAULT_LIMIT, DEFAULT_MAX_BYTES, DEFAULT_MAX_LIMIT, MIN_MAX_BYTES};
+use crate::limits::BYTES_PER_TOKEN;
 
 /// What the options are for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,10 +32,32 @@ fn now_ms() -> f64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64() * 1000.0)
 }
 
+/// What `type` names.
+fn type_filter(name: &str) -> Option<TypeFilter> {
+    match name {
+        "file" => Some(TypeFilter::File),
+        "dir" => Some(TypeFilter::Dir),
+        "any" => Some(TypeFilter::Any),
+        _ => None,
+    }
+}
+
+/// What `sortBy` names.
+fn sort_by(name: &str) -> Option<SortBy> {
+    match name {
+        "recent" => Some(SortBy::Recent),
+        "name" => Some(SortBy::Name),
+        "mtime" => Some(SortBy::Mtime),
+        "size" => Some(SortBy::Size),
+        "none" => Some(SortBy::None),
+        _ => None,
+    }
+}
+
 /// Validates every option; touches no file.
 pub fn parse(fields: &[(String, Value)], purpose: Purpose, source: Source) -> Result<FindConfig> {
-    let r = Reader { fields };
-    r.only(Call::Find)?;
+    let r = TableReader::new(fields, Call::Find);
+    r.only()?;
     let pattern = match r.get("pattern") {
         Value::Text(t) => t.clone(),
         Value::Absent => {
@@ -42,10 +65,10 @@ pub fn parse(fields: &[(String, Value)], purpose: Purpose, source: Source) -> Re
         }
         other => return Err(wrong("pattern", "a string (a glob, or a regex with `regex: true`)", other)),
     };
-    let case_sensitive = r.flag("caseSensitive", false)?;
-    let mode = if r.flag("regex", false)? {
+    let case_sensitive = r.flag("caseSensitive")?;
+    let mode = if r.flag("regex")? {
         PatternMode::BaseRegex
-    } else if r.flag("matchBase", false)? {
+    } else if r.flag("matchBase")? {
         PatternMode::BaseGlob
     } else {
         PatternMode::PathGlob
@@ -54,53 +77,45 @@ pub fn parse(fields: &[(String, Value)], purpose: Purpose, source: Source) -> Re
 
     let scope = Scope::from_options(&r, &source.cwd_base())?;
 
-    let (default_kind, default_sort, default_limit, default_max) = match purpose {
-        Purpose::Find => (TypeFilter::File, SortBy::Recent, Some(DEFAULT_LIMIT), Some(DEFAULT_MAX_LIMIT)),
-        Purpose::FindFiles => (TypeFilter::File, SortBy::Name, None, None),
+    // `findFiles` returns every matching file in path order: no cap, and
+    // `name` for the order it is not given; `find` takes the table's.
+    let (default_limit, default_max) = match purpose {
+        Purpose::Find => (r.default_count("limit"), r.default_count("maxLimit")),
+        Purpose::FindFiles => (None, None),
     };
-    let kind = r.choice(
-        "type",
-        &[("file", TypeFilter::File), ("dir", TypeFilter::Dir), ("any", TypeFilter::Any)],
-        default_kind,
-    )?;
-    let max_limit = r.count("maxLimit", 1.0, true)?.unwrap_or(default_max);
-    let requested = r.count("limit", 1.0, true)?.unwrap_or(default_limit);
+    let kind = r.pick("type", type_filter)?;
+    let max_limit = r.count("maxLimit", true)?.unwrap_or(default_max);
+    let requested = r.count("limit", true)?.unwrap_or(default_limit);
     let limit = match (requested, max_limit) {
         (Some(l), Some(m)) => l.min(m),
         (Some(l), None) => l,
         (None, Some(m)) => m,
         (None, None) => usize::MAX,
     };
+    let min_max_bytes = r.minimum("maxBytes");
     let max_bytes = match (purpose, r.get("maxBytes")) {
         (Purpose::FindFiles, _) => None,
-        (Purpose::Find, Value::Absent) => Some(DEFAULT_MAX_BYTES),
+        (Purpose::Find, Value::Absent) => r.default_count("maxBytes"),
         (Purpose::Find, Value::Number(n)) if *n == f64::INFINITY => None,
-        (Purpose::Find, Value::Number(n)) if n.is_finite() && n.fract() == 0.0 && *n >= MIN_MAX_BYTES as f64 => {
+        (Purpose::Find, Value::Number(n)) if n.is_finite() && n.fract() == 0.0 && *n >= min_max_bytes as f64 => {
             Some(*n as usize)
         }
         (Purpose::Find, other) => {
             return Err(wrong(
                 "maxBytes",
                 &format!(
-                    "a whole number of at least {MIN_MAX_BYTES} (room for the header and the notice), or Infinity"
+                    "a whole number of at least {min_max_bytes} (room for the header and the notice), or Infinity"
                 ),
                 other,
             ))
         }
     };
-    let max_depth = r.count("maxDepth", 0.0, true)?.flatten();
+    let max_depth = r.count("maxDepth", true)?.flatten();
 
-    let sort = r.choice(
-        "sortBy",
-        &[
-            ("recent", SortBy::Recent),
-            ("name", SortBy::Name),
-            ("mtime", SortBy::Mtime),
-            ("size", SortBy::Size),
-            ("none", SortBy::None),
-        ],
-        default_sort,
-    )?;
+    let sort = match (purpose, r.get("sortBy")) {
+        (Purpose::FindFiles, Value::Absent) => SortBy::Name,
+        _ => r.pick("sortBy", sort_by)?,
+    };
     let modified_since = match r.get("modifiedSince") {
         Value::Absent => None,
         Value::Number(n) => Some(time::since_from_number(*n)?),
@@ -125,10 +140,10 @@ pub fn parse(fields: &[(String, Value)], purpose: Purpose, source: Source) -> Re
     }
     let skipped = SkippedReport::parse(&r)?;
     let rules = WalkRules {
-        hidden: r.flag("hidden", true)?,
-        gitignore: r.flag("gitignore", true)?,
+        hidden: r.flag("hidden")?,
+        gitignore: r.flag("gitignore")?,
         // Compiled now, once: a bad glob fails before any file is touched.
-        exclude: Excludes::new(r.texts("exclude")?.unwrap_or_default(), case_sensitive)?,
+        exclude: Excludes::new(r.list("exclude")?, case_sensitive)?,
         case_sensitive,
         max_depth,
         skip_dirs: &[".git"],
@@ -139,7 +154,7 @@ pub fn parse(fields: &[(String, Value)], purpose: Purpose, source: Source) -> Re
 
     // `maxTokens` lowers the byte cap to its estimate; `maxBytes` (the host's) still holds.
     let max_tokens = match purpose {
-        Purpose::Find => r.count("maxTokens", MIN_MAX_TOKENS as f64, false)?.flatten(),
+        Purpose::Find => r.count("maxTokens", false)?.flatten(),
         Purpose::FindFiles => None,
     };
     let token_bytes = max_tokens.map(|t| t.saturating_mul(BYTES_PER_TOKEN));
@@ -156,7 +171,7 @@ pub fn parse(fields: &[(String, Value)], purpose: Purpose, source: Source) -> Re
         rules,
         filters: Filters { kind, min_size, max_size, modified_since },
         sort,
-        reverse: r.flag("reverse", false)?,
+        reverse: r.flag("reverse")?,
         caps: Caps { limit, max_limit, max_bytes, max_tokens },
         scope,
         timeout_ms,
@@ -171,6 +186,7 @@ mod tests {
     use super::*;
     use crate::args::Value;
     use crate::error::ErrorCode;
+    use crate::option_table::{self, Default, Kind};
 
     fn opts(pairs: &[(&str, Value)]) -> Vec<(String, Value)> {
         let mut v =
@@ -194,6 +210,58 @@ mod tests {
         assert_eq!(c.rules.max_depth, None);
         assert_eq!(c.scope.logical_path, std::path::PathBuf::from("/w"));
         assert!(c.scope.roots.is_none() && c.timeout_ms.is_none());
+    }
+
+    /// The name among the option table's choices of `name` that `meaning` reads as `value`.
+    fn choice_of<T: PartialEq + Copy>(name: &str, meaning: impl Fn(&str) -> Option<T>, value: T) -> Default {
+        let spec = option_table::spec(Call::Find, name).unwrap();
+        let choice = spec.choices().iter().find(|c| meaning(c) == Some(value)).unwrap();
+        Default::Text(choice)
+    }
+
+    #[test]
+    fn every_default_is_the_option_tables() {
+        // Only the required pattern given: every other option takes its default.
+        let fields = [("pattern".to_string(), Value::Text("*.rs".into()))];
+        let c = parse(&fields, Purpose::Find, Source::Disk).unwrap();
+        let here = std::env::current_dir().unwrap();
+        let none_if = |absent: bool| if absent { Default::None } else { Default::Text("(given)") };
+        for spec in option_table::of(Call::Find).filter(|o| o.kind != Kind::Host && o.name != "pattern") {
+            let parsed = match spec.name {
+                "path" | "cwd" => none_if(c.scope.logical_path == here),
+                "type" => choice_of("type", type_filter, c.filters.kind),
+                "regex" => Default::Bool(c.matcher.mode() == PatternMode::BaseRegex),
+                "matchBase" => Default::Bool(c.matcher.mode() == PatternMode::BaseGlob),
+                "caseSensitive" => Default::Bool(c.case_sensitive),
+                "limit" => Default::Count(c.caps.limit),
+                "maxLimit" => c.caps.max_limit.map_or(Default::None, Default::Count),
+                "maxDepth" => c.rules.max_depth.map_or(Default::None, Default::Count),
+                "sortBy" => choice_of("sortBy", sort_by, c.sort),
+                "reverse" => Default::Bool(c.reverse),
+                "modifiedSince" => none_if(c.filters.modified_since.is_none()),
+                "minSize" => none_if(c.filters.min_size.is_none()),
+                "maxSize" => none_if(c.filters.max_size.is_none()),
+                "hidden" => Default::Bool(c.rules.hidden),
+                "gitignore" => Default::Bool(c.rules.gitignore),
+                "exclude" => match c.rules.exclude.is_empty() {
+                    true => Default::Empty,
+                    false => Default::Text("(given)"),
+                },
+                "maxBytes" => c.caps.max_bytes.map_or(Default::None, Default::Count),
+                "maxTokens" => c.caps.max_tokens.map_or(Default::None, Default::Count),
+                "git" | "changedSince" => none_if(c.git.scope.is_none()),
+                "gitStatus" => Default::Bool(c.git.status),
+                // Counted, and reported only with a short answer: what leaving it out means.
+                "skipped" => none_if(c.skipped == SkippedReport::WhenShort),
+                "timeoutMs" => none_if(c.timeout_ms.is_none()),
+                "roots" => none_if(c.scope.roots.is_none()),
+                other => panic!("`{other}` is in the option table: say here which field of FindConfig holds it"),
+            };
+            assert_eq!(parsed, spec.default, "`{}`", spec.name);
+        }
+        // `findFiles` takes the same options with its own order and no caps.
+        let f = parse(&fields, Purpose::FindFiles, Source::Disk).unwrap();
+        assert_eq!((f.sort, f.caps.limit, f.caps.max_limit, f.caps.max_bytes), (SortBy::Name, usize::MAX, None, None));
     }
 
     #[test]

@@ -32,6 +32,7 @@ pub fn path_from_bytes(bytes: &[u8]) -> Option<PathBuf> {
 
 /// A `/`-separated path from a repository (git's own form) as a path on
 /// this system.
+#[cfg_attr(not(feature = "git"), allow(dead_code))]
 pub fn repo_path(bytes: &[u8]) -> PathBuf {
     #[cfg(unix)]
     return PathBuf::from(os_str(bytes));

@@ -13,7 +13,6 @@
 //! walk knows nothing of watches.
 
 use super::disk::{folder_rules, UNKNOWN_META};
-use crate::path_bytes::os_str;
 use super::tree::{Id, Tree, ROOT};
 use super::watch::FolderWatches;
 use crate::cancel::Cancel;
@@ -21,6 +20,7 @@ use crate::dir::{is_gone, Dir};
 use crate::entry::{EntryKind, Meta};
 use crate::error::{FindError, Result};
 use crate::gitignore::{GitEnv, GITIGNORE, IGNORE};
+use crate::path_bytes::os_str;
 use crate::sync::{lock, unpoisoned};
 use crate::walk::{cannot_list, gated, thread_count, Excludes, Gate, Pending, SkipReason, WalkRules};
 use std::collections::{BTreeSet, HashMap, HashSet};

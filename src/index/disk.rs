@@ -4,11 +4,11 @@
 //! files. The first walk (`build`) and the listings after events
 //! (`reconcile`) read them the same way.
 
-use crate::path_bytes::os_str;
 use super::tree::{Id, Tree};
 use crate::dir::{Dir, FullStat, Stat};
 use crate::entry::{EntryKind, Meta};
 use crate::gitignore::{FolderRules, GitEnv, IgnoreFiles, GITIGNORE, IGNORE};
+use crate::path_bytes::os_str;
 use std::sync::Arc;
 
 /// The size and time of an entry that is listed but cannot be looked at (in a

@@ -8,11 +8,11 @@
 
 use super::disk::meta_of;
 use super::lifecycle::Index;
-use crate::path_bytes::os_str;
 use super::tree::{Id, Tree};
 use super::watch::FileWatch;
 use crate::dir::Dir;
 use crate::entry::EntryKind;
+use crate::path_bytes::os_str;
 use std::path::Path;
 
 impl Index {

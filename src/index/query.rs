@@ -14,11 +14,11 @@
 use super::content::{ContentLayer, Learnt};
 use super::tree::{Handle, Id, Tree};
 use super::Index;
-use crate::path_bytes::os_str;
 use crate::content_sketch::{Prefilter, RuledOut, Sketch};
 use crate::entry::{EntryKind, Meta};
 use crate::error::{clip, ErrorCode, FindError, Result};
 use crate::gitignore::Rules;
+use crate::path_bytes::os_str;
 use crate::sandbox::{search_path_error, Asked};
 use crate::sync::{lock, unpoisoned};
 use crate::walk::{

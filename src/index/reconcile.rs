@@ -8,10 +8,10 @@
 
 use super::disk::{folder_rules, meta_of};
 use super::lifecycle::Index;
-use crate::path_bytes::os_str;
 use super::tree::{Handle, Id, Tree};
 use crate::dir::{Dir, FullStat};
 use crate::entry::EntryKind;
+use crate::path_bytes::os_str;
 use std::collections::HashMap;
 use std::ffi::OsStr;
 use std::path::Path;

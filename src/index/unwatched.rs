@@ -10,10 +10,10 @@
 use super::disk::meta_of;
 use super::keeper::panic_text;
 use super::lifecycle::Index;
-use crate::path_bytes::os_str;
 use super::tree::Handle;
 use crate::entry::{EntryKind, Meta};
 use crate::error::Result;
+use crate::path_bytes::os_str;
 use crate::sync::unpoisoned;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;

@@ -27,16 +27,13 @@
 
 use crate::args::Value;
 use crate::error::{FindError, Result};
+use crate::option_table::{self, Call};
 use crate::path_bytes::posix_string;
 use crate::sync::lock;
 use std::cmp::Ordering;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Instant;
-
-/// The options that only choose which part of the answer a page shows, how
-/// long to look, or what is told beside the items: left out of the fingerprint.
-const PAGE_OPTIONS: &[&str] = &["maxResults", "offset", "cursor", "timeoutMs", "partial", "gitStatus"];
 
 /// Longest cursor text read (a key holds one path).
 const MAX_CURSOR_CHARS: usize = 64 * 1024;
@@ -143,12 +140,19 @@ fn hash_value(hash: u64, value: &Value) -> u64 {
     }
 }
 
+/// Whether `name` only chooses which part of the answer a page shows, how
+/// long to look, or what is told beside the items (the option table's
+/// `page_only`).
+fn page_only(name: &str) -> bool {
+    option_table::spec(Call::Search, name).is_some_and(|o| o.page_only)
+}
+
 /// A fingerprint of the options that change the answer: every option given
 /// but the page ones, by name (absent ones left out, so `x: undefined` and
 /// no `x` agree), in name order.
 pub fn fingerprint(fields: &[(String, Value)]) -> u64 {
     let mut given: Vec<&(String, Value)> =
-        fields.iter().filter(|(name, v)| *v != Value::Absent && !PAGE_OPTIONS.contains(&name.as_str())).collect();
+        fields.iter().filter(|(name, v)| *v != Value::Absent && !page_only(name)).collect();
     given.sort_by(|a, b| a.0.cmp(&b.0));
     given.iter().fold(FNV_START, |h, (name, value)| {
         hash_value(fnv(fnv(h, &(name.len() as u64).to_le_bytes()), name.as_bytes()), value)

@@ -32,26 +32,7 @@ use matcher::ContentMatcher;
 use select::{gather, Hit};
 use std::path::Path;
 
-/// Folders never searched unless `noIgnore`.
-pub const SKIPPED_DIRS: &[&str] = &[
-    ".git",
-    "node_modules",
-    "__pycache__",
-    ".venv",
-    "venv",
-    ".mypy_cache",
-    ".pytest_cache",
-    "dist",
-    "build",
-    ".next",
-    "target",
-    "vendor",
-    ".tox",
-    "coverage",
-    ".idea",
-];
-
-pub use crate::limits::{DEFAULT_MAX_RESULTS, MAX_RESULTS};
+pub use crate::limits::MAX_RESULTS;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OutputMode {

@@ -1,14 +1,16 @@
 //! Reading `searchFiles` options into a validated `SearchConfig`, and the
 //! file types of `type` (ripgrep's own list, from the `ignore` crate).
+//! Defaults, choices and bounds are the option table's
+//! (`args::TableReader`); what each value means is said here.
 
 use super::cursor::{fingerprint, Cursor, Paging};
 use super::fuzzy::FuzzyQuery;
 use super::matcher::{ContentMatcher, Modes};
-use super::{Context, OutputMode, SearchConfig, Target, DEFAULT_MAX_RESULTS, MAX_RESULTS, SKIPPED_DIRS};
-use crate::args::{wrong, Reader, Value};
+use super::{Context, OutputMode, SearchConfig, Target};
+use crate::args::{wrong, Reader, TableReader, Value};
 use crate::error::{FindError, Result};
-use crate::limits::{BYTES_PER_TOKEN, DEFAULT_MAX_BYTES, MAX_CONTEXT_LINES, MAX_SEARCH_PATTERNS, MIN_MAX_TOKENS};
-use crate::option_table::Call;
+use crate::limits::{BYTES_PER_TOKEN, DEFAULT_MAX_BYTES, MAX_SEARCH_PATTERNS};
+use crate::option_table::{Call, SKIPPED_DIRS};
 use crate::pattern::{NameMatcher, PatternMode};
 use crate::sandbox::Scope;
 use crate::skipped::SkippedReport;
@@ -143,14 +145,14 @@ fn name_pattern(pattern: &str) -> String {
 }
 
 /// `before`, `after` and `context` (which sets both; `before` and `after`
-/// win over it, as `-B`/`-A` over `-C` in rg), each clamped to
-/// `MAX_CONTEXT_LINES`. Only matching lines have context: in another output
-/// mode a count above 0 is refused.
-fn context(r: &Reader, content_lines: Option<&str>) -> Result<Context> {
-    let read = |name| r.count(name, 0.0, false).map(|n| n.flatten().map(|n| n.min(MAX_CONTEXT_LINES)));
+/// win over it, as `-B`/`-A` over `-C` in rg), each clamped to the table's
+/// ceiling (`MAX_CONTEXT_LINES`). Only matching lines have context: in
+/// another output mode a count above 0 is refused.
+fn context(r: &TableReader, content_lines: Option<&str>) -> Result<Context> {
+    let read = |name| r.count(name, false).map(|n| n.flatten().map(|n| n.min(r.most(name))));
     let both = read("context")?;
-    let context =
-        Context { before: read("before")?.or(both).unwrap_or(0), after: read("after")?.or(both).unwrap_or(0) };
+    let side = |name| Ok::<_, FindError>(read(name)?.or(both).unwrap_or(r.default_number(name)));
+    let context = Context { before: side("before")?, after: side("after")? };
     if let (Some(why), true) = (content_lines, context != Context::default()) {
         let given = ["before", "after", "context"]
             .into_iter()
@@ -163,10 +165,29 @@ fn context(r: &Reader, content_lines: Option<&str>) -> Result<Context> {
     Ok(context)
 }
 
+/// What `target` names: whether file names are matched (not contents).
+fn names_target(name: &str) -> Option<bool> {
+    match name {
+        "content" => Some(false),
+        "files" => Some(true),
+        _ => None,
+    }
+}
+
+/// What `outputMode` names.
+fn output_mode(name: &str) -> Option<OutputMode> {
+    match name {
+        "content" => Some(OutputMode::Content),
+        "files" => Some(OutputMode::Files),
+        "count" => Some(OutputMode::Count),
+        _ => None,
+    }
+}
+
 pub fn parse(fields: &[(String, Value)], source: Source) -> Result<SearchConfig> {
-    let r = Reader { fields };
-    r.only(Call::Search)?;
-    let target = r.choice("target", &[("content", false), ("files", true)], false)?;
+    let r = TableReader::new(fields, Call::Search);
+    r.only()?;
+    let target = r.pick("target", names_target)?;
     // An empty list is the default: as if left out.
     let patterns = r.texts("patterns")?.filter(|p| !p.is_empty());
     if let Some(patterns) = &patterns {
@@ -198,12 +219,13 @@ pub fn parse(fields: &[(String, Value)], source: Source) -> Result<SearchConfig>
             )),
             (other, _) => return Err(wrong("pattern", "a string", other)),
         };
-    let ignore_case = r.flag("ignoreCase", false)?;
-    let literal = r.flag("literal", false)?;
-    let multiline = r.flag("multiline", false)?;
+    let ignore_case = r.flag("ignoreCase")?;
+    let literal = r.flag("literal")?;
+    let multiline = r.flag("multiline")?;
+    let least_per_file = r.minimum("maxPerFile") as f64;
     let max_per_file = match r.get("maxPerFile") {
         Value::Absent => None,
-        Value::Number(n) if *n >= 1.0 && (n.fract() == 0.0 || n.is_infinite()) => {
+        Value::Number(n) if *n >= least_per_file && (n.fract() == 0.0 || n.is_infinite()) => {
             n.is_finite().then_some(n.min(u64::MAX as f64) as u64)
         }
         other => return Err(wrong("maxPerFile", "a positive whole number", other)),
@@ -221,13 +243,9 @@ pub fn parse(fields: &[(String, Value)], source: Source) -> Result<SearchConfig>
         Some(names) if !names.is_empty() => Some(FileTypes::new(&names)?),
         _ => None,
     };
-    let mode = r.choice(
-        "outputMode",
-        &[("content", OutputMode::Content), ("files", OutputMode::Files), ("count", OutputMode::Count)],
-        OutputMode::Content,
-    )?;
+    let mode = r.pick("outputMode", output_mode)?;
     let file_glob = r.text("fileGlob")?;
-    let fuzzy = r.flag("fuzzy", false)?;
+    let fuzzy = r.flag("fuzzy")?;
     if fuzzy && !target {
         return Err(FindError::invalid_argument(
             "`fuzzy` ranks file names, not file contents: pass `target: 'files'` with it (then `pattern` is the file name to look for, typos allowed), or leave `fuzzy` out to search contents with a regex",
@@ -273,27 +291,30 @@ pub fn parse(fields: &[(String, Value)], source: Source) -> Result<SearchConfig>
         };
         Target::Content { regex, file_glob, mode }
     };
+    let (least_results, most_results) = (r.minimum("maxResults") as f64, r.most("maxResults"));
     let max_results = match r.get("maxResults") {
-        Value::Absent => DEFAULT_MAX_RESULTS,
-        Value::Number(n) if *n >= 1.0 && (n.fract() == 0.0 || n.is_infinite()) => n.min(MAX_RESULTS as f64) as usize,
+        Value::Absent => r.default_number("maxResults"),
+        Value::Number(n) if *n >= least_results && (n.fract() == 0.0 || n.is_infinite()) => {
+            n.min(most_results as f64) as usize
+        }
         other => {
             return Err(wrong(
                 "maxResults",
-                &format!("a positive whole number (values above {MAX_RESULTS} are clamped)"),
+                &format!("a positive whole number (values above {most_results} are clamped)"),
                 other,
             ))
         }
     };
     let scope = Scope::from_options(&r, &source.cwd_base())?;
     let timeout_ms = r.timeout_ms()?;
-    let no_ignore = r.flag("noIgnore", false)?;
+    let no_ignore = r.flag("noIgnore")?;
     let git = crate::git_scope::parse(&r, &source)?;
     let skipped = SkippedReport::parse(&r)?;
     let rules = WalkRules {
         hidden: true,
         gitignore: !no_ignore,
         // As in `find` (the same code): gitignore-style globs, case-insensitive.
-        exclude: Excludes::new(r.texts("exclude")?.unwrap_or_default(), false)?,
+        exclude: Excludes::new(r.list("exclude")?, false)?,
         case_sensitive: false,
         max_depth: None,
         // `.git/` stays skipped even then, as in `find`: its objects are never what a search wants.
@@ -303,9 +324,11 @@ pub fn parse(fields: &[(String, Value)], source: Source) -> Result<SearchConfig>
         changed: None,
         tally: skipped.counts(),
     };
+    let least_offset = r.minimum("offset") as f64;
     let offset = match r.get("offset") {
-        Value::Absent => 0,
-        Value::Number(n) if *n >= 0.0 && n.fract() == 0.0 && *n <= 9_007_199_254_740_991.0 => *n as u64,
+        Value::Absent => r.default_number("offset") as u64,
+        // At most `Number.MAX_SAFE_INTEGER`: past it a JS number skips whole numbers.
+        Value::Number(n) if *n >= least_offset && n.fract() == 0.0 && *n <= 9_007_199_254_740_991.0 => *n as u64,
         other => return Err(wrong("offset", "a whole number, 0 or more (how many results to pass over)", other)),
     };
     let cursor = match r.get("cursor") {
@@ -313,7 +336,7 @@ pub fn parse(fields: &[(String, Value)], source: Source) -> Result<SearchConfig>
         Value::Text(t) => Some(Cursor::decode(t)?),
         other => return Err(wrong("cursor", "the `cursor` string of an earlier result", other)),
     };
-    let partial = r.flag("partial", false)?;
+    let partial = r.flag("partial")?;
     let page = Paging { offset, cursor, fingerprint: fingerprint(fields), partial };
     // File lists and counts page by file, whatever a match spans; matching
     // lines are paged by their count, which multiline is not (see `run`).
@@ -326,7 +349,7 @@ pub fn parse(fields: &[(String, Value)], source: Source) -> Result<SearchConfig>
     }
     // `maxTokens`: a budget for the model text (see `budget`), under the byte cap it never passes.
     let max_text_bytes = r
-        .count("maxTokens", MIN_MAX_TOKENS as f64, false)?
+        .count("maxTokens", false)?
         .flatten()
         .map(|tokens| tokens.saturating_mul(BYTES_PER_TOKEN).min(DEFAULT_MAX_BYTES));
     let config = SearchConfig {
@@ -354,6 +377,8 @@ pub fn parse(fields: &[(String, Value)], source: Source) -> Result<SearchConfig>
 mod tests {
     use super::*;
     use crate::error::ErrorCode;
+    use crate::limits::{DEFAULT_MAX_RESULTS, MAX_CONTEXT_LINES, MAX_RESULTS};
+    use crate::option_table::{self, Default, Kind};
     use std::path::Path;
 
     fn parse_disk(fields: &[(String, Value)]) -> Result<SearchConfig> {
@@ -403,6 +428,76 @@ mod tests {
         assert_eq!(c.max_results, MAX_RESULTS);
         let c = parse_disk(&opts(&[("pattern", text("x")), ("noIgnore", Value::Bool(true))])).unwrap();
         assert!(c.rules.skip_dirs == [".git"] && !c.rules.gitignore);
+    }
+
+    /// The name among the option table's choices of `name` that `meaning` reads as `value`.
+    fn choice_of<T: PartialEq + Copy>(name: &str, meaning: impl Fn(&str) -> Option<T>, value: T) -> Default {
+        let spec = option_table::spec(Call::Search, name).unwrap();
+        let choice = spec.choices().iter().find(|c| meaning(c) == Some(value)).unwrap();
+        Default::Text(choice)
+    }
+
+    #[test]
+    fn every_default_is_the_option_tables() {
+        // Only the required pattern given: every other option takes its default.
+        let c = parse_disk(&opts(&[("pattern", text("x"))])).unwrap();
+        let here = std::env::current_dir().unwrap();
+        let none_if = |absent: bool| if absent { Default::None } else { Default::Text("(given)") };
+        let empty_if = |empty: bool| if empty { Default::Empty } else { Default::Text("(given)") };
+        let Target::Content { regex, file_glob, mode } = &c.target else { panic!("content is the default target") };
+        for spec in option_table::of(Call::Search).filter(|o| o.kind != Kind::Host && o.name != "pattern") {
+            let parsed = match spec.name {
+                "path" | "cwd" => none_if(c.scope.logical_path == here),
+                "target" => choice_of("target", names_target, matches!(c.target, Target::Files { .. })),
+                "fuzzy" => Default::Bool(matches!(c.target, Target::Fuzzy { .. })),
+                "fileGlob" => none_if(file_glob.is_none()),
+                "type" => empty_if(c.types.is_none()),
+                // A single pattern's matches do not say which pattern matched.
+                "patterns" => empty_if(regex.which(b"x").is_none()),
+                "literal" => Default::Bool(regex.modes.literal),
+                "multiline" => Default::Bool(regex.modes.multiline),
+                "maxPerFile" => none_if(regex.modes.max_per_file.is_none()),
+                "outputMode" => choice_of("outputMode", output_mode, *mode),
+                "ignoreCase" => Default::Bool(regex.modes.ignore_case),
+                "noIgnore" => {
+                    assert_eq!(c.rules.gitignore, c.rules.skip_dirs == SKIPPED_DIRS);
+                    Default::Bool(!c.rules.gitignore)
+                }
+                "maxResults" => Default::Count(c.max_results),
+                "context" => match c.context.before == c.context.after {
+                    true => Default::Count(c.context.before),
+                    false => Default::Text("(before and after differ)"),
+                },
+                "before" => Default::Count(c.context.before),
+                "after" => Default::Count(c.context.after),
+                "offset" => Default::Count(c.page.offset as usize),
+                "cursor" => none_if(c.page.cursor.is_none()),
+                "partial" => Default::Bool(c.page.partial),
+                "maxTokens" => none_if(c.max_text_bytes.is_none()),
+                "exclude" => empty_if(c.rules.exclude.is_empty()),
+                "git" | "changedSince" => none_if(c.git.scope.is_none()),
+                "gitStatus" => Default::Bool(c.git.status),
+                // Counted, and reported only with a short answer: what leaving it out means.
+                "skipped" => none_if(c.skipped == crate::skipped::SkippedReport::WhenShort),
+                "timeoutMs" => none_if(c.timeout_ms.is_none()),
+                "roots" => none_if(c.scope.roots.is_none()),
+                other => panic!("`{other}` is in the option table: say here which field of SearchConfig holds it"),
+            };
+            assert_eq!(parsed, spec.default, "`{}`", spec.name);
+        }
+    }
+
+    #[test]
+    fn the_page_options_are_left_out_of_the_fingerprint() {
+        let base = opts(&[("pattern", text("x"))]);
+        let page_only: Vec<&str> = option_table::of(Call::Search).filter(|o| o.page_only).map(|o| o.name).collect();
+        assert_eq!(page_only, ["maxResults", "offset", "cursor", "gitStatus", "timeoutMs", "partial"]);
+        for name in option_table::native_names(Call::Search) {
+            let mut given = base.clone();
+            given.push((name.to_string(), text("some value")));
+            let moved = fingerprint(&given) != fingerprint(&base);
+            assert_eq!(moved, !page_only.contains(&name), "{name}");
+        }
     }
 
     #[test]

@@ -22,8 +22,8 @@
 use super::{Change, FileWatch, FolderWatches, Waited, Watcher};
 use crate::dir::Dir;
 use crate::error::Result;
-use crate::path_bytes::os_str;
 use crate::index::tree::{Handle, Tree};
+use crate::path_bytes::os_str;
 use crate::sync::lock;
 use std::collections::{HashMap, HashSet};
 use std::io;
