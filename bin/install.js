@@ -12,8 +12,8 @@
 //   package's version (not the other libc's, not a broken one).
 // The binary is hard-linked (or copied) to a temporary name beside the bin
 // and renamed over it, so the bin is whole at every moment; the result is
-// checked the same way, and the JS bin put back if it fails. No network, no
-// file outside this package, and an install never fails because of this.
+// checked the same way, and the JS bin put back if it fails. No network,
+// nothing written outside this package, and an install never fails because of this.
 // bin/agent-find.js stays JavaScript: `node .../bin/agent-find.js` works
 // either way, and the binary hands `agent-find mcp` to it.
 
@@ -42,12 +42,12 @@ function install() {
   const js = fs.readFileSync(BIN)
   const temp = path.join(__dirname, `.agent-find-${process.pid}.tmp`)
   try {
+    // Executable already (it answered --version); a link shares its mode, a copy takes it.
     try {
       fs.linkSync(binary, temp)
     } catch {
       fs.copyFileSync(binary, temp)
     }
-    fs.chmodSync(temp, 0o755)
     fs.renameSync(temp, BIN)
     if (!works(BIN)) {
       fs.writeFileSync(temp, js, { mode: 0o755 })
