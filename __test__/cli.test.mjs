@@ -1,4 +1,8 @@
-// The `agent-find` command, run as a real process on real temp trees.
+// The `agent-find` command as a user runs it, through the npm bin
+// (bin/agent-find.js, which runs the native CLI that `npm run build`
+// places), as a real process on real temp trees: the text, `--json`, the
+// flags and the exit codes of docs/API.md. __test__/cli-native.test.mjs
+// holds the binary's answers to the library's, case by case.
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
@@ -79,6 +83,25 @@ test('other errors exit 1 with the code on stderr', () => {
   const outside = cli('*', '..', '--root', '.')
   assert.equal(outside.status, 1)
   assert.match(outside.stderr, /^agent-find: outside-root: /)
+})
+
+test('flag values as fd and ripgrep read them: decimal numbers, values that start with a dash', () => {
+  fs.writeFileSync(path.join(dir, '-dash.md'), '-x marks\n')
+  try {
+    for (const bad of ['0x10', '1e3', ' 3', '1.5']) {
+      const r = cli('*', '--limit', bad)
+      assert.equal(r.status, 2, bad)
+      assert.equal(r.stderr, `agent-find: invalid-argument: --limit takes a whole number, at least 1; got '${bad}' (see agent-find --help)\n`)
+    }
+    assert.equal(JSON.parse(cli('**/*', '--max-bytes', '1e4', '--limit=Infinity', '--json').stdout).matched, 4)
+    // A flag's value may start with a dash, as rg -e -x takes it; a pattern that does goes after `--`.
+    const dashed = cli('search', '-e', '-x', '--exclude', '-nothing')
+    assert.equal(dashed.status, 0, dashed.stderr)
+    assert.equal(dashed.stdout, `Search directory: ${dir}\nFound 1 matching line in 1 file.\n-dash.md\n1: -x marks\n`)
+    assert.equal(cli('--', '-dash*').stdout, `Search directory: ${dir}\n-dash.md\n`)
+  } finally {
+    fs.rmSync(path.join(dir, '-dash.md'))
+  }
 })
 
 test('--help and --version', () => {

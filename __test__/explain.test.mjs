@@ -268,25 +268,18 @@ describe('a path no file can have: refused as find refuses its `path`', () => {
     }
   })
 
-  test('the CLIs (native and JS) and the explain_path tool answer the same code', async (t) => {
+  test('the CLI and the explain_path tool answer the same code', async (t) => {
     const { createTools } = await import('../index.mjs')
     const root = tmpTree(t, { 'a.txt': 'a' })
     const BIN = path.join(path.dirname(new URL(import.meta.url).pathname), '..', 'bin', 'agent-find.js')
     const long = 'x'.repeat(5000)
-    for (const which of ['native', 'js']) {
-      const env = { ...process.env, AGENT_FIND_CLI: which === 'js' ? 'js' : '' }
-      if (which === 'native') {
-        const chosen = spawnSync(process.execPath, [BIN], { env: { ...env, AGENT_FIND_CLI: 'which' }, encoding: 'utf8' }).stdout
-        assert.match(chosen, /^native /, 'a native CLI is built')
-      }
-      const r = spawnSync(process.execPath, [BIN, 'explain', long], { cwd: root, env, encoding: 'utf8' })
-      assert.equal(r.status, 2, `${which}: ${r.stderr}`)
-      assert.match(r.stderr, /^agent-find: invalid-argument: .*too long/, which)
-      assert.equal(r.stdout, '')
-      const f = spawnSync(process.execPath, [BIN, '*', long], { cwd: root, env, encoding: 'utf8' })
-      assert.equal(f.status, 2, `${which} find: ${f.stderr}`)
-      assert.match(f.stderr, /^agent-find: invalid-argument: .*too long/, which)
-    }
+    const r = spawnSync(process.execPath, [BIN, 'explain', long], { cwd: root, encoding: 'utf8' })
+    assert.equal(r.status, 2, r.stderr)
+    assert.match(r.stderr, /^agent-find: invalid-argument: .*too long/)
+    assert.equal(r.stdout, '')
+    const f = spawnSync(process.execPath, [BIN, '*', long], { cwd: root, encoding: 'utf8' })
+    assert.equal(f.status, 2, f.stderr)
+    assert.match(f.stderr, /^agent-find: invalid-argument: .*too long/)
     const tools = createTools({ cwd: root })
     for (const [p, says] of [['a.txt\0', /NUL byte/], [long, /too long/]]) {
       const { text, isError } = await tools.call('explain_path', { path: p })

@@ -24,6 +24,8 @@ function copyPackage(dest, { binary }) {
   }
   fs.cpSync(path.join(REPO, 'js'), path.join(dest, 'js'), { recursive: true })
   if (binary) fs.copyFileSync(path.join(REPO, NODE_FILES[0]), path.join(dest, NODE_FILES[0]))
+  // The native CLI beside it, as a locally packed tarball has it.
+  if (binary) for (const f of fs.readdirSync(REPO).filter((f) => /^agent-find\.[\w-]+(\.exe)?$/.test(f))) fs.copyFileSync(path.join(REPO, f), path.join(dest, f))
   return dest
 }
 

@@ -15,15 +15,17 @@ import { REPO, makeTmp, removeTmp, writeTree } from './helpers.mjs'
 
 const PKG = JSON.parse(fs.readFileSync(path.join(REPO, 'package.json'), 'utf8'))
 const NODE_FILES = fs.readdirSync(REPO).filter((f) => /^agent-find\..+\.node$/.test(f))
+/** The native CLI as `npm run build` places it: a locally packed tarball carries it. */
+const CLI_FILES = fs.readdirSync(REPO).filter((f) => /^agent-find\.[\w-]+(\.exe)?$/.test(f))
 const TSC = path.join(REPO, 'node_modules', 'typescript', 'bin', 'tsc')
 const versionOf = (name) => JSON.parse(fs.readFileSync(path.join(REPO, 'node_modules', name, 'package.json'), 'utf8')).version
 
 // What a user needs, and nothing else.
 const EXPECTED_FILES = [
   'LICENSE', 'README.md', 'package.json', 'index.js', 'index.mjs', 'index.d.ts', 'index.d.mts', 'binding.js',
-  'js/cli.js', 'js/columns.js', 'js/errors.js', 'js/file-index.js', 'js/format.js', 'js/mcp.js', 'js/native.js', 'js/options.js', 'js/policy.js', 'js/search.js', 'js/tools.js',
+  'js/columns.js', 'js/errors.js', 'js/file-index.js', 'js/format.js', 'js/mcp.js', 'js/native.js', 'js/options.js', 'js/policy.js', 'js/search.js', 'js/tools.js',
   'js/util.js', 'js/readers/adapter.js', 'js/readers/fs-errors.js', 'js/readers/memory.js', 'js/readers/mount.js', 'js/readers/paths.js',
-  'bin/agent-find.js', ...NODE_FILES,
+  'bin/agent-find', 'bin/agent-find.js', 'bin/install.js', ...NODE_FILES, ...CLI_FILES,
 ].sort()
 
 /** Runs npm (npm.cmd on Windows) and returns its stdout; fails the test with stderr otherwise. */
@@ -192,7 +194,8 @@ describe('npm pack, then npm install the tarball in a fresh project', { skip: NO
     const files = packed.files.map((f) => f.path).sort()
     assert.deepEqual(files, EXPECTED_FILES)
     for (const f of files) assert.ok(!/^(target|src|__test__|bench|npm|scripts|\.github|\.ci)\//.test(f), f)
-    assert.ok(packed.size < 8 * 1024 * 1024, `tarball size ${packed.size}`)
+    // Two binaries (the .node and the CLI, ~4.5 MB each packed) and a little JS.
+    assert.ok(packed.size < 12 * 1024 * 1024, `tarball size ${packed.size}`)
   })
 
   test('installed: exactly the tarball files, no dependencies pulled in', () => {
@@ -232,9 +235,15 @@ describe('npm pack, then npm install the tarball in a fresh project', { skip: NO
     assert.equal(r.resolved, path.join(project, 'node_modules', 'agent-find', 'index.js'))
   })
 
-  test('the agent-find bin is linked and runs', () => {
+  test('the agent-find bin is linked and runs; under npm off Windows, the postinstall made it the native binary', () => {
     const bin = path.join(project, 'node_modules', '.bin', process.platform === 'win32' ? 'agent-find.cmd' : 'agent-find')
     assert.ok(fs.existsSync(bin))
+    if (process.platform !== 'win32') {
+      const head = fs.readFileSync(bin).subarray(0, 2).toString()
+      assert.notEqual(head, '#!', 'bin/install.js put the binary in the place of the JS bin')
+      const installed = path.join(project, 'node_modules', 'agent-find', 'bin', 'agent-find')
+      assert.equal(fs.statSync(bin).ino, fs.statSync(installed).ino, '.bin/agent-find links to bin/agent-find')
+    }
     const out = spawnSync(bin, ['**/*.md', 'data'], { cwd: project, encoding: 'utf8', shell: process.platform === 'win32' })
     assert.equal(out.status, 0, out.stderr)
     assert.equal(out.stdout, `Search directory: ${path.join(project, 'data')}\ndeep/c.md\n`)

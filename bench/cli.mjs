@@ -1,10 +1,11 @@
 // `npm run bench:cli`: the agent-find command as a shell agent runs it, a
 // process per call, against fd and `rg --files`, on the generated 10k and
 // 100k trees (bench/trees.mjs), for a small answer (one rare file name) and a
-// large one (`**/*.js`). Five commands: fd, rg --files, the native CLI
-// (`agent-find.<platform>`, which `npm run build` places), the shim as npm
-// installs it (`node bin/agent-find.js`, which runs the native CLI) and the
-// JS CLI (the shim with AGENT_FIND_CLI=js). agent-find gets the flags of the
+// large one (`**/*.js`). Four commands: fd, rg --files, the native CLI
+// (`agent-find.<platform>`, which `npm run build` places; what npm puts on
+// PATH on Linux and macOS) and the npm bin where it stays JavaScript
+// (`node bin/agent-find.js`, which runs the native CLI: Windows, pnpm, yarn,
+// --ignore-scripts). agent-find gets the flags of the
 // CLI rows in bench/RESULTS.md (`--no-gitignore --sort none --limit ...`);
 // fd and rg the same set (hidden files, no ignore files, .git left out).
 //
@@ -40,15 +41,14 @@ const version = (bin, args = ['--version']) => {
   return r.status === 0 ? r.stdout.split('\n')[0].trim() : 'missing'
 }
 
-/** The native CLI the shim would run (AGENT_FIND_CLI=which). */
+/** The native CLI the JS bin would run (AGENT_FIND_CLI=which). */
 function nativeBinary() {
   const r = spawnSync(process.execPath, [SHIM], { encoding: 'utf8', env: { ...process.env, AGENT_FIND_CLI: 'which' } })
-  const out = r.stdout.trim()
-  if (!out.startsWith('native ')) {
-    log('no native CLI: run `npm run build` first')
+  if (r.status !== 0) {
+    log(`no native CLI (${r.stderr.trim()}): run \`npm run build\` first`)
     process.exit(1)
   }
-  return out.slice('native '.length)
+  return r.stdout.trim()
 }
 
 // The answers: a name found once in each tree, and every .js file (2,148 and 20,511).
@@ -71,8 +71,7 @@ function commands(native, have) {
     have.fd && { tool: 'fd', run: (a) => ['fdfind', ['--type', 'f', '--hidden', '--exclude', '.git', '--no-ignore', '--color', 'never', '--glob', a.name]], read: plain },
     have.rg && { tool: 'rg --files', run: (a) => ['rg', ['--files', '--hidden', '-g', '!.git', '--no-ignore', '--type-add', `bench:${a.name}`, '-t', 'bench']], read: plain },
     { tool: 'agent-find native', run: (a) => [native, cliArgs(a)], read: agentFind },
-    { tool: 'agent-find shim (node bin/agent-find.js)', run: (a) => [process.execPath, [SHIM, ...cliArgs(a)]], read: agentFind },
-    { tool: 'agent-find JS CLI (AGENT_FIND_CLI=js)', run: (a) => [process.execPath, [SHIM, ...cliArgs(a)], { AGENT_FIND_CLI: 'js' }], read: agentFind },
+    { tool: 'agent-find JS bin (node bin/agent-find.js)', run: (a) => [process.execPath, [SHIM, ...cliArgs(a)]], read: agentFind },
   ].filter(Boolean)
 }
 
@@ -85,7 +84,7 @@ const devNull = fs.openSync(os.devNull, 'w')
 
 function timeOnce(file, args, cwd, env) {
   const t0 = performance.now()
-  const r = spawnSync(file, args, { cwd, stdio: ['ignore', devNull, 'ignore'], env: { ...process.env, AGENT_FIND_CLI: '', ...env } })
+  const r = spawnSync(file, args, { cwd, stdio: ['ignore', devNull, 'ignore'], env: { ...process.env, ...env } })
   const ms = performance.now() - t0
   if (r.status !== 0) throw new Error(`${file} ${args.join(' ')} exited ${r.status}`)
   return ms
@@ -125,7 +124,7 @@ function main() {
       // The answers first: every command lists the same paths.
       const answers = cmds.map((c) => {
         const [file, args, env] = c.run(answer)
-        const r = spawnSync(file, args, { cwd: tree.dir, encoding: 'utf8', maxBuffer: 1 << 28, env: { ...process.env, AGENT_FIND_CLI: '', ...env } })
+        const r = spawnSync(file, args, { cwd: tree.dir, encoding: 'utf8', maxBuffer: 1 << 28, env: { ...process.env, ...env } })
         return digest(c.read(r.stdout))
       })
       const agreed = answers.every((d) => d.hash === answers[0].hash)
@@ -147,8 +146,7 @@ function main() {
     have.rg && ['rg --version', 'rg', ['--version']],
     ['agent-find native --version', native, ['--version']],
     ['node -e 0 (Node start-up alone)', process.execPath, ['-e', '0']],
-    ['shim --version (Node, then the native CLI)', process.execPath, [SHIM, '--version']],
-    ['JS CLI --version (Node, the addon, the JS CLI)', process.execPath, [SHIM, '--version'], { AGENT_FIND_CLI: 'js' }],
+    ['JS bin --version (Node, then the native CLI)', process.execPath, [SHIM, '--version']],
   ].filter(Boolean)
   const startTimes = interleaved(startup.map(([, file, args, env]) => () => timeOnce(file, args, repo, env)))
 

@@ -2,9 +2,8 @@
 // The option table, as the binding exports it (`optionTable()`): every
 // option of `find` and `searchFiles` once, with its kind, default, the text
 // a model reads and its command-line flag. Validation in the binding reads
-// the same table; here it becomes the tools' JSON Schemas (js/tools.js) and
-// the CLI's flags and usage text (js/cli.js; the native CLI in cli/ reads
-// the table in Rust).
+// the same table; here it becomes the tools' JSON Schemas (js/tools.js).
+// The CLI (cli/, native) reads the table in Rust for its flags and usage.
 
 const native = require('./native.js')
 

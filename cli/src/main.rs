@@ -1,13 +1,15 @@
-//! The native `agent-find` command: the same commands, flags, output and exit
-//! codes as the JS CLI in js/cli.js (its header says what they are), without
-//! Node's start-up. It only converts: argv to option fields (`options`),
-//! the core's parse and run, the core's text or `--json` (`output`) to
-//! stdout; no search logic of its own. `agent-find mcp` is Node's only: the
-//! bin shim never hands it here, and run directly the binary says so.
+//! The `agent-find` command: `agent-find <pattern> [path]` finds files,
+//! `agent-find search <regex> [path]` searches their contents, `agent-find
+//! explain <path> [pattern]` says why find lists a path or not, and
+//! `agent-find mcp` is handed to Node (`mcp`). The model text by default,
+//! the result object with `--json`. Exit 0 on success (also when nothing
+//! matched), 2 on bad usage, 1 on any other error, the error code leading the
+//! line on stderr. It only converts: argv to the core's option fields
+//! (`args`, flags from the option table), the core's parse and run, its text
+//! or `--json` (`output`) to stdout; no search logic of its own.
 
-mod argv;
-mod js;
-mod options;
+mod args;
+mod mcp;
 mod output;
 mod usage;
 
@@ -15,7 +17,8 @@ use agent_find_core::{
     explain, file_types, parse_find_options, parse_search_options, render_find, render_search, run_find, run_search,
     Cancel, CancelFlag, ErrorCode, FindError, Purpose, Source,
 };
-use argv::JsString;
+use args::{Command, Parsed};
+use std::ffi::OsString;
 use std::io::Write;
 use std::time::Instant;
 
@@ -30,12 +33,13 @@ fn main() {
             "agent-find: fs-error: internal error in agent-find (please report it): {info}"
         );
     }));
-    let status = std::panic::catch_unwind(|| {
-        let args: Vec<JsString> = std::env::args_os().skip(1).map(|a| argv::js(&a.to_string_lossy())).collect();
-        run(args)
-    })
-    // The hook has said what went wrong.
-    .unwrap_or(1);
+    let args: Vec<OsString> = std::env::args_os().skip(1).collect();
+    let status = if args.first().is_some_and(|a| a == "mcp") {
+        mcp::run(&args[1..]).unwrap_or_else(|(code, message)| fail(code, &message, 1))
+    } else {
+        // The hook has said what went wrong.
+        std::panic::catch_unwind(|| run(args)).unwrap_or(1)
+    };
     std::process::exit(status);
 }
 
@@ -55,62 +59,26 @@ fn fail(code: &str, message: &str, status: Status) -> Status {
     status
 }
 
-fn failed(e: &FindError) -> Status {
-    let usage = matches!(e.code, ErrorCode::InvalidArgument | ErrorCode::InvalidPattern);
-    fail(e.code.as_str(), &e.message, if usage { 2 } else { 1 })
-}
-
-/// Node's message for a bad flag, cut as the JS CLI cuts it, then the usage text.
-fn usage_error(message: &[u16], usage: &str) -> Status {
-    const MAX: usize = 600;
-    let text = if message.len() > MAX {
-        format!("{}… ({} characters in all)", String::from_utf16_lossy(&message[..MAX]), message.len())
-    } else {
-        String::from_utf16_lossy(message)
-    };
-    fail("invalid-argument", &format!("{text}\n\n{usage}"), 2)
-}
-
-#[derive(Clone, Copy, PartialEq)]
-enum Command {
-    Find,
-    Search,
-    Explain,
-}
-
-fn run(mut args: Vec<JsString>) -> Status {
+fn run(mut args: Vec<OsString>) -> Status {
     // `timeoutMs` counts from here, as the binding counts it from the call.
     let made = Instant::now();
-    let first = args.first().map(|a| String::from_utf16_lossy(a));
-    if first.as_deref() == Some("mcp") {
-        return fail(
-            "invalid-argument",
-            "the MCP server runs on Node: start it through the package's bin (`npx agent-find mcp`)",
-            2,
-        );
-    }
-    let command = match first.as_deref() {
-        Some("search") => Command::Search,
-        Some("explain") => Command::Explain,
-        _ => Command::Find,
+    let (command, word) = match args.first().and_then(|a| a.to_str()) {
+        Some("search") => (Command::Search, " search"),
+        Some("explain") => (Command::Explain, " explain"),
+        _ => (Command::Find, ""),
     };
     if command != Command::Find {
         args.remove(0);
     }
-    let (specs, usage) = match command {
-        Command::Find => (options::find_flags(true), usage::find()),
-        Command::Search => (options::search_flags(), usage::search()),
-        Command::Explain => (options::find_flags(false), usage::explain()),
-    };
-    let parsed = match argv::parse(&specs, args) {
+    let parsed = match args::parse(command, args) {
         Ok(parsed) => parsed,
-        Err(message) => return usage_error(&message, &usage),
+        Err(message) => return fail("invalid-argument", &format!("{message} (see agent-find{word} --help)"), 2),
     };
     if parsed.has("help") {
-        return print(&usage);
+        return print(&usage::text(command));
     }
     if parsed.has("version") {
-        return print(version());
+        return print(&version());
     }
     if parsed.has("type-list") {
         let lines: Vec<String> =
@@ -118,46 +86,45 @@ fn run(mut args: Vec<JsString>) -> Status {
         return print(&lines.join("\n"));
     }
     let json = parsed.has("json");
-    let answer = match command {
-        Command::Find => find(&parsed, json, made),
-        Command::Search => search(&parsed, json, made),
-        Command::Explain => explain_path(&parsed, json, made),
-    };
-    match answer {
+    match answer(command, parsed, json, made) {
         Ok(text) => print(&text),
-        Err(e) => failed(&e),
+        Err(e) => {
+            let usage = matches!(e.code, ErrorCode::InvalidArgument | ErrorCode::InvalidPattern);
+            fail(e.code.as_str(), &e.message, if usage { 2 } else { 1 })
+        }
     }
 }
 
 /// The package's version, from package.json at build time.
-fn version() -> &'static str {
-    const PACKAGE: &str = include_str!("../../package.json");
-    PACKAGE.split_once("\"version\"").and_then(|(_, rest)| rest.split('"').nth(1)).unwrap_or("unknown")
+fn version() -> String {
+    let package: serde_json::Value = serde_json::from_str(include_str!("../../package.json")).unwrap_or_default();
+    package["version"].as_str().unwrap_or("unknown").to_string()
 }
 
-fn cancel(timeout_ms: Option<u64>, made: Instant) -> Cancel {
-    Cancel::since(CancelFlag::default(), timeout_ms, made)
+fn pretty(value: serde_json::Value) -> String {
+    serde_json::to_string_pretty(&value).unwrap_or_default()
 }
 
-fn find(parsed: &argv::Parsed, json: bool, made: Instant) -> Result<String, FindError> {
-    let fields = options::find_fields(parsed)?;
-    let mut config = parse_find_options(&fields, Purpose::Find, Source::Disk)?;
-    // The text shows no size or date: read them only where a filter or the order needs them (as the binding's findText).
-    config.want_meta &= json;
-    let outcome = run_find(&config, &cancel(config.timeout_ms, made))?;
-    Ok(if json { output::find(outcome).stringify() } else { render_find(&outcome) })
-}
-
-fn search(parsed: &argv::Parsed, json: bool, made: Instant) -> Result<String, FindError> {
-    let fields = options::search_fields(parsed)?;
-    let config = parse_search_options(&fields, Source::Disk)?;
-    let outcome = run_search(&config, &cancel(config.timeout_ms, made))?;
-    Ok(if json { output::search(outcome).stringify() } else { render_search(&outcome) })
-}
-
-fn explain_path(parsed: &argv::Parsed, json: bool, made: Instant) -> Result<String, FindError> {
-    let (target, fields) = options::explain_fields(parsed)?;
-    let config = parse_find_options(&fields, Purpose::Find, Source::Disk)?;
-    let explanation = explain(&config, &target, &cancel(config.timeout_ms, made))?;
-    Ok(if json { output::explanation(explanation).stringify() } else { explanation.text })
+fn answer(command: Command, parsed: Parsed, json: bool, made: Instant) -> Result<String, FindError> {
+    let cancel = |timeout_ms| Cancel::since(CancelFlag::default(), timeout_ms, made);
+    match command {
+        Command::Find => {
+            let mut config = parse_find_options(&args::fields(command, parsed)?, Purpose::Find, Source::Disk)?;
+            // The text shows no size or date: read them only where a filter or the order needs them.
+            config.want_meta &= json;
+            let outcome = run_find(&config, &cancel(config.timeout_ms))?;
+            Ok(if json { pretty(output::find(outcome)) } else { render_find(&outcome) })
+        }
+        Command::Search => {
+            let config = parse_search_options(&args::fields(command, parsed)?, Source::Disk)?;
+            let outcome = run_search(&config, &cancel(config.timeout_ms))?;
+            Ok(if json { pretty(output::search(outcome)) } else { render_search(&outcome) })
+        }
+        Command::Explain => {
+            let (target, fields) = args::explain(parsed)?;
+            let config = parse_find_options(&fields, Purpose::Find, Source::Disk)?;
+            let explanation = explain(&config, &target, &cancel(config.timeout_ms))?;
+            Ok(if json { pretty(output::explanation(explanation)) } else { explanation.text })
+        }
+    }
 }

@@ -1,177 +1,99 @@
-//! The `--json` answers: a find's, a search's and an explanation's result as
-//! the JS API hands it back (`FindResult` as js/columns.js builds it,
-//! `SearchResult` and `Explanation` as napi/src/lib.rs converts them), with
-//! the same keys in the same order and the same absent fields (napi sets an
-//! object's always-present fields before its `Option` ones), so that
-//! `JSON.stringify(result, null, 2)` and `Json::stringify` print the same bytes.
+//! The `--json` answers: a find's, a search's and an explanation's result
+//! with the fields, names and values of the library's `FindResult`,
+//! `SearchResult` and `Explanation` (js/columns.js and napi/src/lib.rs make
+//! those), in the same order, an absent field left out rather than `null`.
+//! serde_json prints them (its `preserve_order` keeps the order written here).
 
-use crate::js::Json;
 use agent_find_core::{ContextLine, Explanation, FindOutcome, IgnoreLine, SearchItems, SearchOutcome, SkippedGroup};
-use std::collections::BTreeMap;
+use serde_json::{json, Value};
 
-fn num(n: impl Into<f64>) -> Option<Json> {
-    Some(Json::Number(n.into()))
+/// `value` without its `null` fields: where the library leaves a field out, so does the CLI.
+fn compact(value: Value) -> Value {
+    match value {
+        Value::Object(map) => {
+            Value::Object(map.into_iter().filter(|(_, v)| !v.is_null()).map(|(k, v)| (k, compact(v))).collect())
+        }
+        Value::Array(items) => Value::Array(items.into_iter().map(compact).collect()),
+        other => other,
+    }
 }
 
-fn count(n: u64) -> Option<Json> {
-    num(n as f64)
+/// Milliseconds: a whole number as an integer (`1714521600000`, not `1714521600000.0`).
+fn millis(ms: f64) -> Value {
+    if ms.fract() == 0.0 && ms.abs() < 9e15 {
+        json!(ms as i64)
+    } else {
+        json!(ms)
+    }
 }
 
-fn text(t: impl Into<String>) -> Option<Json> {
-    Some(Json::Text(t.into()))
-}
-
-fn flag(b: bool) -> Option<Json> {
-    Some(Json::Bool(b))
-}
-
-fn skipped(groups: Option<Vec<SkippedGroup>>) -> Option<Json> {
+fn skipped(groups: Option<Vec<SkippedGroup>>) -> Option<Value> {
     let groups = groups?.into_iter().map(|g| {
-        let folders = g
-            .folders
-            .into_iter()
-            .map(|f| Json::Object(vec![("path", text(f.path)), ("rule", f.rule.map(Json::Text))]))
-            .collect();
-        Json::Object(vec![
-            ("reason", text(g.reason.name())),
-            ("count", count(g.count)),
-            ("folders", Some(Json::Array(folders))),
-        ])
+        let folders: Vec<Value> = g.folders.into_iter().map(|f| json!({ "path": f.path, "rule": f.rule })).collect();
+        json!({ "reason": g.reason.name(), "count": g.count, "folders": folders })
     });
-    Some(Json::Array(groups.collect()))
+    Some(Value::Array(groups.collect()))
 }
 
-/// `gitStatus`, by path, in the order a JS object holds its keys: those
-/// that read as array indexes first, by number, then the rest as inserted
-/// (napi inserts them in the map's order).
-fn git_status(letters: Option<BTreeMap<String, String>>) -> Option<Json> {
-    let index = |key: &str| key.parse::<u32>().ok().filter(|n| *n != u32::MAX && n.to_string() == key);
-    let (mut indexes, others): (Vec<_>, Vec<_>) = letters?.into_iter().partition(|(key, _)| index(key).is_some());
-    indexes.sort_by_key(|(key, _)| index(key));
-    Some(Json::Map(indexes.into_iter().chain(others).map(|(key, l)| (key, Json::Text(l))).collect()))
-}
-
-/// A `FindResult`: keys in the order js/columns.js sets them.
-pub fn find(o: FindOutcome) -> Json {
-    let entries = o
+pub fn find(o: FindOutcome) -> Value {
+    let entries: Vec<Value> = o
         .entries
         .into_iter()
         .map(|f| {
-            let bytes = f.raw.as_ref().map(|b| Json::Array(b.iter().map(|&b| Json::Number(f64::from(b))).collect()));
-            Json::Object(vec![
-                ("path", text(f.path.as_str())),
-                ("type", text(f.kind.as_str())),
-                ("size", count(f.size())),
-                ("mtimeMs", num(f.mtime_ms())),
-                ("pathBytes", bytes),
-            ])
+            let (size, mtime) = (f.size(), millis(f.mtime_ms()));
+            json!({ "path": f.path, "type": f.kind.as_str(), "size": size, "mtimeMs": mtime, "pathBytes": f.raw })
         })
         .collect();
-    let omitted = (!o.omitted.is_empty()).then(|| {
-        Json::Array(
-            o.omitted
-                .into_iter()
-                .map(|d| Json::Object(vec![("dir", text(d.dir)), ("count", count(d.count as u64))]))
-                .collect(),
-        )
-    });
-    Json::Object(vec![
-        ("path", text(o.path)),
-        ("entries", Some(Json::Array(entries))),
-        ("matched", count(o.matched as u64)),
-        ("truncated", flag(o.truncated_by.is_some())),
-        ("truncatedBy", o.truncated_by.map(|t| Json::Text(t.as_str().to_string()))),
-        ("notice", o.notice.map(Json::Text)),
-        ("hint", o.hint.map(Json::Text)),
-        ("omitted", omitted),
-        ("skipped", skipped(o.skipped)),
-        ("gitStatus", git_status(o.git_status)),
-    ])
+    let omitted = (!o.omitted.is_empty())
+        .then(|| o.omitted.into_iter().map(|d| json!({ "dir": d.dir, "count": d.count })).collect::<Vec<_>>());
+    compact(json!({
+        "path": o.path, "entries": entries, "matched": o.matched,
+        "truncated": o.truncated_by.is_some(), "truncatedBy": o.truncated_by.map(|t| t.as_str()),
+        "notice": o.notice, "hint": o.hint, "omitted": omitted, "skipped": skipped(o.skipped), "gitStatus": o.git_status,
+    }))
 }
 
 /// Context lines: left out when there are none.
-fn context(lines: Vec<ContextLine>) -> Option<Json> {
-    (!lines.is_empty()).then(|| {
-        Json::Array(
-            lines.into_iter().map(|c| Json::Object(vec![("line", count(c.line)), ("text", text(c.text))])).collect(),
-        )
-    })
+fn context(lines: Vec<ContextLine>) -> Option<Value> {
+    (!lines.is_empty()).then(|| lines.into_iter().map(|c| json!({ "line": c.line, "text": c.text })).collect())
 }
 
-/// A `SearchResult`: keys in the order napi sets them on the JS object, the
-/// fields that are always there first (in declaration order), then the
-/// optional ones (`JsSearchResult` in napi/src/lib.rs).
-pub fn search(o: SearchOutcome) -> Json {
+pub fn search(o: SearchOutcome) -> Value {
     let (mut matches, mut files, mut counts) = (None, None, None);
     match o.items {
         SearchItems::Matches(m) => {
-            matches = Some(Json::Array(
-                m.into_iter()
-                    .map(|m| {
-                        let patterns = m
-                            .patterns
-                            .map(|p| Json::Array(p.into_iter().map(|i| Json::Number(f64::from(i))).collect()));
-                        Json::Object(vec![
-                            ("file", text(m.file)),
-                            ("line", count(m.line)),
-                            ("match", text(m.text)),
-                            ("patterns", patterns),
-                            ("column", m.column.and_then(count)),
-                            ("before", context(m.before)),
-                            ("after", context(m.after)),
-                        ])
-                    })
-                    .collect(),
-            ))
+            let each = m.into_iter().map(|m| {
+                json!({
+                    "file": m.file, "line": m.line, "match": m.text, "patterns": m.patterns, "column": m.column,
+                    "before": context(m.before), "after": context(m.after),
+                })
+            });
+            matches = Some(each.collect::<Vec<_>>());
         }
-        SearchItems::Files(f) => files = Some(Json::Array(f.into_iter().map(Json::Text).collect())),
+        SearchItems::Files(f) => files = Some(f),
         SearchItems::Counts(c) => {
-            counts = Some(Json::Array(
-                c.into_iter().map(|(file, n)| Json::Object(vec![("file", text(file)), ("count", count(n))])).collect(),
-            ))
+            counts = Some(c.into_iter().map(|(file, n)| json!({ "file": file, "count": n })).collect::<Vec<_>>());
         }
     }
-    Json::Object(vec![
-        ("path", text(o.path)),
-        ("matchCount", count(o.match_count)),
-        ("truncated", flag(o.truncated)),
-        ("matches", matches),
-        ("files", files),
-        ("counts", counts),
-        ("fileCount", count(o.file_count)),
-        ("notice", o.notice.map(Json::Text)),
-        ("cursor", o.cursor.map(Json::Text)),
-        ("offset", o.offset.and_then(count)),
-        ("incomplete", o.incomplete.then_some(Json::Bool(true))),
-        ("indexChanged", o.index_changed.then_some(Json::Bool(true))),
-        ("skipped", skipped(o.skipped)),
-        ("spread", o.spread.then_some(Json::Bool(true))),
-        ("gitStatus", git_status(o.git_status)),
-    ])
+    // `incomplete`, `indexChanged` and `spread` are there only when true.
+    compact(json!({
+        "path": o.path, "matchCount": o.match_count, "truncated": o.truncated,
+        "matches": matches, "files": files, "counts": counts, "fileCount": o.file_count,
+        "notice": o.notice, "cursor": o.cursor, "offset": o.offset, "incomplete": o.incomplete.then_some(true),
+        "indexChanged": o.index_changed.then_some(true), "skipped": skipped(o.skipped),
+        "spread": o.spread.then_some(true), "gitStatus": o.git_status,
+    }))
 }
 
-fn ignore_line(l: IgnoreLine) -> Json {
-    Json::Object(vec![
-        ("file", text(l.file)),
-        ("line", count(l.line as u64)),
-        ("pattern", text(l.text)),
-        ("ignores", flag(l.ignores)),
-    ])
+fn ignore_line(l: IgnoreLine) -> Value {
+    json!({ "file": l.file, "line": l.line, "pattern": l.text, "ignores": l.ignores })
 }
 
-/// An `Explanation`: keys in napi's order (always-set fields of
-/// `JsExplanation` first, then the optional ones).
-pub fn explanation(e: Explanation) -> Json {
-    Json::Object(vec![
-        ("path", text(e.path)),
-        ("found", flag(e.found)),
-        ("reason", text(e.reason.name())),
-        ("text", text(e.text)),
-        ("at", e.at.map(Json::Text)),
-        ("rule", e.rule.map(ignore_line)),
-        ("overrides", e.overrides.map(ignore_line)),
-        ("exclude", e.exclude.map(Json::Text)),
-    ])
+pub fn explanation(e: Explanation) -> Value {
+    compact(json!({
+        "path": e.path, "found": e.found, "reason": e.reason.name(), "text": e.text, "at": e.at,
+        "rule": e.rule.map(ignore_line), "overrides": e.overrides.map(ignore_line), "exclude": e.exclude,
+    }))
 }
 
 #[cfg(test)]
@@ -179,16 +101,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn git_status_keys_in_a_js_objects_order() {
-        let letters: BTreeMap<String, String> =
-            [("src/a.rs", " M"), ("10", "??"), ("9", "A "), ("01", "M "), ("4294967295", "??")]
-                .into_iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect();
-        let Some(Json::Map(fields)) = git_status(Some(letters)) else { panic!("a map") };
-        let keys: Vec<&str> = fields.iter().map(|(k, _)| k.as_str()).collect();
-        // As `Object.keys` orders them: array indexes by number, then the rest as inserted.
-        assert_eq!(keys, ["9", "10", "01", "4294967295", "src/a.rs"]);
-        assert!(git_status(None).is_none());
+    fn absent_fields_are_left_out_and_millis_are_integers() {
+        let value =
+            compact(json!({ "a": null, "b": [{ "c": null, "d": 1 }], "e": millis(1714521600000.0), "f": millis(1.5) }));
+        assert_eq!(serde_json::to_string(&value).unwrap(), r#"{"b":[{"d":1}],"e":1714521600000,"f":1.5}"#);
     }
 }
