@@ -187,166 +187,28 @@ fn output_mode(name: &str) -> Option<OutputMode> {
 pub fn parse(fields: &[(String, Value)], source: Source) -> Result<SearchConfig> {
     let r = TableReader::new(fields, Call::Search);
     r.only()?;
-    let target = r.pick("target", names_target)?;
-    // An empty list is the default: as if left out.
-    let patterns = r.texts("patterns")?.filter(|p| !p.is_empty());
-    if let Some(patterns) = &patterns {
-        if target {
-            return Err(FindError::invalid_argument(
-                "`patterns` applies to content search only; with `target: 'files'` put one glob in `pattern`",
-            ));
-        }
-        if patterns.iter().any(String::is_empty) {
-            return Err(FindError::invalid_argument(
-                "`patterns` holds an empty pattern, which would match every line; give regexes such as ['TODO', 'FIXME']",
-            ));
-        }
-        if patterns.len() > MAX_SEARCH_PATTERNS {
-            return Err(FindError::invalid_argument(format!(
-                "`patterns` holds {} patterns; the limit is {MAX_SEARCH_PATTERNS}: search in several calls",
-                patterns.len()
-            )));
-        }
-    }
-    // With `patterns`, `pattern` may be left out (or empty): it is then not
-    // one of them; given, it comes first (index 0).
-    let pattern =
-        match (r.get("pattern"), &patterns) {
-            (Value::Text(t), _) if !t.is_empty() => Some(t.clone()),
-            (Value::Text(_) | Value::Absent, Some(_)) => None,
-            (Value::Text(_) | Value::Absent, None) => return Err(FindError::invalid_argument(
-                "`pattern` is empty: pass a regex to search file contents, or a file-name glob with `target: 'files'`",
-            )),
-            (other, _) => return Err(wrong("pattern", "a string", other)),
-        };
-    let ignore_case = r.flag("ignoreCase")?;
-    let literal = r.flag("literal")?;
-    let multiline = r.flag("multiline")?;
-    let least_per_file = r.minimum("maxPerFile") as f64;
-    let max_per_file = match r.get("maxPerFile") {
-        Value::Absent => None,
-        Value::Number(n) if *n >= least_per_file && (n.fract() == 0.0 || n.is_infinite()) => {
-            n.is_finite().then_some(n.min(u64::MAX as f64) as u64)
-        }
-        other => return Err(wrong("maxPerFile", "a positive whole number", other)),
-    };
-    if target {
-        let given = [("literal", literal), ("multiline", multiline), ("maxPerFile", max_per_file.is_some())];
-        if let Some((name, _)) = given.iter().find(|(_, set)| *set) {
-            return Err(FindError::invalid_argument(format!(
-                "`{name}` applies to content search only; with `target: 'files'` leave it out"
-            )));
-        }
-    }
+    let target = parse_target(&r)?;
+    let context = context(
+        &r,
+        match &target {
+            Target::Files { .. } | Target::Fuzzy { .. } => Some("`target: 'files'`"),
+            Target::Content { mode: OutputMode::Files, .. } => Some("`outputMode: 'files'`"),
+            Target::Content { mode: OutputMode::Count, .. } => Some("`outputMode: 'count'`"),
+            Target::Content { mode: OutputMode::Content, .. } => None,
+        },
+    )?;
     // An empty list is the default: no filter.
     let types = match one_or_many(&r, "type")? {
         Some(names) if !names.is_empty() => Some(FileTypes::new(&names)?),
         _ => None,
     };
-    let mode = r.pick("outputMode", output_mode)?;
-    let file_glob = r.text("fileGlob")?;
-    let fuzzy = r.flag("fuzzy")?;
-    if fuzzy && !target {
-        return Err(FindError::invalid_argument(
-            "`fuzzy` ranks file names, not file contents: pass `target: 'files'` with it (then `pattern` is the file name to look for, typos allowed), or leave `fuzzy` out to search contents with a regex",
-        ));
-    }
-    let context = context(
-        &r,
-        match (target, mode) {
-            (true, _) => Some("`target: 'files'`"),
-            (false, OutputMode::Files) => Some("`outputMode: 'files'`"),
-            (false, OutputMode::Count) => Some("`outputMode: 'count'`"),
-            (false, OutputMode::Content) => None,
-        },
-    )?;
-    let target = if target {
-        if file_glob.is_some() {
-            return Err(FindError::invalid_argument(
-                "`fileGlob` applies to content search only; with `target: 'files'` put the glob in `pattern`",
-            ));
-        }
-        // `patterns` was refused above, so `pattern` is given.
-        let pattern = pattern.unwrap_or_default();
-        if fuzzy {
-            let query = FuzzyQuery::new(&pattern).ok_or_else(|| {
-                FindError::invalid_argument(
-                    "`pattern` holds no name to look for: with `fuzzy: true` pass a file name or part of a path, such as 'index.js' or 'src/util'",
-                )
-            })?;
-            Target::Fuzzy { query }
-        } else {
-            Target::Files { name: name_glob(&name_pattern(&pattern), !ignore_case)? }
-        }
-    } else {
-        let all: Vec<&str> = pattern.iter().chain(patterns.iter().flatten()).map(String::as_str).collect();
-        let modes = Modes { ignore_case, literal, multiline, max_per_file };
-        let regex = ContentMatcher::build(&all, modes, patterns.is_some())?;
-        let file_glob = match file_glob {
-            Some("") => {
-                return Err(FindError::invalid_argument("`fileGlob` is empty; omit it or pass a glob such as '*.py'"))
-            }
-            Some(glob) => Some(name_glob(&file_glob_pattern(glob), false)?),
-            None => None,
-        };
-        Target::Content { regex, file_glob, mode }
-    };
-    let (least_results, most_results) = (r.minimum("maxResults") as f64, r.most("maxResults"));
-    let max_results = match r.get("maxResults") {
-        Value::Absent => r.default_number("maxResults"),
-        Value::Number(n) if *n >= least_results && (n.fract() == 0.0 || n.is_infinite()) => {
-            n.min(most_results as f64) as usize
-        }
-        other => {
-            return Err(wrong(
-                "maxResults",
-                &format!("a positive whole number (values above {most_results} are clamped)"),
-                other,
-            ))
-        }
-    };
+    let max_results = parse_max_results(&r)?;
     let scope = Scope::from_options(&r, &source.cwd_base())?;
     let timeout_ms = r.timeout_ms()?;
-    let no_ignore = r.flag("noIgnore")?;
     let git = crate::git_scope::parse(&r, &source)?;
     let skipped = SkippedReport::parse(&r)?;
-    let rules = WalkRules {
-        hidden: true,
-        gitignore: !no_ignore,
-        // As in `find` (the same code): gitignore-style globs, case-insensitive.
-        exclude: Excludes::new(r.list("exclude")?, false)?,
-        case_sensitive: false,
-        max_depth: None,
-        // `.git/` stays skipped even then, as in `find`: its objects are never what a search wants.
-        skip_dirs: if no_ignore { &[".git"] } else { SKIPPED_DIRS },
-        // A search that finds nothing looks in what was ignored (see `elsewhere`).
-        record_ignored: !no_ignore,
-        changed: None,
-        tally: skipped.counts(),
-    };
-    let least_offset = r.minimum("offset") as f64;
-    let offset = match r.get("offset") {
-        Value::Absent => r.default_number("offset") as u64,
-        // At most `Number.MAX_SAFE_INTEGER`: past it a JS number skips whole numbers.
-        Value::Number(n) if *n >= least_offset && n.fract() == 0.0 && *n <= 9_007_199_254_740_991.0 => *n as u64,
-        other => return Err(wrong("offset", "a whole number, 0 or more (how many results to pass over)", other)),
-    };
-    let cursor = match r.get("cursor") {
-        Value::Absent => None,
-        Value::Text(t) => Some(Cursor::decode(t)?),
-        other => return Err(wrong("cursor", "the `cursor` string of an earlier result", other)),
-    };
-    let partial = r.flag("partial")?;
-    let page = Paging { offset, cursor, fingerprint: fingerprint(fields), partial };
-    // File lists and counts page by file, whatever a match spans; matching
-    // lines are paged by their count, which multiline is not (see `run`).
-    if matches!(&target, Target::Content { regex, mode: OutputMode::Content, .. } if regex.modes.multiline)
-        && (offset > 0 || page.cursor.is_some())
-    {
-        return Err(FindError::invalid_argument(
-            "`offset` and `cursor` do not page a `multiline` search in `content` output (a match there may span lines); raise `maxResults` or narrow the pattern or `path`, or use `outputMode: 'count'` or `'files'`, which page by file",
-        ));
-    }
+    let rules = parse_rules(&r, &skipped)?;
+    let page = parse_page(&r, fields, &target)?;
     // `maxTokens`: a budget for the model text (see `budget`), under the byte cap it never passes.
     let max_text_bytes = r
         .count("maxTokens", false)?
@@ -371,6 +233,167 @@ pub fn parse(fields: &[(String, Value)], source: Source) -> Result<SearchConfig>
         cursor.check(config.page.fingerprint, config.order())?;
     }
     Ok(config)
+}
+
+/// `pattern` and `patterns`: the regexes of a content search (at least
+/// one), or the name of a name search (`patterns` refused). With
+/// `patterns`, `pattern` may be left out (or empty): it is then not one of
+/// them; given, it comes first (index 0).
+fn parse_patterns(r: &TableReader, names: bool) -> Result<(Option<String>, Option<Vec<String>>)> {
+    // An empty list is the default: as if left out.
+    let patterns = r.texts("patterns")?.filter(|p| !p.is_empty());
+    if let Some(patterns) = &patterns {
+        if names {
+            return Err(FindError::invalid_argument(
+                "`patterns` applies to content search only; with `target: 'files'` put one glob in `pattern`",
+            ));
+        }
+        if patterns.iter().any(String::is_empty) {
+            return Err(FindError::invalid_argument(
+                "`patterns` holds an empty pattern, which would match every line; give regexes such as ['TODO', 'FIXME']",
+            ));
+        }
+        if patterns.len() > MAX_SEARCH_PATTERNS {
+            return Err(FindError::invalid_argument(format!(
+                "`patterns` holds {} patterns; the limit is {MAX_SEARCH_PATTERNS}: search in several calls",
+                patterns.len()
+            )));
+        }
+    }
+    let pattern =
+        match (r.get("pattern"), &patterns) {
+            (Value::Text(t), _) if !t.is_empty() => Some(t.clone()),
+            (Value::Text(_) | Value::Absent, Some(_)) => None,
+            (Value::Text(_) | Value::Absent, None) => return Err(FindError::invalid_argument(
+                "`pattern` is empty: pass a regex to search file contents, or a file-name glob with `target: 'files'`",
+            )),
+            (other, _) => return Err(wrong("pattern", "a string", other)),
+        };
+    Ok((pattern, patterns))
+}
+
+/// What is matched: `target`, the patterns and the options that shape
+/// each kind of search, each refused where it does not apply.
+fn parse_target(r: &TableReader) -> Result<Target> {
+    let names = r.pick("target", names_target)?;
+    let (pattern, patterns) = parse_patterns(r, names)?;
+    let ignore_case = r.flag("ignoreCase")?;
+    let literal = r.flag("literal")?;
+    let multiline = r.flag("multiline")?;
+    let least_per_file = r.minimum("maxPerFile") as f64;
+    let max_per_file = match r.get("maxPerFile") {
+        Value::Absent => None,
+        Value::Number(n) if *n >= least_per_file && (n.fract() == 0.0 || n.is_infinite()) => {
+            n.is_finite().then_some(n.min(u64::MAX as f64) as u64)
+        }
+        other => return Err(wrong("maxPerFile", "a positive whole number", other)),
+    };
+    let mode = r.pick("outputMode", output_mode)?;
+    let file_glob = r.text("fileGlob")?;
+    let fuzzy = r.flag("fuzzy")?;
+    if !names {
+        if fuzzy {
+            return Err(FindError::invalid_argument(
+                "`fuzzy` ranks file names, not file contents: pass `target: 'files'` with it (then `pattern` is the file name to look for, typos allowed), or leave `fuzzy` out to search contents with a regex",
+            ));
+        }
+        let all: Vec<&str> = pattern.iter().chain(patterns.iter().flatten()).map(String::as_str).collect();
+        let modes = Modes { ignore_case, literal, multiline, max_per_file };
+        let regex = ContentMatcher::build(&all, modes, patterns.is_some())?;
+        let file_glob = match file_glob {
+            Some("") => {
+                return Err(FindError::invalid_argument("`fileGlob` is empty; omit it or pass a glob such as '*.py'"))
+            }
+            Some(glob) => Some(name_glob(&file_glob_pattern(glob), false)?),
+            None => None,
+        };
+        return Ok(Target::Content { regex, file_glob, mode });
+    }
+    let given = [("literal", literal), ("multiline", multiline), ("maxPerFile", max_per_file.is_some())];
+    if let Some((name, _)) = given.iter().find(|(_, set)| *set) {
+        return Err(FindError::invalid_argument(format!(
+            "`{name}` applies to content search only; with `target: 'files'` leave it out"
+        )));
+    }
+    if file_glob.is_some() {
+        return Err(FindError::invalid_argument(
+            "`fileGlob` applies to content search only; with `target: 'files'` put the glob in `pattern`",
+        ));
+    }
+    // `patterns` was refused above, so `pattern` is given.
+    let pattern = pattern.unwrap_or_default();
+    if !fuzzy {
+        return Ok(Target::Files { name: name_glob(&name_pattern(&pattern), !ignore_case)? });
+    }
+    let query = FuzzyQuery::new(&pattern).ok_or_else(|| {
+        FindError::invalid_argument(
+            "`pattern` holds no name to look for: with `fuzzy: true` pass a file name or part of a path, such as 'index.js' or 'src/util'",
+        )
+    })?;
+    Ok(Target::Fuzzy { query })
+}
+
+/// `maxResults`, clamped to the table's largest.
+fn parse_max_results(r: &TableReader) -> Result<usize> {
+    let (least_results, most_results) = (r.minimum("maxResults") as f64, r.most("maxResults"));
+    match r.get("maxResults") {
+        Value::Absent => Ok(r.default_number("maxResults")),
+        Value::Number(n) if *n >= least_results && (n.fract() == 0.0 || n.is_infinite()) => {
+            Ok(n.min(most_results as f64) as usize)
+        }
+        other => Err(wrong(
+            "maxResults",
+            &format!("a positive whole number (values above {most_results} are clamped)"),
+            other,
+        )),
+    }
+}
+
+/// The walk's rules: every name, `.gitignore` unless `noIgnore`, dependency
+/// and build folders skipped unless `noIgnore`, `exclude`.
+fn parse_rules(r: &TableReader, skipped: &SkippedReport) -> Result<WalkRules> {
+    let no_ignore = r.flag("noIgnore")?;
+    Ok(WalkRules {
+        hidden: true,
+        gitignore: !no_ignore,
+        // As in `find` (the same code): gitignore-style globs, case-insensitive.
+        exclude: Excludes::new(r.list("exclude")?, false)?,
+        case_sensitive: false,
+        max_depth: None,
+        // `.git/` stays skipped even then, as in `find`: its objects are never what a search wants.
+        skip_dirs: if no_ignore { &[".git"] } else { SKIPPED_DIRS },
+        // A search that finds nothing looks in what was ignored (see `elsewhere`).
+        record_ignored: !no_ignore,
+        changed: None,
+        tally: skipped.counts(),
+    })
+}
+
+/// `offset`, `cursor` and `partial`, and the fingerprint a cursor carries.
+fn parse_page(r: &TableReader, fields: &[(String, Value)], target: &Target) -> Result<Paging> {
+    let least_offset = r.minimum("offset") as f64;
+    let offset = match r.get("offset") {
+        Value::Absent => r.default_number("offset") as u64,
+        // At most `Number.MAX_SAFE_INTEGER`: past it a JS number skips whole numbers.
+        Value::Number(n) if *n >= least_offset && n.fract() == 0.0 && *n <= 9_007_199_254_740_991.0 => *n as u64,
+        other => return Err(wrong("offset", "a whole number, 0 or more (how many results to pass over)", other)),
+    };
+    let cursor = match r.get("cursor") {
+        Value::Absent => None,
+        Value::Text(t) => Some(Cursor::decode(t)?),
+        other => return Err(wrong("cursor", "the `cursor` string of an earlier result", other)),
+    };
+    let partial = r.flag("partial")?;
+    // File lists and counts page by file, whatever a match spans; matching
+    // lines are paged by their count, which multiline is not (see `run`).
+    if matches!(target, Target::Content { regex, mode: OutputMode::Content, .. } if regex.modes.multiline)
+        && (offset > 0 || cursor.is_some())
+    {
+        return Err(FindError::invalid_argument(
+            "`offset` and `cursor` do not page a `multiline` search in `content` output (a match there may span lines); raise `maxResults` or narrow the pattern or `path`, or use `outputMode: 'count'` or `'files'`, which page by file",
+        ));
+    }
+    Ok(Paging { offset, cursor, fingerprint: fingerprint(fields), partial })
 }
 
 #[cfg(test)]
