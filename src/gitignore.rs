@@ -51,7 +51,7 @@ pub struct Rules(Option<Arc<RulesLink>>);
 #[derive(Debug)]
 struct RulesLink {
     parent: Option<Arc<RulesLink>>,
-    at: FolderAt,
+    at: Anchor,
     rules: Arc<FolderRules>,
     /// The enclosing repository (the nearest at or above this folder) says
     /// `core.ignoreCase`.
@@ -168,7 +168,7 @@ impl Lines {
 
 /// Where a node's folder is, to turn a walked path into one relative to it.
 #[derive(Debug)]
-enum FolderAt {
+enum Anchor {
     /// In the walk: its relative path is the first `n` bytes of its entries'
     /// paths, plus a separator (0 for the root).
     Walked(usize),
@@ -481,17 +481,17 @@ impl Rules {
     /// (outermost first), added: `own`, its compiled ignore files.
     pub fn above(&self, root: &Path, folder: &Path, own: Option<&Arc<FolderRules>>) -> Rules {
         let below = root.strip_prefix(folder).unwrap_or(root).as_os_str().to_owned();
-        self.push(own, FolderAt::Above(below))
+        self.push(own, Anchor::Above(below))
     }
 
     /// The rules inside a folder of the walk whose entries' relative paths
     /// start with `prefix_len` bytes (its own path and a separator): these,
     /// with `own`, its compiled ignore files.
     pub fn enter(&self, own: Option<&Arc<FolderRules>>, prefix_len: usize) -> Rules {
-        self.push(own, FolderAt::Walked(prefix_len))
+        self.push(own, Anchor::Walked(prefix_len))
     }
 
-    fn push(&self, rules: Option<&Arc<FolderRules>>, at: FolderAt) -> Rules {
+    fn push(&self, rules: Option<&Arc<FolderRules>>, at: Anchor) -> Rules {
         let Some(rules) = rules else { return self.clone() };
         let ignore_case = match &rules.repo {
             Some(repo) => repo.ignore_case,
@@ -509,8 +509,8 @@ impl Rules {
         loop {
             let joined;
             let path = match &node.at {
-                FolderAt::Walked(start) => tail(&text, *start),
-                FolderAt::Above(below) => {
+                Anchor::Walked(start) => tail(&text, *start),
+                Anchor::Above(below) => {
                     joined = Path::new(below).join(&*text);
                     joined.as_path()
                 }
@@ -551,11 +551,11 @@ impl Rules {
         loop {
             let joined;
             let (path, folder) = match &node.at {
-                FolderAt::Walked(start) => {
+                Anchor::Walked(start) => {
                     let folder = text.as_os_str().as_encoded_bytes().get(..start.saturating_sub(1)).unwrap_or_default();
                     (tail(&text, *start), String::from_utf8_lossy(folder).into_owned())
                 }
-                FolderAt::Above(below) => {
+                Anchor::Above(below) => {
                     joined = Path::new(below).join(&*text);
                     (joined.as_path(), vec![".."; Path::new(below).components().count()].join("/"))
                 }

@@ -66,10 +66,10 @@ pub use gitignore::IgnoreLine;
 pub use options::{parse as parse_find_options, Purpose};
 pub use render::{default_notice, render as render_find};
 pub use result::{FindOutcome, OmittedDir, Truncation};
+pub use result::{SkipReason, SkippedFolder, SkippedGroup};
 pub use search::options::{file_types, parse as parse_search_options};
 pub use search::render::render as render_search;
 pub use search::{run as run_search, Context, ContextLine, LineMatch, SearchConfig, SearchItems, SearchOutcome};
-pub use walk::{SkipReason, SkippedFolder, SkippedGroup};
 
 // The values that cross into and out of a call.
 pub use args::Value;

@@ -58,6 +58,55 @@ fn sort_by(name: &str) -> Option<SortBy> {
 pub fn parse(fields: &[(String, Value)], purpose: Purpose, source: Source) -> Result<FindConfig> {
     let r = TableReader::new(fields, Call::Find);
     r.only()?;
+    let (pattern, matcher, case_sensitive) = parse_matcher(&r)?;
+    let scope = Scope::from_options(&r, &source.cwd_base())?;
+    let caps = parse_caps(&r, purpose)?;
+    let sort = match (purpose, r.get("sortBy")) {
+        // `findFiles` answers in path order unless told otherwise.
+        (Purpose::FindFiles, Value::Absent) => SortBy::Name,
+        _ => r.pick("sortBy", sort_by)?,
+    };
+    let filters = parse_filters(&r)?;
+    let timeout_ms = r.timeout_ms()?;
+    let git = crate::git_scope::parse(&r, &source)?;
+    if git.status && purpose == Purpose::FindFiles {
+        return Err(FindError::invalid_argument(
+            "`gitStatus` adds a field to a result, and `findFiles` returns paths only; call `find` for the status letters",
+        ));
+    }
+    let skipped = SkippedReport::parse(&r)?;
+    let rules = WalkRules {
+        hidden: r.flag("hidden")?,
+        gitignore: r.flag("gitignore")?,
+        // Compiled now, once: a bad glob fails before any file is touched.
+        exclude: Excludes::new(r.list("exclude")?, case_sensitive)?,
+        case_sensitive,
+        max_depth: r.count("maxDepth", true)?.flatten(),
+        skip_dirs: &[".git"],
+        record_ignored: false,
+        changed: None,
+        tally: skipped.counts(),
+    };
+    Ok(FindConfig {
+        source,
+        pattern,
+        matcher,
+        case_sensitive,
+        rules,
+        filters,
+        sort,
+        reverse: r.flag("reverse")?,
+        caps,
+        scope,
+        timeout_ms,
+        want_meta: purpose == Purpose::Find,
+        git,
+        skipped,
+    })
+}
+
+/// `pattern` and how to read it: the text, its compiled matcher, and the case rule.
+fn parse_matcher(r: &TableReader) -> Result<(String, NameMatcher, bool)> {
     let pattern = match r.get("pattern") {
         Value::Text(t) => t.clone(),
         Value::Absent => {
@@ -74,16 +123,16 @@ pub fn parse(fields: &[(String, Value)], purpose: Purpose, source: Source) -> Re
         PatternMode::PathGlob
     };
     let matcher = NameMatcher::new(&pattern, mode, case_sensitive)?;
+    Ok((pattern, matcher, case_sensitive))
+}
 
-    let scope = Scope::from_options(&r, &source.cwd_base())?;
-
-    // `findFiles` returns every matching file in path order: no cap, and
-    // `name` for the order it is not given; `find` takes the table's.
+/// `limit`, `maxLimit`, `maxBytes` and `maxTokens`. `findFiles` returns every
+/// matching file, so it takes none of the table's caps.
+fn parse_caps(r: &TableReader, purpose: Purpose) -> Result<Caps> {
     let (default_limit, default_max) = match purpose {
         Purpose::Find => (r.default_count("limit"), r.default_count("maxLimit")),
         Purpose::FindFiles => (None, None),
     };
-    let kind = r.pick("type", type_filter)?;
     let max_limit = r.count("maxLimit", true)?.unwrap_or(default_max);
     let requested = r.count("limit", true)?.unwrap_or(default_limit);
     let limit = match (requested, max_limit) {
@@ -110,12 +159,23 @@ pub fn parse(fields: &[(String, Value)], purpose: Purpose, source: Source) -> Re
             ))
         }
     };
-    let max_depth = r.count("maxDepth", true)?.flatten();
-
-    let sort = match (purpose, r.get("sortBy")) {
-        (Purpose::FindFiles, Value::Absent) => SortBy::Name,
-        _ => r.pick("sortBy", sort_by)?,
+    // `maxTokens` lowers the byte cap to its estimate; `maxBytes` (the host's) still holds.
+    let max_tokens = match purpose {
+        Purpose::Find => r.count("maxTokens", false)?.flatten(),
+        Purpose::FindFiles => None,
     };
+    let token_bytes = max_tokens.map(|t| t.saturating_mul(BYTES_PER_TOKEN));
+    let (max_bytes, max_tokens) = match (max_bytes, token_bytes) {
+        (Some(bytes), Some(tb)) if tb >= bytes => (Some(bytes), None),
+        (_, Some(tb)) => (Some(tb), max_tokens),
+        (bytes, None) => (bytes, None),
+    };
+    Ok(Caps { limit, max_limit, max_bytes, max_tokens })
+}
+
+/// `type`, `minSize`, `maxSize` and `modifiedSince`.
+fn parse_filters(r: &TableReader) -> Result<Filters> {
+    let kind = r.pick("type", type_filter)?;
     let modified_since = match r.get("modifiedSince") {
         Value::Absent => None,
         Value::Number(n) => Some(time::since_from_number(*n)?),
@@ -131,54 +191,7 @@ pub fn parse(fields: &[(String, Value)], purpose: Purpose, source: Source) -> Re
             )));
         }
     }
-    let timeout_ms = r.timeout_ms()?;
-    let git = crate::git_scope::parse(&r, &source)?;
-    if git.status && purpose == Purpose::FindFiles {
-        return Err(FindError::invalid_argument(
-            "`gitStatus` adds a field to a result, and `findFiles` returns paths only; call `find` for the status letters",
-        ));
-    }
-    let skipped = SkippedReport::parse(&r)?;
-    let rules = WalkRules {
-        hidden: r.flag("hidden")?,
-        gitignore: r.flag("gitignore")?,
-        // Compiled now, once: a bad glob fails before any file is touched.
-        exclude: Excludes::new(r.list("exclude")?, case_sensitive)?,
-        case_sensitive,
-        max_depth,
-        skip_dirs: &[".git"],
-        record_ignored: false,
-        changed: None,
-        tally: skipped.counts(),
-    };
-
-    // `maxTokens` lowers the byte cap to its estimate; `maxBytes` (the host's) still holds.
-    let max_tokens = match purpose {
-        Purpose::Find => r.count("maxTokens", false)?.flatten(),
-        Purpose::FindFiles => None,
-    };
-    let token_bytes = max_tokens.map(|t| t.saturating_mul(BYTES_PER_TOKEN));
-    let (max_bytes, max_tokens) = match (max_bytes, token_bytes) {
-        (Some(bytes), Some(tb)) if tb >= bytes => (Some(bytes), None),
-        (_, Some(tb)) => (Some(tb), max_tokens),
-        (bytes, None) => (bytes, None),
-    };
-    Ok(FindConfig {
-        source,
-        pattern,
-        matcher,
-        case_sensitive,
-        rules,
-        filters: Filters { kind, min_size, max_size, modified_since },
-        sort,
-        reverse: r.flag("reverse")?,
-        caps: Caps { limit, max_limit, max_bytes, max_tokens },
-        scope,
-        timeout_ms,
-        want_meta: purpose == Purpose::Find,
-        git,
-        skipped,
-    })
+    Ok(Filters { kind, min_size, max_size, modified_since })
 }
 
 #[cfg(test)]

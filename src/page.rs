@@ -226,7 +226,7 @@ mod tests {
 
     #[test]
     fn byte_cap_holds_with_the_skipped_line() {
-        use crate::walk::{SkipReason, SkippedFolder, SkippedGroup};
+        use crate::result::{SkipReason, SkippedFolder, SkippedGroup};
         let names: Vec<String> = (0..500).map(|i| format!("dir{}/file-{i:04}.txt", i % 7)).collect();
         let all = files(&names.iter().map(String::as_str).collect::<Vec<_>>());
         let folder = |path: &str| SkippedFolder { path: path.into(), rule: Some(format!(".gitignore:1: {path}/")) };

@@ -3,7 +3,7 @@
 
 use crate::entry::{EntryKind, Found};
 use crate::result::{FindOutcome, OmittedDir};
-use crate::walk::{SkipReason, SkippedGroup};
+use crate::result::{SkipReason, SkippedGroup};
 
 pub const NO_MATCH: &str = "No files matched.";
 

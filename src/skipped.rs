@@ -13,8 +13,9 @@ use crate::args::{wrong, Reader, Value};
 use crate::dir::Dir;
 use crate::error::Result;
 use crate::gitignore::{rules_above_on_disk, FolderRules, GitEnv, IgnoreFiles, IgnoreLine, Rules};
+use crate::result::{SkipReason, SkippedGroup, Tally};
 use crate::source::Root;
-use crate::walk::{SkipReason, SkippedGroup, Tally, WalkRules};
+use crate::walk::WalkRules;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 

@@ -4,30 +4,29 @@
 //! metadata, in parallel, then reads the ignore files of the few folders
 //! that hold any.
 //!
-//! It is the index's own engine on the walk's `Gate` (as `query` is for
-//! queries): threads share a stack of folders, each opened by handle from
-//! its parent, as on disk. Its own, because with a watcher that watches
-//! folder by folder, each folder is watched once opened and before it is
-//! listed, so every change after the walk saw a folder raises an event (one
-//! parallel pass: no walk of its own for the watches); the generic disk
-//! walk knows nothing of watches.
+//! It runs on the disk walk's threads (`walk::walk_folders`) with a folder
+//! step of its own (`BuildLister`): with a watcher that watches folder by
+//! folder, each folder is watched once opened and before it is listed, so
+//! every change after the walk saw a folder raises an event (one parallel
+//! pass: no walk of its own for the watches); the search walk's step knows
+//! nothing of watches.
 
 use super::disk::{folder_rules, UNKNOWN_META};
 use super::tree::{Id, Tree, ROOT};
 use super::watch::FolderWatches;
 use crate::cancel::Cancel;
-use crate::dir::{is_gone, Dir};
+use crate::dir::Dir;
 use crate::entry::{EntryKind, Meta};
-use crate::error::{FindError, Result};
+use crate::error::Result;
 use crate::gitignore::{GitEnv, GITIGNORE, IGNORE};
 use crate::path_bytes::os_str;
-use crate::sync::{lock, unpoisoned};
-use crate::walk::{cannot_list, gated, thread_count, Excludes, Gate, Pending, SkipReason, WalkRules};
+use crate::result::SkipReason;
+use crate::walk::{gated, listing_ended, walk_folders, Excludes, FolderAt, Gate, ListFolder, Pending, WalkRules};
 use std::collections::{BTreeSet, HashMap, HashSet};
-use std::ffi::{OsStr, OsString};
+use std::ffi::OsStr;
 use std::io::ErrorKind;
 use std::path::Path;
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::Arc;
 
 /// A new tree of the folder `dir`, whose real path is `root`, and the files
 /// in it with more than one name (for `Index::watch_links`). With
@@ -52,7 +51,7 @@ pub fn build(
         tally: true,
     };
     let walked = gated(&everything, &Cancel::never(), |gate| list_all(dir, root, gate, watches))?;
-    let mut listings: Vec<Listing> = walked.found.into_iter().flatten().collect();
+    let mut listings: Vec<ListedFolder> = walked.found.into_iter().flatten().collect();
     // A folder's listing names it: shallower listings first.
     listings.sort_by_cached_key(|l| l.rel.iter().filter(|&&b| b == b'/').count() + usize::from(!l.rel.is_empty()));
     let root_meta = dir.stat(OsStr::new(".")).map(|s| s.meta).unwrap_or(UNKNOWN_META);
@@ -102,14 +101,14 @@ pub fn build(
 /// metadata and inode number (once watched), and its children: their names
 /// end to end, and each one's end in `names`, kind, metadata and whether it
 /// is a file with more than one name.
-struct Listing {
+struct ListedFolder {
     rel: Vec<u8>,
     own: Option<(Meta, u64)>,
     names: Vec<u8>,
     children: Vec<(usize, EntryKind, Meta, bool)>,
 }
 
-impl Listing {
+impl ListedFolder {
     /// Adds the child `name` of the folder open as `dir`, unless it is gone.
     fn add(&mut self, dir: &Dir, name: &OsStr, kind: EntryKind) {
         // Listed but not to be looked at (its folder is `r--`): kept with
@@ -151,7 +150,7 @@ impl Assembly {
     }
 
     /// Adds the children of one folder's listing.
-    fn add(&mut self, listing: Listing) {
+    fn add(&mut self, listing: ListedFolder) {
         let tree = &mut self.tree;
         // A folder that vanished mid-walk (or was not listed in its
         // parent) was skipped: so is what it held.
@@ -188,145 +187,41 @@ impl Assembly {
     }
 }
 
-/// Lists every folder below `dir` (real path `root`) on `thread_count()`
-/// threads: each thread's listings.
+/// Lists every folder below `dir` (real path `root`): each thread's listings.
 fn list_all(
     dir: &Arc<Dir>,
     root: &Path,
     gate: &Gate,
     watches: Option<&dyn FolderWatches>,
-) -> Result<Vec<Vec<Listing>>> {
+) -> Result<Vec<Vec<ListedFolder>>> {
     let first = Pending::root(FolderAt::Open(Arc::clone(dir)), None);
-    let walk = Walk {
-        queue: Mutex::new(Queue { pending: vec![first], busy: 0, stop: false }),
-        wake: Condvar::new(),
-        found: Mutex::new(Vec::new()),
-        failure: Mutex::new(None),
-        root,
-        gate,
-        watches,
-    };
-    std::thread::scope(|scope| {
-        for _ in 1..thread_count() {
-            scope.spawn(|| walk.work());
-        }
-        walk.work();
-    });
-    if let Some(err) = unpoisoned(walk.failure.into_inner()) {
-        return Err(err);
-    }
-    Ok(unpoisoned(walk.found.into_inner()))
+    walk_folders(&BuildLister { root, gate, watches }, first, root, gate, Vec::new)
 }
 
-/// How the walk reaches a folder.
-enum FolderAt {
-    Open(Arc<Dir>),
-    /// A child of an open folder, opened when its turn comes (so only folders
-    /// with children still waiting hold a descriptor).
-    Child(Arc<Dir>, OsString),
-}
-
-/// Folders waiting to be listed, shared by the walker threads.
-struct Queue {
-    pending: Vec<Pending<FolderAt>>,
-    /// Threads holding a folder: when none does and nothing is pending, the walk is over.
-    busy: usize,
-    /// Set when the walk ends early (a failure).
-    stop: bool,
-}
-
-struct Walk<'a> {
-    queue: Mutex<Queue>,
-    wake: Condvar,
-    found: Mutex<Vec<Vec<Listing>>>,
-    failure: Mutex<Option<FindError>>,
+/// The build's folder step: watch, then list every child.
+struct BuildLister<'a> {
     root: &'a Path,
     gate: &'a Gate<'a>,
     watches: Option<&'a dyn FolderWatches>,
 }
 
-impl Walk<'_> {
-    /// A walker thread: takes folders until there are none left.
-    fn work(&self) {
-        let mut listings = Vec::new();
-        let mut children = Vec::new();
-        let mut next = None;
-        let mut holding = false;
-        loop {
-            let work = match next.take() {
-                Some(work) => work,
-                None => match self.take(holding) {
-                    Some(work) => work,
-                    None => break,
-                },
-            };
-            holding = true;
-            if let Err(err) = self.list(work, &mut listings, &mut children) {
-                self.fail(err);
-                break;
-            }
-            // Keep one child to list next (depth first, no lock); share the rest.
-            next = children.pop();
-            if !children.is_empty() {
-                lock(&self.queue).pending.append(&mut children);
-                self.wake.notify_all();
-            }
-        }
-        lock(&self.found).push(listings);
+impl ListFolder for BuildLister<'_> {
+    type Worker = Vec<ListedFolder>;
+    type Out = Vec<ListedFolder>;
+
+    fn finish(&self, listings: Vec<ListedFolder>) -> Vec<ListedFolder> {
+        listings
     }
 
-    /// The next folder, or `None` once the walk is over. `done` says this
-    /// thread finished the folder it held.
-    fn take(&self, done: bool) -> Option<Pending<FolderAt>> {
-        let mut queue = lock(&self.queue);
-        if done {
-            queue.busy -= 1;
-        }
-        loop {
-            if queue.stop {
-                return None;
-            }
-            if let Some(work) = queue.pending.pop() {
-                queue.busy += 1;
-                return Some(work);
-            }
-            if queue.busy == 0 {
-                queue.stop = true;
-                self.wake.notify_all();
-                return None;
-            }
-            queue = unpoisoned(self.wake.wait(queue));
-        }
-    }
-
-    fn fail(&self, err: FindError) {
-        lock(&self.failure).get_or_insert(err);
-        lock(&self.queue).stop = true;
-        self.wake.notify_all();
-    }
-
-    /// Opens, watches and lists one folder into `listings`, and queues its
-    /// child folders.
+    /// Watches and lists one folder into `listings`, and queues its child folders.
     fn list(
         &self,
+        listings: &mut Vec<ListedFolder>,
+        dir: Arc<Dir>,
         work: Pending<FolderAt>,
-        listings: &mut Vec<Listing>,
         children: &mut Vec<Pending<FolderAt>>,
     ) -> Result<()> {
         let is_root = work.is_root();
-        let dir = match &work.folder {
-            FolderAt::Open(dir) => Arc::clone(dir),
-            FolderAt::Child(parent, name) => match parent.open_dir(name) {
-                Ok(dir) => Arc::new(dir),
-                // Vanished, replaced by a file or a symlink, or not ours to read: skipped.
-                Err(e) if e.kind() == ErrorKind::PermissionDenied => {
-                    self.gate.count(SkipReason::Denied, work.rel(), true);
-                    return Ok(());
-                }
-                Err(e) if is_gone(&e) => return Ok(()),
-                Err(e) => return Err(cannot_list(self.root, work.rel(), &e, "the OS")),
-            },
-        };
         // No ignore files: the rules are off (each folder's are read once the tree is built).
         let (_, mut visit) = self.gate.visit(work, |_| Ok(None))?;
         let rel = visit.folder_rel().as_os_str().as_encoded_bytes().to_vec();
@@ -335,7 +230,7 @@ impl Walk<'_> {
         }
         // After the watch: a change to the folder from now on raises an event.
         let own = dir.stat_full(OsStr::new(".")).ok().map(|full| (full.stat.meta, full.ino));
-        let mut listing = Listing { rel, own, names: Vec::new(), children: Vec::new() };
+        let mut listing = ListedFolder { rel, own, names: Vec::new(), children: Vec::new() };
         let mut stopped = None;
         let listed = dir.for_each(|name, kind| {
             let Some(kind) = kind else { return };
@@ -359,16 +254,6 @@ impl Walk<'_> {
         if let Some(e) = stopped {
             return Err(e);
         }
-        match listed {
-            // Removed while it was being listed (getdents says ENOENT).
-            Err(e) if !is_root && is_gone(&e) => Ok(()),
-            // Opened, but its listing refused (`/proc/<pid>/map_files`): skipped
-            // like a folder that cannot be opened.
-            Err(e) if !is_root && e.kind() == ErrorKind::PermissionDenied => {
-                self.gate.count(SkipReason::Denied, &folder_rel, true);
-                Ok(())
-            }
-            listed => listed.map_err(|e| cannot_list(self.root, &folder_rel, &e, "the OS")),
-        }
+        listing_ended(self.gate, self.root, is_root, &folder_rel, listed)
     }
 }

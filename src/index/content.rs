@@ -48,14 +48,17 @@ pub struct Learnt {
 
 /// The caps of the content layer, in bytes.
 #[derive(Debug, Clone, Copy)]
-pub struct Caps {
+pub struct ContentCaps {
     pub sketches: usize,
     pub contents: usize,
 }
 
-impl Default for Caps {
-    fn default() -> Caps {
-        Caps { sketches: crate::limits::INDEX_SKETCH_BYTES, contents: crate::limits::DEFAULT_INDEX_CONTENT_CACHE_BYTES }
+impl Default for ContentCaps {
+    fn default() -> ContentCaps {
+        ContentCaps {
+            sketches: crate::limits::INDEX_SKETCH_BYTES,
+            contents: crate::limits::DEFAULT_INDEX_CONTENT_CACHE_BYTES,
+        }
     }
 }
 
@@ -67,7 +70,7 @@ pub struct ContentLayer {
     cached_bytes: usize,
     /// The files whose contents are held, by size, for evicting the largest.
     cached: BTreeSet<(usize, Id)>,
-    caps: Caps,
+    caps: ContentCaps,
     /// Bumped each time something is dropped for a change.
     epoch: u64,
 }
@@ -84,7 +87,7 @@ pub struct LayerSize {
 }
 
 impl ContentLayer {
-    pub fn new(caps: Caps) -> ContentLayer {
+    pub fn new(caps: ContentCaps) -> ContentLayer {
         ContentLayer {
             slots: Vec::new(),
             sketch_bytes: 0,
@@ -232,7 +235,7 @@ mod tests {
 
     #[test]
     fn the_largest_files_make_room_and_never_for_a_larger_one() {
-        let mut layer = ContentLayer::new(Caps { sketches: 1 << 20, contents: 1_500 });
+        let mut layer = ContentLayer::new(ContentCaps { sketches: 1 << 20, contents: 1_500 });
         layer.keep(0, vec![learnt(0, 1_000), learnt(1, 400)]);
         assert_eq!(layer.size().cached_bytes, 1_400);
         // 200 more do not fit: the 1,000-byte file makes room.
@@ -251,7 +254,7 @@ mod tests {
 
     #[test]
     fn a_change_drops_what_was_learnt_and_stale_learning_is_not_kept() {
-        let mut layer = ContentLayer::new(Caps { sketches: 1 << 20, contents: 10_000 });
+        let mut layer = ContentLayer::new(ContentCaps { sketches: 1 << 20, contents: 10_000 });
         let epoch = layer.epoch();
         layer.keep(epoch, vec![learnt(0, 100), learnt(1, 200)]);
         layer.forget(0);
@@ -269,7 +272,7 @@ mod tests {
 
     #[test]
     fn a_zero_cap_keeps_sketches_only() {
-        let mut layer = ContentLayer::new(Caps { sketches: 1 << 20, contents: 0 });
+        let mut layer = ContentLayer::new(ContentCaps { sketches: 1 << 20, contents: 0 });
         assert!(!layer.wants_contents(1));
         layer.keep(0, vec![learnt(0, 10)]);
         assert!(!cached(&layer, 0, 10));

@@ -301,7 +301,7 @@ impl Index {
 
 #[cfg(test)]
 mod tests {
-    use super::super::content::Caps as ContentCaps;
+    use super::super::content::ContentCaps;
     use super::super::testing::{open_watched, paths, poison, temp, wait_for, PanicOnChanges};
     use super::*;
     use crate::cancel::Cancel;

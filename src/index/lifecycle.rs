@@ -10,7 +10,7 @@
 //! `close` frees them.
 
 use super::build::build;
-use super::content::{Caps as ContentCaps, ContentLayer, LayerSize};
+use super::content::{ContentCaps, ContentLayer, LayerSize};
 use super::disk::UNKNOWN_META;
 use super::keeper;
 use super::query::KeptVisible;

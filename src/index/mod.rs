@@ -42,5 +42,5 @@ pub mod tree;
 mod unwatched;
 mod watch;
 
-pub use content::{Caps as ContentCaps, LayerSize};
+pub use content::{ContentCaps, LayerSize};
 pub use lifecycle::{Index, IndexRef};

@@ -19,11 +19,11 @@ use crate::entry::{EntryKind, Meta};
 use crate::error::{clip, ErrorCode, FindError, Result};
 use crate::gitignore::Rules;
 use crate::path_bytes::os_str;
+use crate::result::{SkipReason, Tally};
 use crate::sandbox::{search_path_error, Asked};
 use crate::sync::{lock, unpoisoned};
 use crate::walk::{
-    thread_count, Collector, Entry, Gate, KnownContents, KnownFile, OpenedFolders, Pending, SkipReason, Tally,
-    WalkRules, CANCEL_EVERY,
+    thread_count, Collector, Entry, Gate, KnownContents, KnownFile, OpenedFolders, Pending, WalkRules, CANCEL_EVERY,
 };
 use std::cell::{Cell, RefCell};
 use std::path::Path;

@@ -3,7 +3,7 @@
 //! test applies by hand changes them), the paths a tree holds, and a
 //! watcher that panics in the keeper's work on demand.
 
-use super::content::Caps as ContentCaps;
+use super::content::ContentCaps;
 use super::lifecycle::Index;
 use super::tree::ROOT;
 use super::watch::{default_watcher, FolderWatches, Waited, Watcher};

@@ -20,8 +20,8 @@ use super::reading::{Cancelled, Checked, Cutter};
 use super::shown::{around_match, line_text, matched_text, run_text};
 use crate::cancel::Cancel;
 use crate::dir::is_skippable;
+use crate::result::SkipReason;
 use crate::source::{Contents, Rewind};
-use crate::walk::SkipReason;
 use grep_searcher::{
     BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkContextKind, SinkError, SinkFinish, SinkMatch,
 };

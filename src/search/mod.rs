@@ -179,7 +179,7 @@ pub struct SearchOutcome {
     pub notice: Option<String>,
     /// With `skipped: true`: what the walk and the search left out, by reason.
     /// `None` unless asked.
-    pub skipped: Option<Vec<crate::walk::SkippedGroup>>,
+    pub skipped: Option<Vec<crate::result::SkippedGroup>>,
     /// Where the next page starts, when more follows (`truncated` or `incomplete`).
     pub cursor: Option<String>,
     /// How many items of the whole answer come before the first one shown
@@ -311,7 +311,7 @@ fn finish(
     outcome: &mut SearchOutcome,
     config: &SearchConfig,
     root: &Root,
-    tally: &crate::walk::Tally,
+    tally: &crate::result::Tally,
     hits: &[Hit],
     cancel: &Cancel,
 ) -> Result<()> {

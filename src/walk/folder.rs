@@ -6,10 +6,11 @@
 //! folder (`F` in `Pending<F>`: a handle, a storage path, an index node),
 //! how it lists the children, and the folder's compiled ignore files.
 
-use super::{Gate, SkipReason, CANCEL_EVERY};
+use super::{Gate, CANCEL_EVERY};
 use crate::entry::EntryKind;
 use crate::error::Result;
 use crate::gitignore::{FolderRules, Rules};
+use crate::result::SkipReason;
 use std::ffi::{OsStr, OsString};
 use std::path::Path;
 use std::sync::Arc;

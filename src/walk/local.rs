@@ -1,20 +1,17 @@
 //! The walk on the local disk. Folders are opened by handle from their
 //! parent (see `dir`), so nothing is reached through a symlink, even one
-//! swapped in mid-walk. Threads share a stack of folders to list, each
-//! keeping one child for itself (depth first); each thread has its own
+//! swapped in mid-walk. The threads are `threads`'; each has its own
 //! collector and hands over what it finished with once, at the end. The
 //! user's git settings (`GitEnv`) are shared by the threads, read once per
 //! walk when the first repository is met.
 
-use super::{cannot_list, thread_count, At, Collector, Entry, Gate, Pending, SkipReason};
-use crate::dir::{is_gone, Dir};
-use crate::error::{FindError, Result};
+use super::threads::{listing_ended, walk_folders, FolderAt, ListFolder};
+use super::{At, Collector, Entry, Gate, Pending};
+use crate::dir::Dir;
+use crate::error::Result;
 use crate::gitignore::{rules_above_on_disk, unreadable, FolderRules, GitEnv, IgnoreFiles};
-use crate::sync::{lock, unpoisoned};
-use std::ffi::OsString;
-use std::io::ErrorKind;
 use std::path::Path;
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::Arc;
 
 /// Walks the folder `dir`, whose real path is `root`, with a collector per
 /// thread; returns what each finished with.
@@ -32,138 +29,35 @@ where
         false => None,
     };
     let first = Pending::root(FolderAt::Open(Arc::clone(dir)), above);
-    let shared = WalkState {
-        git: &git,
-        queue: Mutex::new(Queue { pending: vec![first], busy: 0, stop: false }),
-        wake: Condvar::new(),
-        found: Mutex::new(Vec::new()),
-        failure: Mutex::new(None),
-        root,
-        gate,
-    };
-    std::thread::scope(|scope| {
-        for _ in 1..thread_count() {
-            scope.spawn(|| shared.work(new_collector()));
-        }
-        shared.work(new_collector());
-    });
-    if let Some(err) = unpoisoned(shared.failure.into_inner()) {
-        return Err(err);
-    }
-    Ok(unpoisoned(shared.found.into_inner()))
+    let lister = Lister { git: &git, root, gate, collector: std::marker::PhantomData };
+    walk_folders(&lister, first, root, gate, new_collector)
 }
 
-/// How the walk reaches a folder.
-enum FolderAt {
-    Open(Arc<Dir>),
-    /// A child of an open folder, opened when its turn comes (so only folders
-    /// with children still waiting hold a descriptor).
-    Child(Arc<Dir>, OsString),
-}
-
-/// Folders waiting to be listed, shared by the walker threads.
-struct Queue {
-    pending: Vec<Pending<FolderAt>>,
-    /// Threads holding a folder: when none does and nothing is pending, the walk is over.
-    busy: usize,
-    /// Set when the walk ends early (a failure, a cancel).
-    stop: bool,
-}
-
-struct WalkState<'a, T> {
-    queue: Mutex<Queue>,
-    wake: Condvar,
-    found: Mutex<Vec<T>>,
-    failure: Mutex<Option<FindError>>,
+/// The search walk's folder step: the rules on each child, which the
+/// collector is offered.
+struct Lister<'a, C> {
     root: &'a Path,
     git: &'a GitEnv,
     gate: &'a Gate<'a>,
+    collector: std::marker::PhantomData<fn() -> C>,
 }
 
-impl<T: Send> WalkState<'_, T> {
-    /// A walker thread: takes folders until there are none left.
-    fn work<C: Collector<Out = T>>(&self, mut collector: C) {
-        let mut children = Vec::new();
-        let mut next = None;
-        let mut holding = false;
-        loop {
-            let work = match next.take() {
-                Some(work) => work,
-                None => match self.take(holding) {
-                    Some(work) => work,
-                    None => break,
-                },
-            };
-            holding = true;
-            if let Err(err) = self.list(work, &mut collector, &mut children) {
-                self.fail(err);
-                break;
-            }
-            // Keep one child to list next (depth first, no lock); share the rest.
-            next = children.pop();
-            if !children.is_empty() {
-                let mut queue = lock(&self.queue);
-                queue.pending.append(&mut children);
-                drop(queue);
-                self.wake.notify_all();
-            }
-        }
-        let out = collector.finish();
-        lock(&self.found).push(out);
+impl<C: Collector> ListFolder for Lister<'_, C> {
+    type Worker = C;
+    type Out = C::Out;
+
+    fn finish(&self, collector: C) -> C::Out {
+        collector.finish()
     }
 
-    /// The next folder, or `None` once the walk is over. `done` says this
-    /// thread finished the folder it held.
-    fn take(&self, done: bool) -> Option<Pending<FolderAt>> {
-        let mut queue = lock(&self.queue);
-        if done {
-            queue.busy -= 1;
-        }
-        loop {
-            if queue.stop {
-                return None;
-            }
-            if let Some(work) = queue.pending.pop() {
-                queue.busy += 1;
-                return Some(work);
-            }
-            if queue.busy == 0 {
-                queue.stop = true;
-                self.wake.notify_all();
-                return None;
-            }
-            queue = unpoisoned(self.wake.wait(queue));
-        }
-    }
-
-    fn fail(&self, err: FindError) {
-        lock(&self.failure).get_or_insert(err);
-        lock(&self.queue).stop = true;
-        self.wake.notify_all();
-    }
-
-    /// Lists one folder: applies the rules to each child, offers it to the
-    /// collector, and queues child folders.
-    fn list<C: Collector>(
+    fn list(
         &self,
-        work: Pending<FolderAt>,
         collector: &mut C,
+        dir: Arc<Dir>,
+        work: Pending<FolderAt>,
         children: &mut Vec<Pending<FolderAt>>,
     ) -> Result<()> {
         let is_root = work.is_root();
-        let dir = match &work.folder {
-            FolderAt::Open(dir) => Arc::clone(dir),
-            FolderAt::Child(parent, name) => match parent.open_dir(name) {
-                Ok(dir) => Arc::new(dir),
-                // Vanished, replaced by a file or a symlink, or not ours to read: skipped.
-                Err(e) if e.kind() == ErrorKind::PermissionDenied => {
-                    self.gate.count(SkipReason::Denied, work.rel(), true);
-                    return Ok(());
-                }
-                Err(e) if is_gone(&e) => return Ok(()),
-                Err(e) => return Err(cannot_list(self.root, work.rel(), &e, "the OS")),
-            },
-        };
         let own = |rel: &Path| match IgnoreFiles::read(&dir, self.git) {
             Ok(files) => Ok(FolderRules::compile(files)),
             Err(e) => Err(unreadable(&self.root.join(rel), &e)),
@@ -189,17 +83,6 @@ impl<T: Send> WalkState<'_, T> {
         if let Some(e) = stopped {
             return Err(e);
         }
-        match listed {
-            // Removed while it was being listed (getdents says ENOENT): what was read is kept.
-            Err(e) if !is_root && is_gone(&e) => return Ok(()),
-            // Opened, but its listing refused (`/proc/<pid>/map_files`): skipped
-            // like a folder that cannot be opened.
-            Err(e) if !is_root && e.kind() == ErrorKind::PermissionDenied => {
-                self.gate.count(SkipReason::Denied, &visit.folder_rel(), true);
-                return Ok(());
-            }
-            listed => listed,
-        }
-        .map_err(|e| cannot_list(self.root, &visit.folder_rel(), &e, "the OS"))
+        listing_ended(self.gate, self.root, is_root, &visit.folder_rel(), listed)
     }
 }

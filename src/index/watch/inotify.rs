@@ -61,7 +61,7 @@ const GIT_SKIPPED: [&[u8]; 3] = [b"objects", b"logs", b"refs"];
 /// The folder a watch is on: a folder of the tree, or one in the `.git` of
 /// a folder of the tree (`git`: its path from that folder, `.git/info`).
 #[derive(Clone, Debug)]
-pub struct Target {
+pub struct WatchTarget {
     pub folder: Handle,
     pub git: Option<Vec<u8>>,
 }
@@ -76,7 +76,7 @@ pub struct Raw {
 /// The watches, by descriptor, and how many name each folder (not its `.git`).
 #[derive(Default)]
 struct Targets {
-    by_wd: HashMap<i32, Target>,
+    by_wd: HashMap<i32, WatchTarget>,
     folders: HashMap<Handle, u32>,
     /// Folders whose last watch the kernel dropped (`IN_IGNORED`: the
     /// folder was deleted), until the index lists their parent again.
@@ -88,7 +88,7 @@ struct Targets {
 }
 
 impl Targets {
-    fn insert(&mut self, wd: i32, target: Target) -> Option<Target> {
+    fn insert(&mut self, wd: i32, target: WatchTarget) -> Option<WatchTarget> {
         if target.git.is_none() {
             *self.folders.entry(target.folder).or_default() += 1;
             self.dropped.remove(&target.folder);
@@ -100,7 +100,7 @@ impl Targets {
         before
     }
 
-    fn uncount(&mut self, target: &Target) {
+    fn uncount(&mut self, target: &WatchTarget) {
         if target.git.is_none() {
             if let Some(n) = self.folders.get_mut(&target.folder) {
                 *n -= 1;
@@ -111,13 +111,13 @@ impl Targets {
         }
     }
 
-    fn remove(&mut self, wd: i32) -> Option<Target> {
+    fn remove(&mut self, wd: i32) -> Option<WatchTarget> {
         let target = self.by_wd.remove(&wd)?;
         self.uncount(&target);
         Some(target)
     }
 
-    fn retain(&mut self, mut keep: impl FnMut(i32, &Target) -> bool) {
+    fn retain(&mut self, mut keep: impl FnMut(i32, &WatchTarget) -> bool) {
         let gone: Vec<i32> = self.by_wd.iter().filter(|(&wd, t)| !keep(wd, t)).map(|(&wd, _)| wd).collect();
         for wd in gone {
             self.remove(wd);
@@ -245,10 +245,10 @@ impl Inotify {
 
     /// The folder a watch is on, if it still names one; forgets it once the
     /// kernel says the watch is gone (`IN_IGNORED`).
-    fn target(&self, raw: &Raw) -> Option<Target> {
+    fn target(&self, raw: &Raw) -> Option<WatchTarget> {
         let mut targets = lock(&self.targets);
         if raw.mask & libc::IN_IGNORED != 0 {
-            if let Some(Target { folder, git: None }) = targets.remove(raw.wd) {
+            if let Some(WatchTarget { folder, git: None }) = targets.remove(raw.wd) {
                 if !targets.folders.contains_key(&folder) {
                     targets.dropped.insert(folder);
                 }
@@ -366,7 +366,7 @@ impl FolderWatches for Inotify {
         for (wd, rel) in watched {
             match tree.find(&rel) {
                 Some(id) => {
-                    targets.insert(wd, Target { folder: tree.handle(id), git: None });
+                    targets.insert(wd, WatchTarget { folder: tree.handle(id), git: None });
                 }
                 None => self.remove_watch(wd),
             }
@@ -389,8 +389,8 @@ impl FolderWatches for Inotify {
         match added {
             Ok(wd) => {
                 lock(&self.unwatched).0.remove(&folder);
-                let before = lock(&self.targets).insert(wd, Target { folder, git: None });
-                !matches!(before, Some(Target { folder: f, git: None }) if f == folder)
+                let before = lock(&self.targets).insert(wd, WatchTarget { folder, git: None });
+                !matches!(before, Some(WatchTarget { folder: f, git: None }) if f == folder)
             }
             Err(e) => {
                 let mut unwatched = lock(&self.unwatched);
@@ -406,7 +406,7 @@ impl FolderWatches for Inotify {
         let mut stack = vec![(git, b".git".to_vec())];
         while let Some((at, rel)) = stack.pop() {
             if let Ok(wd) = self.add(&at) {
-                lock(&self.targets).insert(wd, Target { folder, git: Some(rel.clone()) });
+                lock(&self.targets).insert(wd, WatchTarget { folder, git: Some(rel.clone()) });
             }
             let mut subs = Vec::new();
             let _ = at.for_each(|name, kind| {
@@ -460,7 +460,7 @@ impl FolderWatches for Inotify {
         for (wd, target) in std::mem::take(&mut targets.by_wd) {
             match same(target.folder) {
                 Some(folder) => {
-                    kept.insert(wd, Target { folder, git: target.git });
+                    kept.insert(wd, WatchTarget { folder, git: target.git });
                 }
                 None => self.remove_watch(wd),
             }
