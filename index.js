@@ -3,7 +3,7 @@
 // under js/, each of which says what it owns. index.mjs re-exports the same
 // values as ESM; index.d.ts types them.
 
-const { find, findFiles, searchFiles, explain, findText } = require('./js/search.js')
+const { find, findFiles, searchFiles, explain } = require('./js/search.js')
 const { formatFindResult, formatSearchResult } = require('./js/format.js')
 const { FindFilesError } = require('./js/errors.js')
 const { memoryReader } = require('./js/readers/memory.js')
@@ -16,5 +16,3 @@ module.exports = {
   find, findFiles, searchFiles, explain, formatFindResult, formatSearchResult, FindFilesError, memoryReader, mountReader, openIndex,
   toolDefinitions, openaiTool, openaiResponsesTool, anthropicTool, vercelTool, createTools, fileTypes,
 }
-// Internal, for bin/agent-find.js: not part of the public surface.
-Object.defineProperty(module.exports, 'findText', { value: findText, enumerable: false })

@@ -2,8 +2,7 @@
 // The search calls: `find`, `findFiles` and `searchFiles` in their argument
 // forms, on the disk (or a host's `reader`) or from a live index; the
 // options split into what only JS holds (signal, policy, approve, reader) and
-// the plain data for Rust; and the internal `findText` (for the CLI) and
-// `findFilesWith` (for createTools).
+// the plain data for Rust; and the internal `findFilesWith` (for createTools).
 
 const nodePath = require('node:path')
 const binding = require('./native.js')
@@ -67,11 +66,6 @@ async function runPlan(tool, purpose, options, index) {
   }
 }
 
-/** The model text of a `find`, rendered natively (no object per entry): for the CLI. */
-async function findText(options) {
-  return (await runPlan('find', 'findText', callOptions(options))).text
-}
-
 /** findFiles with a whole options object (cwd, roots, policy...): for createTools. */
 async function findFilesWith(options) {
   return allPaths(await runPlan('find_files', 'findFiles', options))
@@ -132,4 +126,4 @@ async function explain(target, options) {
   return (await runPlan('explain_path', 'explain', opts)).explanation
 }
 
-module.exports = { find, findFiles, searchFiles, explain, searches, findText, findFilesWith }
+module.exports = { find, findFiles, searchFiles, explain, searches, findFilesWith }

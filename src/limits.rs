@@ -16,6 +16,13 @@ pub const MIN_MAX_BYTES: usize = 256;
 pub const BYTES_PER_TOKEN: usize = 4;
 /// The smallest `maxTokens`: `MIN_MAX_BYTES` worth.
 pub const MIN_MAX_TOKENS: usize = MIN_MAX_BYTES / BYTES_PER_TOKEN;
+
+/// The bytes of model text `maxTokens` allows, for both calls: `find` cuts
+/// its list to them (`page`), `searchFiles` spreads its lines within them
+/// (`search::budget`).
+pub fn token_bytes(max_tokens: usize) -> usize {
+    max_tokens.saturating_mul(BYTES_PER_TOKEN)
+}
 /// How many of the most crowded folders `omitted` names.
 pub const OMITTED_DIRS: usize = 5;
 

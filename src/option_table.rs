@@ -2,8 +2,8 @@
 //! takes, its default, what a model reads about it and its command-line
 //! flag. The unknown-option check and its message (`Reader::only`), the
 //! tools' JSON Schemas (`js/tools.js`), the CLI's flags and usage text
-//! (`js/cli.js`, and natively `cli/`) and the test that holds `index.d.ts` to the same
-//! names all read this table; the binding exports it as `optionTable()`.
+//! (`cli/`) and the test that holds `index.d.ts` to the same names all read
+//! this table; the binding exports it as `optionTable()`.
 //! What a value means is read in `options` and `search::options`.
 //!
 //! The parsers read each option's default, choices and numeric bounds from

@@ -17,7 +17,7 @@ use crate::sort::SortBy;
 use crate::source::Source;
 use crate::walk::{Excludes, WalkRules};
 
-use crate::limits::BYTES_PER_TOKEN;
+use crate::limits::token_bytes;
 
 /// What the options are for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -164,7 +164,7 @@ fn parse_caps(r: &TableReader, purpose: Purpose) -> Result<Caps> {
         Purpose::Find => r.count("maxTokens", false)?.flatten(),
         Purpose::FindFiles => None,
     };
-    let token_bytes = max_tokens.map(|t| t.saturating_mul(BYTES_PER_TOKEN));
+    let token_bytes = max_tokens.map(token_bytes);
     let (max_bytes, max_tokens) = match (max_bytes, token_bytes) {
         (Some(bytes), Some(tb)) if tb >= bytes => (Some(bytes), None),
         (_, Some(tb)) => (Some(tb), max_tokens),

@@ -6,8 +6,8 @@ use crate::blocking_pool::yield_to_the_loop;
 use crate::columns::split_paths;
 use crate::results::{find_output, RunOutput};
 use agent_find_core::{
-    clip, explain, parse_find_options, parse_search_options, render_find, run_find, run_search, Cancel, CancelFlag,
-    ErrorCode, FindConfig, FindError, Purpose, SearchConfig, Source, Value,
+    clip, explain, parse_find_options, parse_search_options, run_find, run_search, Cancel, CancelFlag, ErrorCode,
+    FindConfig, FindError, Purpose, SearchConfig, Source, Value,
 };
 use std::sync::Arc;
 
@@ -25,9 +25,6 @@ pub enum FindShape {
     Entries,
     /// `findFiles`: absolute paths.
     Paths,
-    /// The model text alone, rendered here: the CLI prints it without making
-    /// an object per entry.
-    Text,
     /// Why this path (absolute) is or is not among the entries.
     Explain(Arc<std::path::Path>),
 }
@@ -62,23 +59,18 @@ impl UnparsedJob {
             }
         }
         let find = |purpose, shape: FindShape| {
-            parse_find_options(&fields, purpose, source.clone()).map(|mut c| {
-                // The text shows no size or date: read them only where a filter or the order needs them.
-                c.want_meta &= !matches!(shape, FindShape::Text);
-                Job::Find(Arc::new(c), shape)
-            })
+            parse_find_options(&fields, purpose, source.clone()).map(|c| Job::Find(Arc::new(c), shape))
         };
         match purpose.as_str() {
             "search" => parse_search_options(&fields, source.clone()).map(|c| Job::Search(Arc::new(c))),
             "findFiles" => find(Purpose::FindFiles, FindShape::Paths),
-            "findText" => find(Purpose::Find, FindShape::Text),
             "find" => find(Purpose::Find, FindShape::Entries),
             "explain" => find(
                 Purpose::Find,
                 FindShape::Explain(explained.unwrap_or_else(|| Arc::from(std::path::Path::new("/")))),
             ),
             other => Err(FindError::invalid_argument(format!(
-                "internal: unknown purpose `{}`; it is find, findText, findFiles, search or explain",
+                "internal: unknown purpose `{}`; it is find, findFiles, search or explain",
                 clip(other, 40)
             ))),
         }
@@ -121,7 +113,6 @@ pub fn run_job(job: &Job, flag: CancelFlag, made: std::time::Instant) -> RunOutp
                     let (result, remaining) = find_output(outcome);
                     RunOutput { result: Some(result), remaining, ..RunOutput::empty() }
                 }
-                FindShape::Text => RunOutput { text: Some(render_find(&outcome)), ..RunOutput::empty() },
                 FindShape::Explain(_) => unreachable_explain(),
                 FindShape::Paths => {
                     let root = &config.scope.logical_path;

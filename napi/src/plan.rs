@@ -67,7 +67,7 @@ async fn parse_once(stage: Arc<std::sync::Mutex<Stage>>) -> std::result::Result<
 
 #[napi]
 impl Plan {
-    /// `purpose` is `"find"`, `"findText"`, `"findFiles"` or `"search"`;
+    /// `purpose` is `"find"`, `"findFiles"` or `"search"`;
     /// `reader`, the host's storage as `js/readers/adapter.js` adapts it.
     /// Only reads the options (cheap); `prepare` validates them. Never
     /// throws: see `error`.

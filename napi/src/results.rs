@@ -290,8 +290,6 @@ impl From<Explanation> for JsExplanation {
 pub struct RunOutput {
     pub result: Option<FindOutput>,
     pub paths: Option<PathSlice>,
-    /// The model text of a `find` (purpose `"findText"`, for the CLI).
-    pub text: Option<String>,
     pub search: Option<JsSearchResult>,
     pub explanation: Option<JsExplanation>,
     pub error: Option<Failure>,
@@ -301,15 +299,7 @@ pub struct RunOutput {
 impl RunOutput {
     /// Nothing set yet: each answer sets its own fields.
     pub fn empty() -> Self {
-        RunOutput {
-            result: None,
-            paths: None,
-            text: None,
-            search: None,
-            explanation: None,
-            error: None,
-            remaining: None,
-        }
+        RunOutput { result: None, paths: None, search: None, explanation: None, error: None, remaining: None }
     }
 
     /// A call that failed: the error as data, which the JS wrapper throws.

@@ -38,8 +38,8 @@ pub struct FlagRow {
 }
 
 /// Every option of every call, one row per call that takes it, in the
-/// order the schemas and usage texts list them: validation reads the same table, and `js/tools.js`,
-/// `js/cli.js` and a test of `index.d.ts` read this export.
+/// order the schemas and usage texts list them: validation reads the same
+/// table, and `js/tools.js` and a test of `index.d.ts` read this export.
 #[napi]
 pub fn option_table() -> Vec<OptionRow> {
     use agent_find_core::option_table::{fill, Default, Kind, OPTIONS};

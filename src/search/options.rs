@@ -9,7 +9,7 @@ use super::matcher::{ContentMatcher, Modes};
 use super::{Context, OutputMode, SearchConfig, Target};
 use crate::args::{wrong, Reader, TableReader, Value};
 use crate::error::{FindError, Result};
-use crate::limits::{BYTES_PER_TOKEN, DEFAULT_MAX_BYTES, MAX_SEARCH_PATTERNS};
+use crate::limits::{token_bytes, DEFAULT_MAX_BYTES, MAX_SEARCH_PATTERNS};
 use crate::option_table::{Call, SKIPPED_DIRS};
 use crate::pattern::{NameMatcher, PatternMode};
 use crate::sandbox::Scope;
@@ -210,10 +210,8 @@ pub fn parse(fields: &[(String, Value)], source: Source) -> Result<SearchConfig>
     let rules = parse_rules(&r, &skipped)?;
     let page = parse_page(&r, fields, &target)?;
     // `maxTokens`: a budget for the model text (see `budget`), under the byte cap it never passes.
-    let max_text_bytes = r
-        .count("maxTokens", false)?
-        .flatten()
-        .map(|tokens| tokens.saturating_mul(BYTES_PER_TOKEN).min(DEFAULT_MAX_BYTES));
+    let max_text_bytes =
+        r.count("maxTokens", false)?.flatten().map(|tokens| token_bytes(tokens).min(DEFAULT_MAX_BYTES));
     let config = SearchConfig {
         target,
         types,
