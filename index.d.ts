@@ -31,6 +31,11 @@ export interface CallOptions {
   signal?: AbortSignalLike
   /** Rejects with `aborted` after this long, counted from the call: the policy, approve and the walk included. */
   timeoutMs?: number
+  /**
+   * `'normal'` (default): the call's threads run at the host's own priority. `'low'`: below it (nice 10 on
+   * Linux, QoS utility on macOS, below normal on Windows), for searches the host's own work should come before.
+   */
+  priority?: 'normal' | 'low'
   /** Asked before the path is checked or walked. */
   policy?: (req: AccessRequest) => Decision | Promise<Decision>
   /** Asked when the policy answers 'require_approval'. */
@@ -271,6 +276,16 @@ export interface IndexStats {
   contentCacheBytes: number
   /** Files whose contents are held in memory. */
   contentCacheFiles: number
+  /**
+   * The sketches built in the background once the tree is built, for the files a default `searchFiles` reads:
+   * `'waiting'` (the tree is being built, or sketches are off), `'running'`, `'done'`, or `'stopped'` (closed,
+   * or the sketch cap reached). It runs at the lowest priority and waits while any call runs.
+   */
+  contentBuild: 'waiting' | 'running' | 'done' | 'stopped'
+  /** Files the background build has looked at so far, of `contentBuildTotal`. */
+  contentBuildFiles: number
+  /** The files a default `searchFiles` reads, which the background build sketches. */
+  contentBuildTotal: number
   /** File-system events received. */
   events: number
   /** Folders listed again after events. */
@@ -683,6 +698,8 @@ export interface WorkspaceOptions {
   approve?: (req: AccessRequest) => boolean | Promise<boolean>
   /** A time limit for every call. */
   timeoutMs?: number
+  /** Every call's priority (see `CallOptions.priority`). */
+  priority?: 'normal' | 'low'
   /** The ceiling for `find`'s `limit` (default 1000; `Infinity` for scripts). */
   maxLimit?: number
   /** The cap on `find`'s model text (default 51200). */

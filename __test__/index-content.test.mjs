@@ -43,7 +43,7 @@ async function sameAsFresh(index, root, queries, why) {
 }
 
 describe('index.searchFiles with the content layer', () => {
-  test('sketches are made by the first search, and later searches answer as a fresh search does', async (t) => {
+  test('sketches are made by the first search (or the background build), and later searches answer as a fresh search does', async (t) => {
     const files = {}
     for (let i = 0; i < 60; i++) files[`src/m${i % 6}/f${i}.js`] = `export function f${i}() {\n  return ${i % 7 === 0 ? '"needle"' : 'null'}\n}\n`
     files['empty.txt'] = ''
@@ -55,7 +55,8 @@ describe('index.searchFiles with the content layer', () => {
     const root = tmpTree(t, files)
     const index = await openIndex(root)
     t.after(() => index.close())
-    assert.equal(index.stats().contentFiles, 0)
+    // The background build may have sketched some already; it never sketches more than a search would read.
+    assert.ok(index.stats().contentFiles <= 63, `contentFiles ${index.stats().contentFiles}`)
     const queries = [
       { pattern: 'needle' },
       { pattern: 'needle', outputMode: 'count' },

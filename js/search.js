@@ -7,7 +7,7 @@
 const nodePath = require('node:path')
 const binding = require('./native.js')
 const { FindFilesError, invalid, abortedError } = require('./errors.js')
-const { isNonArrayObject } = require('./util.js')
+const { describe, isNonArrayObject } = require('./util.js')
 const { checkPolicy, deadlineOf, untilAborted } = require('./policy.js')
 const { findResult, allPaths } = require('./columns.js')
 const { adaptReader, insideReader } = require('./readers/adapter.js')
@@ -26,7 +26,7 @@ function callOptions(first, second) {
 
 /** Splits off what only JS can hold; the rest goes to Rust as plain data. */
 function splitOptions(options) {
-  const { signal, policy, approve, reader, ...native } = options
+  const { signal, policy, approve, reader, priority, ...native } = options
   if (signal !== undefined && signal !== null &&
       !(typeof signal === 'object' && typeof signal.aborted === 'boolean' && typeof signal.addEventListener === 'function')) {
     throw invalid('`signal` must be an AbortSignal')
@@ -34,17 +34,20 @@ function splitOptions(options) {
   for (const [name, fn] of [['policy', policy], ['approve', approve]]) {
     if (fn !== undefined && fn !== null && typeof fn !== 'function') throw invalid(`\`${name}\` must be a function`)
   }
+  if (priority !== undefined && priority !== null && priority !== 'normal' && priority !== 'low') {
+    throw invalid(`\`priority\` must be 'normal' or 'low', not ${describe(priority)}`)
+  }
   if (native.modifiedSince instanceof Date) native.modifiedSince = native.modifiedSince.getTime()
   const storage = reader === undefined || reader === null ? undefined : adaptReader(reader)
-  return { signal: signal || undefined, policy: policy || undefined, approve: approve || undefined, storage, native }
+  return { signal: signal || undefined, policy: policy || undefined, approve: approve || undefined, storage, native, low: priority === 'low' }
 }
 
 async function runPlan(tool, purpose, options, index) {
-  const { signal, policy, approve, storage, native } = splitOptions(options)
+  const { signal, policy, approve, storage, native, low } = splitOptions(options)
   if (index && storage) throw invalid('an index searches its own folder: pass `reader` to find(), not to an index')
   // timeoutMs counts from here: the policy and approve are part of the call (the plan counts from its making too).
   const deadline = deadlineOf(native.timeoutMs)
-  const plan = new binding.Plan(native, purpose, storage, index)
+  const plan = new binding.Plan(native, purpose, storage, index, low)
   // Validating compiles the patterns: on the blocking pool, never on the event loop.
   await plan.prepare()
   const refused = plan.error

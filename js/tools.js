@@ -208,11 +208,14 @@ function createTools(options = {}) {
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
     throw new FindFilesError('invalid-argument', 'createTools(options) takes an object such as { cwd, roots }')
   }
-  const known = ['cwd', 'roots', 'reader', 'policy', 'approve', 'timeoutMs', 'maxLimit', 'maxBytes', 'index']
+  const known = ['cwd', 'roots', 'reader', 'policy', 'approve', 'timeoutMs', 'priority', 'maxLimit', 'maxBytes', 'index']
   for (const key of Object.keys(options)) {
     if (!known.includes(key)) {
       throw new FindFilesError('invalid-argument', `createTools: unknown option \`${key}\`; the options are ${known.join(', ')}`)
     }
+  }
+  if (options.priority !== undefined && options.priority !== null && options.priority !== 'normal' && options.priority !== 'low') {
+    throw new FindFilesError('invalid-argument', "createTools: `priority` must be 'normal' or 'low'")
   }
   if (options.cwd !== undefined && (typeof options.cwd !== 'string' || options.cwd === '')) {
     throw new FindFilesError('invalid-argument', 'createTools: `cwd` must be a non-empty path')
@@ -227,7 +230,7 @@ function createTools(options = {}) {
   // The workspace is the sandbox unless the host says otherwise (`roots: null` lifts it).
   const roots = options.roots === undefined ? [cwd] : options.roots === null ? undefined : options.roots.map((r) => paths.resolve(cwd, r))
   const live = liveIndexes(options, roots ?? [cwd])
-  const call = { cwd, roots, reader: options.reader, policy: options.policy, approve: options.approve, timeoutMs: options.timeoutMs }
+  const call = { cwd, roots, reader: options.reader, policy: options.policy, approve: options.approve, timeoutMs: options.timeoutMs, priority: options.priority }
   const findHost = { ...call, maxLimit: options.maxLimit, maxBytes: options.maxBytes }
   const withHost = (args, host, signal) => {
     const merged = { ...args, ...host, signal }

@@ -4,6 +4,7 @@
 //! (the walk's rules narrowed to the changed files, the status letters and
 //! the sentence a result carries), and the sentences of a result joined.
 
+use crate::calls_in_flight::CallInFlight;
 use crate::cancel::Cancel;
 use crate::git_scope;
 use crate::git_status::{ChangedPaths, GitAsk};
@@ -30,6 +31,8 @@ pub struct Prepared<'c, C: CallOptions> {
     pub status: Option<ChangedPaths>,
     /// The sentence the result carries about git scoping, if any.
     pub git_note: Option<String>,
+    /// Counted until the answer is made: background work waits meanwhile.
+    pub in_flight: Option<CallInFlight>,
 }
 
 /// Opens the search folder of `options` and applies `git` to it.
@@ -39,6 +42,8 @@ pub fn prepare<'c, C: CallOptions>(
     cancel: &Cancel,
 ) -> crate::error::Result<Prepared<'c, C>> {
     cancel.check()?;
+    // A host's storage is read by JS, not by this process's cores: not counted.
+    let in_flight = (!matches!(options.source(), Source::Storage(_))).then(CallInFlight::begin);
     let root = options.source().open(options.scope(), cancel)?;
     let roots = options.scope().roots.as_deref();
     let applied = git_scope::apply(git, &root, roots, options.rules(), cancel)?;
@@ -46,7 +51,7 @@ pub fn prepare<'c, C: CallOptions>(
         Some(rules) => Cow::Owned(options.with_rules(rules)),
         None => Cow::Borrowed(options),
     };
-    Ok(Prepared { options, root, status: applied.status, git_note: applied.note })
+    Ok(Prepared { options, root, status: applied.status, git_note: applied.note, in_flight })
 }
 
 /// `first` and `then` as one text, in that order, whichever are present.

@@ -140,7 +140,7 @@ pub fn run(config: &FindConfig, target: &Path, cancel: &Cancel) -> Result<Explan
     }
     // Only the scope decides what is found; status letters are no reason.
     let ask = crate::git_status::GitAsk { status: false, ..config.git.clone() };
-    let Prepared { options: config, root, .. } = prepare(config, &ask, cancel)?;
+    let Prepared { options: config, root, in_flight: _in_flight, .. } = prepare(config, &ask, cancel)?;
     let config = config.as_ref();
     let Some(dir) = root.local_dir() else {
         return Err(FindError::invalid_argument("`explain` reads the local disk; it does not run on an index"));

@@ -14,6 +14,7 @@
 
 mod args;
 mod call;
+mod calls_in_flight;
 mod cancel;
 mod collect;
 mod content_sketch;
@@ -57,6 +58,7 @@ mod storage;
 mod sync;
 #[cfg(test)]
 mod testing;
+mod thread_priority;
 mod walk;
 
 // The calls, and the text a model reads of their answers.
@@ -79,12 +81,13 @@ pub use error::{clip, ErrorCode, FindError, Result};
 
 // Where a search runs: the disk, a host's storage, a live index.
 pub use dir::Stat;
-pub use index::{ContentCaps, Index, IndexRef, LayerSize};
+pub use index::{BuildState, ContentCaps, Index, IndexRef, LayerSize};
 pub use sandbox::resolve_logical;
 pub use shared::Shared;
 pub use source::Source;
 pub use storage::{error_from_code, Listed, Reply, Storage};
 pub use sync::lock;
+pub use thread_priority::{lower_this_thread, Lowered};
 
 // The matchers and parsers, for the fuzz targets and property tests (with
 // `limits`, every default and cap).

@@ -99,10 +99,7 @@ pub const INDEX_SKETCH_BYTES: usize = 256 << 20;
 /// asked), and a small share of a machine that runs an agent.
 pub const DEFAULT_INDEX_CONTENT_CACHE_BYTES: usize = 256 << 20;
 
-/// The nice value of the threads that walk, search and compile (Linux; 0
-/// leaves them at the loop's priority). At 10 the loop thread and V8's GC
-/// helpers get the cores first on a busy machine: under 200 concurrent calls
-/// the loop delay's 99th percentile fell from 37 to 13-16 ms and the worst
-/// gap from 61 to 30-33 ms (bench/README.md); 19 measured the same as 10.
-/// The walks take as long, since idle cores are used all the same.
-pub const WORKER_NICE: i32 = 10;
+/// The longest a live index's first build waits, in all, for the calls
+/// that run meanwhile (see `calls_in_flight`): past it, it shares the cores
+/// with them, so a call that never ends cannot keep an index from opening.
+pub const INDEX_BUILD_STEP_ASIDE_MS: u64 = 10_000;

@@ -3,7 +3,7 @@
 
 use crate::blocking_pool::off_the_loop;
 use crate::results::Failure;
-use agent_find_core::{lock, resolve_logical, Cancel, ContentCaps, FindError, Index, IndexRef, Shared};
+use agent_find_core::{lock, resolve_logical, BuildState, Cancel, ContentCaps, FindError, Index, IndexRef, Shared};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use std::sync::Arc;
@@ -32,6 +32,15 @@ pub struct IndexStats {
     pub content_cache_bytes: f64,
     /// Files whose contents are held in memory.
     pub content_cache_files: f64,
+    /// The background build of the sketches: `waiting` (the tree is being
+    /// built, or sketches are off), `running`, `done` or `stopped` (closed,
+    /// or the sketch cap reached).
+    #[napi(ts_type = "'waiting' | 'running' | 'done' | 'stopped'")]
+    pub content_build: String,
+    /// Files the background build has looked at, of `contentBuildTotal`
+    /// (the files a default `searchFiles` reads).
+    pub content_build_files: f64,
+    pub content_build_total: f64,
     /// File-system events received.
     pub events: f64,
     /// Folders listed again after events.
@@ -117,6 +126,15 @@ impl FileIndex {
             content_files: s.content.sketched_files as f64,
             content_cache_bytes: s.content.cached_bytes as f64,
             content_cache_files: s.content.cached_files as f64,
+            content_build: match s.content_build.0 {
+                BuildState::Waiting => "waiting",
+                BuildState::Running => "running",
+                BuildState::Done => "done",
+                BuildState::Stopped => "stopped",
+            }
+            .to_string(),
+            content_build_files: s.content_build.1 as f64,
+            content_build_total: s.content_build.2 as f64,
             events: s.events as f64,
             folders_reconciled: s.folders_reconciled as f64,
             rescans: s.rescans as f64,

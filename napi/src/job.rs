@@ -2,7 +2,6 @@
 //! shape its answer takes, or a search), and the run itself, on the
 //! blocking pool, into the `RunOutput` JS receives.
 
-use crate::blocking_pool::yield_to_the_loop;
 use crate::columns::split_paths;
 use crate::results::{find_output, RunOutput};
 use agent_find_core::{
@@ -100,7 +99,6 @@ impl Job {
 
 /// Runs on tokio's blocking pool.
 pub fn run_job(job: &Job, flag: CancelFlag, made: std::time::Instant) -> RunOutput {
-    yield_to_the_loop();
     let done = match job {
         Job::Find(config, FindShape::Explain(target)) => {
             let cancel = Cancel::since(flag, config.timeout_ms, made);

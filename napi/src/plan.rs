@@ -2,7 +2,7 @@
 //! parsed once off it (`prepare`), then run once (`run`) after waiting for a
 //! walk slot until the call's deadline, or stopped (`cancel`).
 
-use crate::blocking_pool::{off_the_loop, yield_to_the_loop};
+use crate::blocking_pool::{off_the_loop, off_the_loop_low};
 use crate::file_index::FileIndex;
 use crate::job::{run_job, Job, UnparsedJob};
 use crate::js_options::read_options;
@@ -32,6 +32,8 @@ pub struct Plan {
     /// When the call was made: `timeoutMs` counts from here (the policy, and
     /// the wait for a walk slot, are part of the call).
     made: std::time::Instant,
+    /// The host asked for the call to run below its own priority.
+    low_priority: bool,
 }
 
 /// Parses the plan's input on the blocking pool, once; the later calls find it done.
@@ -51,12 +53,7 @@ async fn parse_once(stage: Arc<std::sync::Mutex<Stage>>) -> std::result::Result<
         // As many compile at once as walk: each would otherwise hold a blocking-pool thread
         // (200 calls at once grew the pool by 100 threads).
         Ok(input) => match slots::compiles().acquire().await {
-            Ok(_slot) => off_the_loop(move || {
-                yield_to_the_loop();
-                input.parse()
-            })
-            .await
-            .and_then(|parsed| parsed),
+            Ok(_slot) => off_the_loop(move || input.parse()).await.and_then(|parsed| parsed),
             Err(_) => Err(FindError::new(ErrorCode::FsError, "internal error in agent-find: no compile slot")),
         },
         Err(e) => Err(e),
@@ -68,11 +65,17 @@ async fn parse_once(stage: Arc<std::sync::Mutex<Stage>>) -> std::result::Result<
 #[napi]
 impl Plan {
     /// `purpose` is `"find"`, `"findFiles"` or `"search"`;
-    /// `reader`, the host's storage as `js/readers/adapter.js` adapts it.
-    /// Only reads the options (cheap); `prepare` validates them. Never
-    /// throws: see `error`.
+    /// `reader`, the host's storage as `js/readers/adapter.js` adapts it;
+    /// `lowPriority`, the host's `priority: 'low'`. Only reads the options
+    /// (cheap); `prepare` validates them. Never throws: see `error`.
     #[napi(constructor, catch_unwind)]
-    pub fn new(options: Unknown, purpose: String, reader: Option<Object>, index: Option<&FileIndex>) -> Self {
+    pub fn new(
+        options: Unknown,
+        purpose: String,
+        reader: Option<Object>,
+        index: Option<&FileIndex>,
+        low_priority: Option<bool>,
+    ) -> Self {
         let input = read_options(&options).and_then(|fields| {
             let source = match (reader, index) {
                 (Some(reader), _) => {
@@ -90,6 +93,7 @@ impl Plan {
             stage: Arc::new(std::sync::Mutex::new(Stage::Read(input))),
             flag: CancelFlag::default(),
             made: std::time::Instant::now(),
+            low_priority: low_priority == Some(true),
         }
     }
 
@@ -137,6 +141,7 @@ impl Plan {
         let stage = Arc::clone(&self.stage);
         let flag = self.flag.clone();
         let made = self.made;
+        let low_priority = self.low_priority;
         env.spawn_future(async move {
             let job = match parse_once(stage).await {
                 Ok(job) => job,
@@ -161,7 +166,12 @@ impl Plan {
                     )))
                 }
             };
-            Ok(off_the_loop(move || run_job(&job, flag, made)).await.unwrap_or_else(RunOutput::failed))
+            let run = move || run_job(&job, flag, made);
+            let done = match low_priority {
+                true => off_the_loop_low(run).await,
+                false => off_the_loop(run).await,
+            };
+            Ok(done.unwrap_or_else(RunOutput::failed))
         })
     }
 }

@@ -106,7 +106,8 @@ impl CallOptions for FindConfig {
 }
 
 pub fn run(config: &FindConfig, cancel: &Cancel) -> Result<FindOutcome> {
-    let Prepared { options: config, root, status, git_note } = prepare(config, &config.git, cancel)?;
+    let Prepared { options: config, root, status, git_note, in_flight: _in_flight } =
+        prepare(config, &config.git, cancel)?;
     let config = config.as_ref();
     // A storage's listing carries the metadata: taking it costs nothing.
     let stat = config.filters.needs_meta()

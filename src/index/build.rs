@@ -14,11 +14,13 @@
 use super::disk::{folder_rules, UNKNOWN_META};
 use super::tree::{Id, Tree, ROOT};
 use super::watch::FolderWatches;
+use crate::calls_in_flight::wait_while_calls;
 use crate::cancel::Cancel;
 use crate::dir::Dir;
 use crate::entry::{EntryKind, Meta};
 use crate::error::Result;
 use crate::gitignore::{GitEnv, GITIGNORE, IGNORE};
+use crate::limits::INDEX_BUILD_STEP_ASIDE_MS;
 use crate::path_bytes::os_str;
 use crate::result::SkipReason;
 use crate::walk::{gated, listing_ended, walk_folders, Excludes, FolderAt, Gate, ListFolder, Pending, WalkRules};
@@ -26,17 +28,22 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use std::ffi::OsStr;
 use std::io::ErrorKind;
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 /// A new tree of the folder `dir`, whose real path is `root`, and the files
 /// in it with more than one name (for `Index::watch_links`). With
 /// `watches`, each folder is watched as the walk opens it, before listing
-/// it, and each `.git` before its rules are read.
+/// it, and each `.git` before its rules are read. `steps_aside`: the walk
+/// waits between folders while a call runs (the first build, which no call
+/// waits for; a rescan, which calls may wait for, never does).
 pub fn build(
     dir: &Arc<Dir>,
     root: &Path,
     git: &GitEnv,
     watches: Option<&dyn FolderWatches>,
+    steps_aside: bool,
 ) -> Result<(Tree, Vec<Id>)> {
     let everything = WalkRules {
         hidden: true,
@@ -50,7 +57,7 @@ pub fn build(
         // For the folders it is refused (`Node::denied`).
         tally: true,
     };
-    let walked = gated(&everything, &Cancel::never(), |gate| list_all(dir, root, gate, watches))?;
+    let walked = gated(&everything, &Cancel::never(), |gate| list_all(dir, root, gate, watches, steps_aside))?;
     let mut listings: Vec<ListedFolder> = walked.found.into_iter().flatten().collect();
     // A folder's listing names it: shallower listings first.
     listings.sort_by_cached_key(|l| l.rel.iter().filter(|&&b| b == b'/').count() + usize::from(!l.rel.is_empty()));
@@ -193,9 +200,11 @@ fn list_all(
     root: &Path,
     gate: &Gate,
     watches: Option<&dyn FolderWatches>,
+    steps_aside: bool,
 ) -> Result<Vec<Vec<ListedFolder>>> {
     let first = Pending::root(FolderAt::Open(Arc::clone(dir)), None);
-    walk_folders(&BuildLister { root, gate, watches }, first, root, gate, Vec::new)
+    let lister = BuildLister { root, gate, watches, steps_aside, waited_ms: AtomicU64::new(0) };
+    walk_folders(&lister, first, root, gate, Vec::new)
 }
 
 /// The build's folder step: watch, then list every child.
@@ -203,6 +212,23 @@ struct BuildLister<'a> {
     root: &'a Path,
     gate: &'a Gate<'a>,
     watches: Option<&'a dyn FolderWatches>,
+    steps_aside: bool,
+    /// How long it stepped aside so far, in ms (at most `INDEX_BUILD_STEP_ASIDE_MS`).
+    waited_ms: AtomicU64,
+}
+
+impl BuildLister<'_> {
+    /// Waits while a call runs, within what is left of the build's bound.
+    fn step_aside(&self) {
+        let left = INDEX_BUILD_STEP_ASIDE_MS.saturating_sub(self.waited_ms.load(Ordering::Relaxed));
+        if left == 0 {
+            return;
+        }
+        let start = Instant::now();
+        if wait_while_calls(&|| start.elapsed() > Duration::from_millis(left)) {
+            self.waited_ms.fetch_add(start.elapsed().as_millis() as u64, Ordering::Relaxed);
+        }
+    }
 }
 
 impl ListFolder for BuildLister<'_> {
@@ -221,6 +247,9 @@ impl ListFolder for BuildLister<'_> {
         work: Pending<FolderAt>,
         children: &mut Vec<Pending<FolderAt>>,
     ) -> Result<()> {
+        if self.steps_aside {
+            self.step_aside();
+        }
         let is_root = work.is_root();
         // No ignore files: the rules are off (each folder's are read once the tree is built).
         let (_, mut visit) = self.gate.visit(work, |_| Ok(None))?;

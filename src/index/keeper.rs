@@ -203,7 +203,7 @@ impl Index {
     fn rescan(&self, root: &Arc<Dir>, tree: &mut Tree, content: &mut ContentLayer, why: &str) {
         self.status.rescans.fetch_add(1, Ordering::Relaxed);
         *lock(&self.status.last_rescan) = Some(why.to_string());
-        match build(root, &self.real_path, &self.git, None) {
+        match build(root, &self.real_path, &self.git, None, false) {
             Ok((fresh, linked)) => {
                 let old = std::mem::replace(tree, fresh);
                 content.clear();
@@ -234,7 +234,7 @@ impl Index {
             return false;
         }
         let Ok(root) = self.dir() else { return false };
-        let failed = match catch_unwind(AssertUnwindSafe(|| build(&root, &self.real_path, &self.git, None))) {
+        let failed = match catch_unwind(AssertUnwindSafe(|| build(&root, &self.real_path, &self.git, None, false))) {
             Ok(Ok((fresh, linked))) => {
                 let mut tree = unpoisoned(self.tree.write());
                 unpoisoned(self.content.write()).clear();

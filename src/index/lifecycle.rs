@@ -9,6 +9,7 @@
 //! tree and the folder's descriptor are freed at once (`release`), as
 //! `close` frees them.
 
+use super::background::{self, Background, BuildState, Progress};
 use super::build::build;
 use super::content::{ContentCaps, ContentLayer, LayerSize};
 use super::disk::UNKNOWN_META;
@@ -68,6 +69,8 @@ pub struct Index {
     pub(super) visible: Mutex<KeptVisible>,
     /// What content searches learnt of the files' contents (see `content`).
     pub(super) content: RwLock<ContentLayer>,
+    /// The threads that fill the content layer once the tree is built.
+    pub(super) background: Background,
 }
 
 /// The id the next index opened takes.
@@ -85,6 +88,8 @@ pub(super) struct Status {
     pub last_event: Mutex<Option<Instant>>,
     pub last_rescan: Mutex<Option<String>>,
     pub last_error: Mutex<Option<String>>,
+    /// The background build of the content layer.
+    pub sketches: Progress,
 }
 
 /// The keeper thread, and how to tell it to stop.
@@ -105,6 +110,8 @@ pub struct Stats {
     pub cached_bytes: usize,
     /// What the content layer holds (see `content`).
     pub content: LayerSize,
+    /// The background build of the content layer: where it is, files looked at, files to look at.
+    pub content_build: (BuildState, usize, usize),
     pub events: u64,
     pub folders_reconciled: u64,
     pub rescans: u64,
@@ -151,11 +158,12 @@ impl Index {
             watcher: Mutex::new(Some(Arc::clone(&watcher))),
             visible: Mutex::new(Vec::new()),
             content: RwLock::new(ContentLayer::new(caps)),
+            background: Background::default(),
         });
         watcher.start(&index.real_path, &index.logical_path)?;
         // A watcher that watches folder by folder has each folder watched
         // by the walk itself, once opened and before it is listed.
-        let (built, linked) = build(&dir, &index.real_path, &index.git, watcher.folder_watches())?;
+        let (built, linked) = build(&dir, &index.real_path, &index.git, watcher.folder_watches(), true)?;
         {
             let mut tree = unpoisoned(index.tree.write());
             *tree = built;
@@ -164,6 +172,7 @@ impl Index {
         let stop = Arc::new(AtomicBool::new(false));
         let thread = keeper::spawn(Arc::downgrade(&index), watcher, Arc::clone(&stop))?;
         *lock(&index.keeper) = Some(KeeperThread { stop, thread });
+        background::start(&index);
         Ok(index)
     }
 
@@ -289,6 +298,7 @@ impl Index {
         if let Some(keeper) = lock(&self.keeper).as_ref() {
             keeper.stop.store(true, Ordering::SeqCst);
         }
+        self.background.stop();
         self.status.busy.store(false, Ordering::SeqCst);
         self.release();
     }
@@ -316,6 +326,11 @@ impl Index {
             bytes: tree.bytes(),
             cached_bytes: lock(&self.visible).iter().map(|(.., v)| v.bytes()).sum(),
             content,
+            content_build: (
+                s.sketches.state(),
+                s.sketches.done.load(Ordering::Relaxed).min(s.sketches.total.load(Ordering::Relaxed)),
+                s.sketches.total.load(Ordering::Relaxed),
+            ),
             events: s.events.load(Ordering::Relaxed),
             folders_reconciled: s.folders_reconciled.load(Ordering::Relaxed),
             rescans: s.rescans.load(Ordering::Relaxed),
@@ -356,6 +371,7 @@ impl Index {
         if let Some(keeper) = &keeper {
             keeper.stop.store(true, Ordering::SeqCst);
         }
+        self.background.stop();
         Closing(keeper)
     }
 
@@ -367,6 +383,7 @@ impl Index {
                 let _ = keeper.thread.join();
             }
         }
+        self.background.join();
         self.release();
     }
 }
@@ -380,6 +397,7 @@ impl Drop for Index {
         if let Some(keeper) = lock(&self.keeper).take() {
             keeper.stop.store(true, Ordering::SeqCst);
         }
+        self.background.stop();
     }
 }
 

@@ -24,9 +24,11 @@
 //!   that applies them, and its recovery from dropped events and panics.
 //! - `unwatched`: what each call looks at again that no watch covers;
 //!   `query`: the walk over the tree that answers a search.
+//! - `background`: the content layer filled once the tree is built.
 //! - `lifecycle`: `Index` itself: open, close, stats, settle, and what every
 //!   call checks first.
 
+mod background;
 mod build;
 pub mod content;
 mod disk;
@@ -42,5 +44,6 @@ pub mod tree;
 mod unwatched;
 mod watch;
 
+pub use background::BuildState;
 pub use content::{ContentCaps, LayerSize};
 pub use lifecycle::{Index, IndexRef};

@@ -14,6 +14,7 @@
 use super::content::{ContentLayer, Learnt};
 use super::tree::{Handle, Id, Tree};
 use super::Index;
+use crate::cancel::Cancel;
 use crate::content_sketch::{Prefilter, RuledOut, Sketch};
 use crate::entry::{EntryKind, Meta};
 use crate::error::{clip, ErrorCode, FindError, Result};
@@ -23,7 +24,8 @@ use crate::result::{SkipReason, Tally};
 use crate::sandbox::{search_path_error, Asked};
 use crate::sync::{lock, unpoisoned};
 use crate::walk::{
-    thread_count, Collector, Entry, Gate, KnownContents, KnownFile, OpenedFolders, Pending, WalkRules, CANCEL_EVERY,
+    gated, thread_count, Collector, Entry, Gate, KnownContents, KnownFile, OpenedFolders, Pending, WalkRules,
+    CANCEL_EVERY,
 };
 use std::cell::{Cell, RefCell};
 use std::path::Path;
@@ -108,12 +110,12 @@ impl Index {
     }
 
     /// The content layer, for a query to read.
-    fn content(&self) -> RwLockReadGuard<'_, ContentLayer> {
+    pub(super) fn content(&self) -> RwLockReadGuard<'_, ContentLayer> {
         unpoisoned(self.content.read())
     }
 
     /// Keeps what a query learnt of files' contents (see `ContentLayer::keep`).
-    fn keep_learnt(&self, epoch: u64, learnt: Vec<Learnt>) {
+    pub(super) fn keep_learnt(&self, epoch: u64, learnt: Vec<Learnt>) {
         unpoisoned(self.content.write()).keep(epoch, learnt);
     }
 
@@ -228,6 +230,20 @@ where
         parts
     });
     parts.into_iter().collect()
+}
+
+/// The files below the index's root that `rules` let through, each with its
+/// path, handle and metadata, in walk order (not kept as a `Visible`).
+pub(super) fn files_searched(index: &Index, rules: &WalkRules) -> Result<Vec<(Vec<u8>, Handle, Meta)>> {
+    let walked = gated(rules, &Cancel::never(), |gate| {
+        let tree = index.read()?;
+        let visible = list_visible(index, &tree, b"", &index.logical_path, gate)?;
+        Ok((0..visible.len())
+            .filter(|&i| visible.kinds[i] == EntryKind::File)
+            .map(|i| (visible.path(i).to_vec(), visible.handles[i], visible.metas[i]))
+            .collect())
+    })?;
+    Ok(walked.found)
 }
 
 /// What the rules let through below the folder at `rel`, with what they

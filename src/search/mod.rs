@@ -225,7 +225,8 @@ pub fn run(config: &SearchConfig, cancel: &Cancel) -> Result<SearchOutcome> {
         false => (cancel.clone(), None),
     };
     let cancel = &cancel;
-    let Prepared { options: config, root, status, git_note } = prepare(config, &config.git, cancel)?;
+    let Prepared { options: config, root, status, git_note, in_flight: _in_flight } =
+        prepare(config, &config.git, cancel)?;
     let config = config.as_ref();
     // Read before the walk: a tree that changes during it counts as changed.
     let generation = root.tree_version().map(|(id, generation)| cursor::tree_version(id, generation));
