@@ -18,6 +18,7 @@
 // leaves the `.gitignore` files out (a JS file named `.gitignore` would hide
 // random paths). Built once under bench/.trees/ and reused; rebuilt when the
 // fixture or MIRROR_VERSION changes.
+import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { TREES_DIR, ensureFixture, ensureGeneratedTree, mulberry32 } from './trees.mjs'
@@ -110,4 +111,87 @@ export function ensureContentTree({ name, files }, log = () => {}) {
   fs.writeFileSync(stampFile, `${JSON.stringify(built)}\n`)
   log(`built ${jsName}: ${list.length.toLocaleString('en')} files in ${built.seconds.toFixed(1)} s`)
   return { dir, name: jsName, ...built }
+}
+
+// ---------------------------------------------------------------- js64k (bench/warm.mjs)
+
+/** The packages of `js64k`: ~64k files of real JavaScript and TypeScript (latest majors, so not pinned). */
+export const NPM_TREE_PACKAGES = ['typescript@5', '@babel/core', 'webpack', 'eslint', 'rxjs', 'lodash', 'date-fns', '@mui/icons-material', 'three', '@types/node']
+/** The word of the files `ensureNpmTree` adds: in those files and nowhere else. */
+export const NPM_TREE_MARKER = 'zqxRareMarker42'
+const NPM_TREE_VERSION = 1
+const NPM_TREE_MARKER_FILES = 5
+
+/**
+ * `js64k`: the packages above as npm installs them (`--ignore-scripts`), with
+ * `node_modules` moved to `lib/` and every folder name some tool skips by
+ * default, and every hidden name, renamed as `visible` does (`dist` ->
+ * `dist_`, `.bin` -> `_bin`), symlinks removed: so that agent-find, fff, rg
+ * and fd all search the same files (the counts are printed by bench/warm.mjs).
+ * Then NPM_TREE_MARKER_FILES small files holding NPM_TREE_MARKER, each in a
+ * different folder spread over the tree. Built once (a stamp beside it);
+ * needs the npm registry the first time (~1-2 minutes).
+ */
+export function ensureNpmTree(log = () => {}) {
+  fs.mkdirSync(TREES_DIR, { recursive: true })
+  const name = 'js64k'
+  const dir = path.join(TREES_DIR, name)
+  const stampFile = path.join(TREES_DIR, `${name}.stamp`)
+  const stamp = readStamp(stampFile)
+  const wanted = NPM_TREE_PACKAGES.join(' ')
+  if (stamp && stamp.version === NPM_TREE_VERSION && stamp.packages === wanted && fs.existsSync(dir)) return { dir, name, ...stamp }
+  const partial = `${dir}.partial`
+  for (const stale of [partial, dir]) fs.rmSync(stale, { recursive: true, force: true })
+  log(`building ${name}: npm install ${wanted} (first run only; needs the npm registry, ~1-2 min)...`)
+  const t0 = Date.now()
+  fs.mkdirSync(partial)
+  fs.writeFileSync(path.join(partial, 'package.json'), '{ "name": "js64k", "private": true }\n')
+  const npm = spawnSync('npm', ['install', '--no-save', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error', ...NPM_TREE_PACKAGES], {
+    cwd: partial,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  })
+  if (npm.status !== 0) throw new Error(`npm install for ${name} failed (status ${npm.status})`)
+  for (const f of ['package.json', 'package-lock.json']) fs.rmSync(path.join(partial, f), { force: true })
+  fs.renameSync(path.join(partial, 'node_modules'), path.join(partial, 'lib'))
+  // Top-down: each folder's entries renamed before it is entered.
+  const stack = ['lib']
+  let renamed = 0
+  let symlinks = 0
+  while (stack.length) {
+    const rel = stack.pop()
+    for (const d of fs.readdirSync(path.join(partial, rel), { withFileTypes: true })) {
+      const from = path.join(partial, rel, d.name)
+      if (d.isSymbolicLink()) {
+        fs.unlinkSync(from)
+        symlinks++
+        continue
+      }
+      const to = visible(d.name)
+      if (to !== d.name) {
+        fs.renameSync(from, path.join(partial, rel, to))
+        renamed++
+      }
+      if (d.isDirectory()) stack.push(`${rel}/${to}`)
+    }
+  }
+  const { files, dirs } = walk(partial)
+  const marked = files.filter((f) => fs.readFileSync(path.join(partial, f)).includes(NPM_TREE_MARKER))
+  if (marked.length) throw new Error(`${NPM_TREE_MARKER} is already in ${marked.join(', ')}: pick another marker`)
+  // Marker files: in folders spread over the sorted folder list, never two in one package.
+  const markers = []
+  const packages = new Set()
+  const pkgOf = (d) => d.split('/').slice(0, d.split('/')[1]?.startsWith('@') ? 3 : 2).join('/')
+  for (let j = 0; markers.length < NPM_TREE_MARKER_FILES && j < dirs.length; j++) {
+    const d = dirs[Math.floor(((j * 0.618034) % 1) * dirs.length)]
+    if (d.split('/').length < 3 || packages.has(pkgOf(d))) continue
+    packages.add(pkgOf(d))
+    const file = `${d}/zqx-marker-${markers.length + 1}.js`
+    fs.writeFileSync(path.join(partial, file), `// A file bench/warm.mjs searches for.\nexport const ${NPM_TREE_MARKER} = ${markers.length + 1}\n`)
+    markers.push(file)
+  }
+  fs.renameSync(partial, dir)
+  const built = { version: NPM_TREE_VERSION, packages: wanted, files: files.length + markers.length, dirs: dirs.length, renamed, symlinks, markers, seconds: (Date.now() - t0) / 1000 }
+  fs.writeFileSync(stampFile, `${JSON.stringify(built)}\n`)
+  log(`built ${name}: ${built.files.toLocaleString('en')} files, ${dirs.length.toLocaleString('en')} folders in ${built.seconds.toFixed(1)} s (${renamed} names renamed, ${symlinks} symlinks removed)`)
+  return { dir, name, ...built }
 }

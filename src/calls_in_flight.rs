@@ -4,13 +4,44 @@
 //! call counts from its preparation to its answer (`CallInFlight`, held by
 //! `call::Prepared`); background work asks `wait_while_calls` between
 //! folders or files.
+//!
+//! The calls waiting for their turn are counted too (`CallQueued`, held by
+//! a front door that queues calls, such as the binding's walk slots): while
+//! more than one call is in flight, each walk runs on one thread
+//! (`crowded`, read by `walk::thread_count`), so that with at most
+//! `cores - 1` walks at once a core stays free for the host's own thread
+//! (Node's event loop) without lowering the walks' priority.
 
 use crate::sync::{lock, unpoisoned};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex};
 use std::time::Duration;
 
 static RUNNING: Mutex<usize> = Mutex::new(0);
 static QUIET: Condvar = Condvar::new();
+static QUEUED: AtomicUsize = AtomicUsize::new(0);
+
+/// One call waiting for its turn, counted while it is held.
+#[derive(Debug)]
+pub struct CallQueued(());
+
+impl CallQueued {
+    pub fn begin() -> CallQueued {
+        QUEUED.fetch_add(1, Ordering::SeqCst);
+        CallQueued(())
+    }
+}
+
+impl Drop for CallQueued {
+    fn drop(&mut self) {
+        QUEUED.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// More than one call is in flight (running, or waiting for its turn).
+pub fn crowded() -> bool {
+    QUEUED.load(Ordering::SeqCst) > 0 || *lock(&RUNNING) > 1
+}
 
 /// One call, counted while it is held.
 #[derive(Debug)]

@@ -75,6 +75,7 @@ pub use search::{run as run_search, Context, ContextLine, LineMatch, SearchConfi
 
 // The values that cross into and out of a call.
 pub use args::Value;
+pub use calls_in_flight::CallQueued;
 pub use cancel::{Cancel, CancelFlag};
 pub use entry::{EntryKind, Found, Meta};
 pub use error::{clip, ErrorCode, FindError, Result};

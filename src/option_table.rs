@@ -373,10 +373,10 @@ pub const OPTIONS: &[OptionSpec] = &[
         .repeats(),
     opt(BOTH, "cwd", Kind::Text, Default::None).flag("cwd", Some("DIR"), "resolve path against DIR"),
     opt(BOTH, "signal", Kind::Host, Default::None),
-    opt(BOTH, "priority", Kind::Host, Default::None),
     opt(BOTH, "policy", Kind::Host, Default::None),
     opt(BOTH, "approve", Kind::Host, Default::None),
     opt(BOTH, "reader", Kind::Host, Default::None),
+    opt(BOTH, "priority", Kind::Host, Default::None),
 ];
 
 /// Folders `searchFiles` never enters unless `noIgnore` (which still

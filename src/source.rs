@@ -8,7 +8,6 @@
 //! is a variant of `Source` and `Backend` and its engine, nothing else.
 
 use crate::cancel::Cancel;
-use crate::content_sketch::Prefilter;
 use crate::dir::Dir;
 use crate::entry::EntryKind;
 use crate::error::{clip, ErrorCode, FindError, Result};
@@ -18,7 +17,7 @@ use crate::sandbox::{
     CwdBase, Scope,
 };
 use crate::storage::{block_on, in_flight, is_skipped, join, reader_failed, StorageRef};
-use crate::walk::{walk_dir, walk_storage, Collector, Entry, Keep, WalkRules, Walked};
+use crate::walk::{walk_dir, walk_storage, Collector, Entry, Keep, Screen, WalkRules, Walked};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -529,7 +528,7 @@ fn collect_screened<C, M>(
     root: &Root,
     rules: &WalkRules,
     cancel: &Cancel,
-    screen: Option<&Prefilter>,
+    screen: Option<Screen>,
     new_collector: M,
 ) -> Result<Walked<C::Out>>
 where
@@ -562,7 +561,7 @@ pub fn walk_screened<T, M, S>(
     root: &Root,
     rules: &WalkRules,
     cancel: &Cancel,
-    screen: Option<&Prefilter>,
+    screen: Option<Screen>,
     new_selector: M,
 ) -> Result<Walked<T>>
 where

@@ -2,8 +2,11 @@
 //! the deadline on that wait; and the compile slots a call takes to parse
 //! its options.
 //!
-//! Local and index walks share one pool (one walk per core; each uses every
-//! core already). Walks through a host's reader have their own pool: they
+//! Local and index walks share one pool: `cores - 1` at once (at least
+//! one). A walk alone uses every core; while others wait their turn each
+//! runs on one thread (`CallQueued`, see the core's `calls_in_flight`), so
+//! a core stays free for the event loop without lowering the walks'
+//! priority (which would let other programs on the machine starve them). Walks through a host's reader have their own pool: they
 //! wait on JS, not on the CPU, and a reader's own code may call `find` while
 //! its walk holds a slot, so a disk walk must never queue behind them. A
 //! reader walk started from inside a reader call (`nested`, seen by the JS
@@ -27,10 +30,11 @@ pub enum Pool {
 
 /// How many local or index walks run at once; the others wait their turn.
 /// More at once only adds threads and memory (200 concurrent calls ran ~270
-/// threads and starved the event loop for seconds).
+/// threads and starved the event loop for seconds), and one core is left
+/// to the event loop.
 fn walks() -> &'static Semaphore {
     static SLOTS: std::sync::OnceLock<Semaphore> = std::sync::OnceLock::new();
-    SLOTS.get_or_init(|| Semaphore::new(cores().max(2)))
+    SLOTS.get_or_init(|| Semaphore::new(cores().saturating_sub(1).max(1)))
 }
 
 /// How many reader walks run at once: each holds one blocking thread that
@@ -61,6 +65,8 @@ pub enum NoSlot {
 /// Waits for a slot of `pool`, until `deadline` at most. `Ok(None)` for a
 /// nested call, which takes none.
 pub async fn take(pool: Pool, deadline: Option<Instant>) -> Result<Option<SemaphorePermit<'static>>, NoSlot> {
+    // A walk waiting its turn is counted: the one that runs meanwhile takes one thread.
+    let _queued = matches!(pool, Pool::Walk).then(agent_find_core::CallQueued::begin);
     let slots = match pool {
         Pool::Walk => walks(),
         Pool::Reader => readers(),

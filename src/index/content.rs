@@ -141,6 +141,11 @@ impl ContentLayer {
             if !same_file && !self.wants_sketch() {
                 continue;
             }
+            // The same file learnt again without its contents (the background
+            // build, after a search kept them): nothing new to keep.
+            if same_file && contents.is_none() {
+                continue;
+            }
             if self.slots.len() <= id {
                 self.slots.resize_with(id + 1, || None);
             }
@@ -268,6 +273,18 @@ mod tests {
         layer.clear();
         let size = layer.size();
         assert_eq!((size.cached_bytes, size.cached_files, size.sketched_files), (0, 0, 0));
+    }
+
+    #[test]
+    fn a_file_learnt_again_without_contents_keeps_the_contents_held() {
+        let mut layer = ContentLayer::new(ContentCaps { sketches: 1 << 20, contents: 10_000 });
+        layer.keep(0, vec![learnt(3, 100)]);
+        let mut again = learnt(3, 100);
+        again.contents = None;
+        layer.keep(0, vec![again]);
+        let meta = Meta { size: 100, mtime_ms: 1.0 };
+        assert!(layer.get(Handle::for_test(3), meta).unwrap().contents.is_some());
+        assert_eq!((layer.size().cached_files, layer.size().sketched_files), (1, 1));
     }
 
     #[test]

@@ -24,7 +24,7 @@ use crate::result::{SkipReason, Tally};
 use crate::sandbox::{search_path_error, Asked};
 use crate::sync::{lock, unpoisoned};
 use crate::walk::{
-    gated, thread_count, Collector, Entry, Gate, KnownContents, KnownFile, OpenedFolders, Pending, WalkRules,
+    gated, thread_count, Collector, Entry, Gate, KnownContents, KnownFile, OpenedFolders, Pending, Screen, WalkRules,
     CANCEL_EVERY,
 };
 use std::cell::{Cell, RefCell};
@@ -153,7 +153,7 @@ pub fn walk<C, M>(
     rel: &[u8],
     root: &Path,
     gate: &Gate,
-    screen: Option<&Prefilter>,
+    screen: Option<Screen>,
     new_collector: M,
 ) -> Result<Vec<C::Out>>
 where
@@ -195,7 +195,7 @@ where
                 let layer = index.content();
                 let known = SliceContents::new(&visible, &layer);
                 let from = i;
-                let ruled_out = screen.map(|screen| known.ruled_out(from..end, screen));
+                let ruled_out = screen.map(|screen| known.ruled_out(from..end, screen.prefilter));
                 // Counted once a run, not under the gate's lock at each file.
                 let mut binary = 0;
                 while i < end && known.pending.get() < LEARNT_BYTES {
@@ -203,8 +203,10 @@ where
                         cancel.check()?;
                     }
                     if let Some(out) = ruled_out.as_ref().and_then(|out| out[i - from]) {
-                        // A search would have read it to its NUL: counted as it would be.
-                        binary += u64::from(out == RuledOut::Binary);
+                        // A search would have read it to its NUL, if it looks at it at all:
+                        // counted as it would be.
+                        let considered = || screen.is_some_and(|s| (s.considers)(Path::new(os_str(visible.path(i)))));
+                        binary += u64::from(out == RuledOut::Binary && considered());
                         i += 1;
                         continue;
                     }

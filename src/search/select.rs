@@ -20,7 +20,7 @@ use crate::path_bytes::posix_string;
 use crate::pattern::NameMatcher;
 use crate::result::SkipReason;
 use crate::source::{walk_screened, Contents, Root};
-use crate::walk::{Entry, WalkRules, Walked};
+use crate::walk::{Entry, Screen, WalkRules, Walked};
 use grep_searcher::Searcher;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -220,7 +220,14 @@ pub(super) fn gather(
         left_out: Default::default(),
     };
     let call = &call;
-    let mut walked = walk_screened(root, rules, cancel, config.target.prefilter(), || {
+    // The files the search looks at: its page, its types and its file glob.
+    let considers = |relative: &Path| {
+        (call.wanted)(relative)
+            && config.types.as_ref().is_none_or(|t| t.is_match(relative))
+            && !matches!(&config.target, Target::Content { file_glob: Some(g), .. } if !g.is_match(relative))
+    };
+    let screen = config.target.prefilter().map(|prefilter| Screen { prefilter, considers: &considers });
+    let mut walked = walk_screened(root, rules, cancel, screen, || {
         let mut selector = call.selector();
         move |relative: &Path, kind, entry: &Entry| {
             if kind != EntryKind::File || !(call.wanted)(relative) {

@@ -590,9 +590,24 @@ pub fn walk_storage<C: Collector>(
     gated(rules, cancel, |gate| listed::walk(storage, root, gate, collector).map(|out| vec![out]))
 }
 
-/// Threads a walk (or an index search) runs on.
+/// What a content search tells a live index's walk so it need not offer
+/// the files that cannot match (see `index::query::walk`): the trigrams
+/// every match holds, and which files the search would look at at all
+/// (its file glob, types and page), so that a file passed over by its
+/// sketch is counted as binary only where the search would have read it.
+#[derive(Clone, Copy)]
+pub struct Screen<'a> {
+    pub prefilter: &'a crate::content_sketch::Prefilter,
+    pub considers: &'a (dyn Fn(&Path) -> bool + Sync),
+}
+
+/// Threads a walk (or an index search) runs on: every core (up to 12), or
+/// one while other calls are in flight (see `calls_in_flight::crowded`).
 pub fn thread_count() -> usize {
-    std::thread::available_parallelism().map_or(2, |n| n.get()).min(12)
+    match crate::calls_in_flight::crowded() {
+        true => 1,
+        false => std::thread::available_parallelism().map_or(2, |n| n.get()).min(12),
+    }
 }
 
 /// Entries between two looks at the cancel flag and the clock.
