@@ -64,6 +64,11 @@ impl Progress {
         }
     }
 
+    /// The build is over (done, or stopped): searches may learn again.
+    pub fn settled(&self) -> bool {
+        matches!(self.state(), BuildState::Done | BuildState::Stopped)
+    }
+
     fn set(&self, state: BuildState) {
         self.state.store(state as u8, Ordering::SeqCst);
     }
@@ -113,6 +118,7 @@ fn default_search_rules() -> WalkRules {
 /// `thread_count() - 1` more.
 pub fn start(index: &Arc<Index>) {
     if !index.content().wants_sketch() {
+        index.status.sketches.set(BuildState::Stopped);
         return;
     }
     let weak = Arc::downgrade(index);

@@ -174,6 +174,10 @@ where
             .map_err(|e| search_path_error(&clip(&root.to_string_lossy(), 300), &e, Asked::Os))?,
     };
     let base = start_dir.as_ref().unwrap_or(&root_dir);
+    // Until the background build has looked at every file, a search reads
+    // as a fresh search does: sketching and copying each file as it goes
+    // would make the first searches of a session slower than a fresh one.
+    let learns = index.status.sketches.settled();
     // Threads take runs of `RUN` entries in turn, so one with slow files
     // (large, or not in memory) does not leave the others idle at the end.
     let next = AtomicUsize::new(0);
@@ -193,7 +197,7 @@ where
                 // once `LEARNT_BYTES` of contents wait), so events are
                 // applied meanwhile and memory stays bounded.
                 let layer = index.content();
-                let known = SliceContents::new(&visible, &layer);
+                let known = SliceContents::new(&visible, &layer, learns);
                 let from = i;
                 let ruled_out = screen.map(|screen| known.ruled_out(from..end, screen.prefilter));
                 // Counted once a run, not under the gate's lock at each file.
@@ -283,6 +287,8 @@ const LEARNT_BYTES: usize = 16 << 20;
 struct SliceContents<'a> {
     visible: &'a Visible,
     layer: &'a ContentLayer,
+    /// Whether the run keeps what it reads (see `walk`).
+    learns: bool,
     epoch: u64,
     learnt: RefCell<Vec<Learnt>>,
     /// Bytes of contents in `learnt`.
@@ -290,8 +296,8 @@ struct SliceContents<'a> {
 }
 
 impl<'a> SliceContents<'a> {
-    fn new(visible: &'a Visible, layer: &'a ContentLayer) -> SliceContents<'a> {
-        SliceContents { visible, layer, epoch: layer.epoch(), learnt: RefCell::default(), pending: Cell::new(0) }
+    fn new(visible: &'a Visible, layer: &'a ContentLayer, learns: bool) -> SliceContents<'a> {
+        SliceContents { visible, layer, learns, epoch: layer.epoch(), learnt: RefCell::default(), pending: Cell::new(0) }
     }
 
     /// For each entry of `range`, whether it is a file whose sketch rules
@@ -316,11 +322,11 @@ impl KnownContents for SliceContents<'_> {
     }
 
     fn wants_sketch(&self) -> bool {
-        self.layer.wants_sketch()
+        self.learns && self.layer.wants_sketch()
     }
 
     fn wants_contents(&self, size: u64) -> bool {
-        self.layer.wants_contents(size)
+        self.learns && self.layer.wants_contents(size)
     }
 
     fn remember(&self, at: usize, sketch: Sketch, contents: Option<Box<[u8]>>) {
