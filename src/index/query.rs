@@ -297,7 +297,14 @@ struct SliceContents<'a> {
 
 impl<'a> SliceContents<'a> {
     fn new(visible: &'a Visible, layer: &'a ContentLayer, learns: bool) -> SliceContents<'a> {
-        SliceContents { visible, layer, learns, epoch: layer.epoch(), learnt: RefCell::default(), pending: Cell::new(0) }
+        SliceContents {
+            visible,
+            layer,
+            learns,
+            epoch: layer.epoch(),
+            learnt: RefCell::default(),
+            pending: Cell::new(0),
+        }
     }
 
     /// For each entry of `range`, whether it is a file whose sketch rules
