@@ -293,6 +293,6 @@ mod tests {
         // Every search option is named, in the option table's order.
         let names: Vec<&str> = crate::option_table::of(Call::Search).map(|o| o.name).collect();
         assert!(e.message.ends_with(&format!("; the options are: {}", names.join(", "))), "{}", e.message);
-        assert!(names.starts_with(&["pattern", "path"]) && names.ends_with(&["reader"]), "{names:?}");
+        assert!(names.starts_with(&["pattern", "path"]) && names.ends_with(&["reader", "priority"]), "{names:?}");
     }
 }

@@ -89,6 +89,21 @@ impl Sketch {
     pub fn bytes(&self) -> usize {
         self.words.len() * 8 + std::mem::size_of::<Sketch>()
     }
+
+    /// The filter's bits, 64 a word (`1 << (64 - shift)` in all).
+    pub fn words(&self) -> &[u64] {
+        &self.words
+    }
+
+    /// `64 - log2(bits)`: the same for every sketch of one size.
+    pub fn shift(&self) -> u32 {
+        self.shift
+    }
+
+    /// The contents hold a NUL byte.
+    pub fn binary(&self) -> bool {
+        self.binary
+    }
 }
 
 /// Makes sketches, reusing its scratch space (one per thread).
@@ -253,6 +268,35 @@ impl Need {
             Need::OneOf(parts) => parts.iter().any(|n| n.met_by(sketch)),
         }
     }
+
+    /// `met_by` for 64 files at once (see `Prefilter::may_match_block`),
+    /// stopping as soon as the answer is known for all of `present`.
+    fn met_by_block(&self, block: &[u64], shift: u32, present: u64) -> u64 {
+        match self {
+            Need::Any => present,
+            Need::Trigram(_, (p1, p2)) => block[(p1 >> shift) as usize] & block[(p2 >> shift) as usize] & present,
+            Need::All(parts) => {
+                let mut left = present;
+                for part in parts {
+                    if left == 0 {
+                        break;
+                    }
+                    left &= part.met_by_block(block, shift, left);
+                }
+                left
+            }
+            Need::OneOf(parts) => {
+                let mut met = 0;
+                for part in parts {
+                    if met == present {
+                        break;
+                    }
+                    met |= part.met_by_block(block, shift, present & !met);
+                }
+                met
+            }
+        }
+    }
 }
 
 /// What the analysis knows of one node of the regex.
@@ -414,6 +458,14 @@ impl Prefilter {
     /// Whether a file with this sketch may hold a match (false: it holds none).
     pub fn may_match(&self, sketch: &Sketch) -> bool {
         self.need.met_by(sketch)
+    }
+
+    /// Of the (up to) 64 files of a bit-sliced `block` of sketches with
+    /// `shift` (word `i` holds bit `i` of each file's filter, so one read
+    /// tests 64 files), those that may hold a match, as bits; `present` are
+    /// the block's files (a bit outside it may be set or not).
+    pub fn may_match_block(&self, block: &[u64], shift: u32, present: u64) -> u64 {
+        self.need.met_by_block(block, shift, present)
     }
 
     /// `Some` when a file with this sketch holds no match: it need not be

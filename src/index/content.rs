@@ -11,6 +11,10 @@
 //! made while an event was being applied is not kept (`epoch`): it may
 //! describe the contents before it.
 //!
+//! The sketches are stored bit-sliced (`sliced`): a content search asks
+//! for `masks` once (again only when the layer changed) and each file's
+//! answer is then a bit (`ruled_out`).
+//!
 //! Sketches take at most `sketch_cap` bytes; past it, files without one are
 //! read by every search, as without the layer. Contents take at most
 //! `cache_cap` bytes, and when a file does not fit, the largest files held
@@ -23,8 +27,9 @@
 //! recency (LRU, CLOCK) would evict every file before its next use there
 //! whenever the candidates outgrow the cap.
 
+use super::sliced::{Masks, Place, SlicedSketches};
 use super::tree::{Handle, Id, Tree};
-use crate::content_sketch::Sketch;
+use crate::content_sketch::{Prefilter, RuledOut, Sketch};
 use crate::entry::Meta;
 use crate::walk::KnownFile;
 use std::collections::BTreeSet;
@@ -32,7 +37,10 @@ use std::collections::BTreeSet;
 struct Slot {
     handle: Handle,
     meta: Meta,
-    sketch: Sketch,
+    /// Where its sketch is in `sketches`.
+    place: Place,
+    /// Its contents hold a NUL byte.
+    binary: bool,
     /// The file's contents, while the cache holds them.
     contents: Option<Box<[u8]>>,
 }
@@ -65,7 +73,7 @@ impl Default for ContentCaps {
 /// The sketches and cached contents, by the entry's slot in the tree.
 pub struct ContentLayer {
     slots: Vec<Option<Slot>>,
-    sketch_bytes: usize,
+    sketches: SlicedSketches,
     sketched_files: usize,
     cached_bytes: usize,
     /// The files whose contents are held, by size, for evicting the largest.
@@ -73,6 +81,16 @@ pub struct ContentLayer {
     caps: ContentCaps,
     /// Bumped each time something is dropped for a change.
     epoch: u64,
+    /// Bumped each time a sketch is placed or removed: `Masks` made before
+    /// are stale.
+    version: u64,
+}
+
+/// A content search's answer for every file the layer knows, as of one
+/// `version` of the layer.
+pub struct LayerMasks {
+    pub version: u64,
+    masks: Masks,
 }
 
 /// The sizes `stats()` reports.
@@ -90,12 +108,13 @@ impl ContentLayer {
     pub fn new(caps: ContentCaps) -> ContentLayer {
         ContentLayer {
             slots: Vec::new(),
-            sketch_bytes: 0,
+            sketches: SlicedSketches::default(),
             sketched_files: 0,
             cached_bytes: 0,
             cached: BTreeSet::new(),
             caps,
             epoch: 0,
+            version: 0,
         }
     }
 
@@ -104,7 +123,29 @@ impl ContentLayer {
     pub fn get(&self, handle: Handle, meta: Meta) -> Option<KnownFile<'_>> {
         match self.slots.get(handle.id() as usize) {
             Some(Some(slot)) if slot.handle == handle && slot.meta == meta => {
-                Some(KnownFile { sketch: &slot.sketch, contents: slot.contents.as_deref() })
+                Some(KnownFile { contents: slot.contents.as_deref() })
+            }
+            _ => None,
+        }
+    }
+
+    /// The layer's version (see `LayerMasks`).
+    pub fn version(&self) -> u64 {
+        self.version
+    }
+
+    /// Which of the files the layer knows may hold a match of `prefilter`.
+    pub fn masks(&self, prefilter: &Prefilter) -> LayerMasks {
+        LayerMasks { version: self.version, masks: self.sketches.masks(prefilter) }
+    }
+
+    /// `Some` when the entry `handle`, at `meta`, is known and `masks` (of
+    /// this version of the layer) rule out a match in it.
+    pub fn ruled_out(&self, masks: &LayerMasks, handle: Handle, meta: Meta) -> Option<RuledOut> {
+        debug_assert_eq!(masks.version, self.version);
+        match self.slots.get(handle.id() as usize) {
+            Some(Some(slot)) if slot.handle == handle && slot.meta == meta && !masks.masks.may_match(slot.place) => {
+                Some(if slot.binary { RuledOut::Binary } else { RuledOut::Text })
             }
             _ => None,
         }
@@ -112,7 +153,7 @@ impl ContentLayer {
 
     /// Whether another sketch would be kept.
     pub fn wants_sketch(&self) -> bool {
-        self.sketch_bytes < self.caps.sketches
+        self.sketches.bytes() < self.caps.sketches
     }
 
     /// Whether the contents of a file of `size` bytes would be kept: there
@@ -155,9 +196,10 @@ impl ContentLayer {
                 self.cached_bytes += c.len();
                 self.cached.insert((c.len(), handle.id()));
             }
-            self.sketch_bytes += sketch.bytes();
+            let place = self.sketches.insert(&sketch);
+            self.version += 1;
             self.sketched_files += 1;
-            self.slots[id] = Some(Slot { handle, meta, sketch, contents });
+            self.slots[id] = Some(Slot { handle, meta, place, binary: sketch.binary(), contents });
         }
     }
 
@@ -183,7 +225,8 @@ impl ContentLayer {
     fn drop_slot(&mut self, id: usize) {
         self.drop_contents(id);
         if let Some(old) = self.slots.get_mut(id).and_then(Option::take) {
-            self.sketch_bytes -= old.sketch.bytes();
+            self.sketches.remove(old.place);
+            self.version += 1;
             self.sketched_files -= 1;
         }
     }
@@ -207,13 +250,15 @@ impl ContentLayer {
     pub fn clear(&mut self) {
         self.epoch += 1;
         self.slots = Vec::new();
+        self.sketches = SlicedSketches::default();
+        self.version += 1;
         self.cached = BTreeSet::new();
-        (self.sketch_bytes, self.sketched_files, self.cached_bytes) = (0, 0, 0);
+        (self.sketched_files, self.cached_bytes) = (0, 0);
     }
 
     pub fn size(&self) -> LayerSize {
         LayerSize {
-            sketch_bytes: self.sketch_bytes + self.slots.capacity() * std::mem::size_of::<Option<Slot>>(),
+            sketch_bytes: self.sketches.bytes() + self.slots.capacity() * std::mem::size_of::<Option<Slot>>(),
             sketched_files: self.sketched_files,
             cached_bytes: self.cached_bytes,
             cached_files: self.cached.len(),

@@ -231,6 +231,16 @@ impl Index {
         Ok(tree)
     }
 
+    /// The tree, for work no caller waits for (the background build): only
+    /// whether the index is closed or failed is asked, never the checks that
+    /// fail it (a caller's next call makes those, and says why).
+    pub(super) fn read_in_background(&self) -> Result<RwLockReadGuard<'_, Tree>> {
+        self.usable()?;
+        let tree = unpoisoned(self.tree.read());
+        self.usable()?;
+        Ok(tree)
+    }
+
     /// Fails once closed or failed: what every call checks first.
     pub(super) fn usable(&self) -> Result<()> {
         if lock(&self.keeper).is_none() {

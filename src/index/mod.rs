@@ -13,7 +13,8 @@
 //! The parts, in the order they build on each other (each part's `impl
 //! Index` block also reads the state `lifecycle` holds):
 //! - `tree`: the compact tree (arena, interned names, compiled rules per
-//!   folder, handles checked by serial); `content`: the content layer.
+//!   folder, handles checked by serial); `content`: the content layer,
+//!   its sketches bit-sliced (`sliced`).
 //! - `watch`: where events come from, behind the `Watcher` trait (inotify
 //!   used directly on Linux, `notify` elsewhere).
 //! - `disk`: what is read of one entry or folder on disk; `build`: the walk
@@ -38,6 +39,7 @@ mod lifecycle;
 mod links;
 pub mod query;
 mod reconcile;
+mod sliced;
 #[cfg(test)]
 mod testing;
 pub mod tree;

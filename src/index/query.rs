@@ -11,7 +11,7 @@
 //! sketch in the content layer rules out a match are tested a whole run at
 //! a time, in one tight loop, and never offered to the collector.
 
-use super::content::{ContentLayer, Learnt};
+use super::content::{ContentLayer, LayerMasks, Learnt};
 use super::tree::{Handle, Id, Tree};
 use super::Index;
 use crate::cancel::Cancel;
@@ -30,7 +30,7 @@ use crate::walk::{
 use std::cell::{Cell, RefCell};
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, RwLockReadGuard};
+use std::sync::{Arc, Mutex, RwLockReadGuard};
 
 /// How many sets of rules keep their `Visible` list.
 const VISIBLE_KEPT: usize = 4;
@@ -178,6 +178,9 @@ where
     // as a fresh search does: sketching and copying each file as it goes
     // would make the first searches of a session slower than a fresh one.
     let learns = index.status.sketches.settled();
+    // The screen's answer for every file the layer knows, made once and
+    // again only when the layer changed (it may between runs).
+    let masks: Mutex<Option<Arc<LayerMasks>>> = Mutex::new(None);
     // Threads take runs of `RUN` entries in turn, so one with slow files
     // (large, or not in memory) does not leave the others idle at the end.
     let next = AtomicUsize::new(0);
@@ -199,7 +202,10 @@ where
                 let layer = index.content();
                 let known = SliceContents::new(&visible, &layer, learns);
                 let from = i;
-                let ruled_out = screen.map(|screen| known.ruled_out(from..end, screen.prefilter));
+                let ruled_out = screen.map(|screen| {
+                    let masks = masks_of(&masks, &layer, screen.prefilter);
+                    known.ruled_out(from..end, &masks)
+                });
                 // Counted once a run, not under the gate's lock at each file.
                 let mut binary = 0;
                 while i < end && known.pending.get() < LEARNT_BYTES {
@@ -242,7 +248,7 @@ where
 /// path, handle and metadata, in walk order (not kept as a `Visible`).
 pub(super) fn files_searched(index: &Index, rules: &WalkRules) -> Result<Vec<(Vec<u8>, Handle, Meta)>> {
     let walked = gated(rules, &Cancel::never(), |gate| {
-        let tree = index.read()?;
+        let tree = index.read_in_background()?;
         let visible = list_visible(index, &tree, b"", &index.logical_path, gate)?;
         Ok((0..visible.len())
             .filter(|&i| visible.kinds[i] == EntryKind::File)
@@ -308,16 +314,14 @@ impl<'a> SliceContents<'a> {
     }
 
     /// For each entry of `range`, whether it is a file whose sketch rules
-    /// out a match of `screen`. One pass with nothing else in the loop, so
-    /// the processor overlaps the memory reads of many files' sketches
-    /// (each is a likely cache miss) instead of waiting on one at a time.
-    fn ruled_out(&self, range: std::ops::Range<usize>, screen: &Prefilter) -> Vec<Option<RuledOut>> {
+    /// out a match (`masks`, of this version of the layer). One pass with
+    /// nothing else in the loop, so the processor overlaps the memory reads
+    /// of many files' slots instead of waiting on one at a time.
+    fn ruled_out(&self, range: std::ops::Range<usize>, masks: &LayerMasks) -> Vec<Option<RuledOut>> {
         range
-            .map(|i| {
-                if self.visible.kinds[i] != EntryKind::File {
-                    return None;
-                }
-                screen.rules_out(self.layer.get(self.visible.handles[i], self.visible.metas[i])?.sketch)
+            .map(|i| match self.visible.kinds[i] {
+                EntryKind::File => self.layer.ruled_out(masks, self.visible.handles[i], self.visible.metas[i]),
+                _ => None,
             })
             .collect()
     }
@@ -340,6 +344,16 @@ impl KnownContents for SliceContents<'_> {
         let (handle, meta) = (self.visible.handles[at], self.visible.metas[at]);
         self.pending.set(self.pending.get() + contents.as_ref().map_or(0, |c| c.len()));
         self.learnt.borrow_mut().push(Learnt { handle, meta, sketch, contents });
+    }
+}
+
+/// The masks of `prefilter` for the layer as it is, from `kept` when they
+/// are of its version.
+fn masks_of(kept: &Mutex<Option<Arc<LayerMasks>>>, layer: &ContentLayer, prefilter: &Prefilter) -> Arc<LayerMasks> {
+    let mut kept = lock(kept);
+    match &*kept {
+        Some(masks) if masks.version == layer.version() => Arc::clone(masks),
+        _ => Arc::clone(kept.insert(Arc::new(layer.masks(prefilter)))),
     }
 }
 

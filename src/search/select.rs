@@ -164,16 +164,9 @@ fn count_in_file(
     if entry.known_size() == Some(0) {
         return None;
     }
-    // A live index's sketch may tell that it holds no match, and its cache
-    // may hold the contents.
+    // A live index's cache may hold the contents (its sketches ruled out
+    // files before they were offered: see `Screen`).
     let known = entry.known();
-    if let Some(out) = known.as_ref().and_then(|known| regex.rules_out(known.sketch)) {
-        // Counted as binary as the search it saves would have counted it.
-        if out == RuledOut::Binary {
-            call.count_left_out(SkipReason::Binary);
-        }
-        return None;
-    }
     // Past the budget, a file is noted as unsearched rather than read.
     if call.reads_in_walk && call.budget.is_some_and(|b| b.spent_on(relative)) {
         return None;

@@ -297,10 +297,10 @@ pub trait KnownContents {
     fn remember(&self, at: usize, sketch: Sketch, contents: Option<Box<[u8]>>);
 }
 
-/// What a live index knows of one file's contents as they are now: their
-/// sketch, and the contents themselves while its cache holds them.
+/// What a live index knows of one file's contents as they are now: that it
+/// has their sketch (a search screens with it before offering the file, see
+/// `Screen`), and the contents themselves while its cache holds them.
 pub struct KnownFile<'a> {
-    pub sketch: &'a Sketch,
     pub contents: Option<&'a [u8]>,
 }
 
