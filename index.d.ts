@@ -286,6 +286,14 @@ export interface IndexStats {
   contentBuildFiles: number
   /** The files a default `searchFiles` reads, which the background build sketches. */
   contentBuildTotal: number
+  /** The file the sketches are kept in across processes (absent with `persist: false`, or off Unix). */
+  cacheFile?: string
+  /** Sketches loaded from it at open, each checked against its file (size, mtime, ctime and inode). */
+  cacheLoaded: number
+  /** Sketches written to it by the last save (when the background build is done, and at `close()`). */
+  cacheSaved: number
+  /** Why the file was not used (corrupt, another version or folder) or not written, the last time. */
+  cacheError?: string
   /** File-system events received. */
   events: number
   /** Folders listed again after events. */
@@ -328,6 +336,14 @@ export interface OpenIndexOptions {
    * first; only files a content search has read are held.
    */
   contentCacheBytes?: number
+  /**
+   * The folder the index's content sketches are kept in between processes (resolved against `cwd`). Default:
+   * `AGENT_FIND_CACHE_DIR`, else the user's cache folder (`$XDG_CACHE_HOME/agent-find` or `~/.cache/agent-find`,
+   * `~/Library/Caches/agent-find`, `%LOCALAPPDATA%\agent-find`). Electron: `app.getPath('userData')`.
+   */
+  cacheDir?: string
+  /** `false`: nothing is saved or loaded. Default `true`. */
+  persist?: boolean
 }
 
 export declare function openIndex(path: string, options?: OpenIndexOptions): Promise<FileIndex>

@@ -11,6 +11,14 @@ import { FindFilesError } from '../index.mjs'
 
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 
+// Live indexes keep their sketches between processes: in a folder of this
+// test process's own (its children inherit it), never the user's cache.
+if (!process.env.AGENT_FIND_CACHE_DIR) {
+  const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'af-cache-'))
+  process.env.AGENT_FIND_CACHE_DIR = cacheDir
+  process.on('exit', () => fs.rmSync(cacheDir, { recursive: true, force: true }))
+}
+
 /** Why a comparison with ripgrep cannot run, for a test's `skip`. */
 export const NO_RIPGREP =
   'no ripgrep found: run `npm run install:rg` (the pinned rg in node_modules/.cache/ripgrep), set AGENT_FIND_RG, or put rg on PATH'

@@ -248,6 +248,6 @@ describe('the content cache (openIndex contentCacheBytes)', () => {
         return true
       }, String(bad))
     }
-    await assert.rejects(openIndex(root, { contentCache: 10 }), /unknown option `contentCache`; the options are `cwd` and `contentCacheBytes`/)
+    await assert.rejects(openIndex(root, { contentCache: 10 }), /unknown option `contentCache`; the options are `cwd`, `contentCacheBytes`, `cacheDir` and `persist`/)
   })
 })

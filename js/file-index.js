@@ -2,6 +2,7 @@
 // `openIndex` and the FileIndex it opens: a live index of one folder, kept
 // by the binding, answering `find`, `findFiles` and `searchFiles`.
 
+const nodePath = require('node:path')
 const binding = require('./native.js')
 const { FindFilesError, invalid } = require('./errors.js')
 const { describe, isNonArrayObject } = require('./util.js')
@@ -59,15 +60,16 @@ class FileIndex {
 }
 
 /** The options `openIndex` takes. */
-const OPEN_OPTIONS = ['cwd', 'contentCacheBytes']
+const OPEN_OPTIONS = ['cwd', 'contentCacheBytes', 'cacheDir', 'persist']
 
-/** `openIndex(path, { cwd, contentCacheBytes }?)`: walks the folder once, then watches it. */
+/** `openIndex(path, { cwd, contentCacheBytes, cacheDir, persist }?)`: walks the folder once, then watches it. */
 async function openIndex(path, options = {}) {
   if (typeof path !== 'string' || path === '') throw invalid('openIndex(path) takes the folder to index, as a non-empty string')
   if (!isNonArrayObject(options)) throw invalid('openIndex(path, options) takes an options object such as { cwd }')
   for (const key of Object.keys(options)) {
     if (!OPEN_OPTIONS.includes(key)) {
-      throw invalid(`openIndex: unknown option \`${key}\`; the options are ${OPEN_OPTIONS.map((o) => `\`${o}\``).join(' and ')}`)
+      const names = OPEN_OPTIONS.map((o) => `\`${o}\``)
+      throw invalid(`openIndex: unknown option \`${key}\`; the options are ${names.slice(0, -1).join(', ')} and ${names.at(-1)}`)
     }
   }
   if (options.cwd !== undefined && (typeof options.cwd !== 'string' || options.cwd === '')) {
@@ -79,8 +81,15 @@ async function openIndex(path, options = {}) {
       `openIndex: \`contentCacheBytes\` must be a whole number of bytes, 0 or more (0 keeps no file contents in memory), not ${describe(cache)}`,
     )
   }
+  if (options.cacheDir !== undefined && (typeof options.cacheDir !== 'string' || options.cacheDir === '')) {
+    throw invalid('openIndex: `cacheDir` must be a non-empty path (the folder its saved sketches go to)')
+  }
+  if (options.persist !== undefined && typeof options.persist !== 'boolean') {
+    throw invalid(`openIndex: \`persist\` must be true or false, not ${describe(options.persist)}`)
+  }
+  const cacheDir = options.cacheDir === undefined ? undefined : nodePath.resolve(options.cwd ?? process.cwd(), options.cacheDir)
   const native = new binding.FileIndex()
-  const failure = await native.open(path, options.cwd, cache)
+  const failure = await native.open(path, options.cwd, cache, cacheDir, options.persist !== false)
   if (failure) throw new FindFilesError(failure.code, failure.message)
   return new FileIndex(native)
 }

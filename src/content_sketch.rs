@@ -104,6 +104,19 @@ impl Sketch {
     pub fn binary(&self) -> bool {
         self.binary
     }
+
+    /// How many words a sketch of `2^log2` bits takes, when that is a size
+    /// sketches have.
+    pub fn words_for(log2: u32) -> Option<usize> {
+        let bits = 1usize.checked_shl(log2)?;
+        (MIN_SKETCH_BITS..=MAX_SKETCH_BITS).contains(&bits).then_some(bits / 64)
+    }
+
+    /// A sketch as saved (see `index::saved`): its words, `log2` of its
+    /// bits, and whether its file is binary; `None` for an impossible size.
+    pub fn from_saved(words: Vec<u64>, log2: u32, binary: bool) -> Option<Sketch> {
+        (Sketch::words_for(log2)? == words.len()).then(|| Sketch { words: words.into(), shift: 64 - log2, binary })
+    }
 }
 
 /// Makes sketches, reusing its scratch space (one per thread).

@@ -3,7 +3,9 @@
 
 use crate::blocking_pool::off_the_loop;
 use crate::results::Failure;
-use agent_find_core::{lock, resolve_logical, BuildState, Cancel, ContentCaps, FindError, Index, IndexRef, Shared};
+use agent_find_core::{
+    default_cache_dir, lock, resolve_logical, BuildState, Cancel, ContentCaps, FindError, Index, IndexRef, Shared,
+};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use std::sync::Arc;
@@ -41,6 +43,15 @@ pub struct IndexStats {
     /// (the files a default `searchFiles` reads).
     pub content_build_files: f64,
     pub content_build_total: f64,
+    /// The file the content layer is kept in across processes (absent with
+    /// `persist: false`, or where the system gives a folder no identity).
+    pub cache_file: Option<String>,
+    /// Sketches loaded from it at open, each checked against its file.
+    pub cache_loaded: f64,
+    /// Sketches written by the last save.
+    pub cache_saved: f64,
+    /// Why the file was not used or not written, the last time it was not.
+    pub cache_error: Option<String>,
     /// File-system events received.
     pub events: f64,
     /// Folders listed again after events.
@@ -78,6 +89,8 @@ impl FileIndex {
         path: String,
         cwd: Option<String>,
         content_cache_bytes: Option<f64>,
+        cache_dir: Option<String>,
+        persist: Option<bool>,
     ) -> Result<PromiseRaw<'env, Option<Failure>>> {
         let holder = Arc::clone(&self.index);
         let mut caps = ContentCaps::default();
@@ -88,7 +101,12 @@ impl FileIndex {
         env.spawn_future(async move {
             let opened = off_the_loop(move || {
                 let logical = resolve_logical(cwd.as_deref(), Some(&path))?;
-                Index::open(logical, caps)
+                // Kept across processes unless `persist: false`: in `cacheDir`, else the user's cache folder.
+                let saved = match persist {
+                    Some(false) => None,
+                    _ => cache_dir.map(std::path::PathBuf::from).or_else(default_cache_dir),
+                };
+                Index::open_saved(logical, caps, saved)
             });
             Ok(match opened.await.and_then(|done| done) {
                 Ok(index) => {
@@ -135,6 +153,10 @@ impl FileIndex {
             .to_string(),
             content_build_files: s.content_build.1 as f64,
             content_build_total: s.content_build.2 as f64,
+            cache_file: s.saved.file.map(|f| f.to_string_lossy().into_owned()),
+            cache_loaded: s.saved.loaded as f64,
+            cache_saved: s.saved.saved as f64,
+            cache_error: s.saved.error,
             events: s.events as f64,
             folders_reconciled: s.folders_reconciled as f64,
             rescans: s.rescans as f64,

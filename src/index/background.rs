@@ -17,6 +17,7 @@
 use super::content::Learnt;
 use super::lifecycle::Index;
 use super::query::files_searched;
+use super::saved::{now_ns, stamp_of};
 use crate::calls_in_flight::wait_while_calls;
 use crate::content_sketch::{Sketcher, MAX_SKETCHED_FILE_BYTES};
 use crate::option_table::SKIPPED_DIRS;
@@ -149,6 +150,7 @@ fn build_layer(weak: &Weak<Index>, stop: &AtomicBool) -> BuildState {
     if let Some(index) = weak.upgrade() {
         index.status.sketches.total.store(files.len(), Ordering::SeqCst);
         index.status.sketches.set(BuildState::Running);
+        index.load_saved(&stop_of(stop));
     }
     let next = AtomicUsize::new(0);
     let ends: Vec<BuildState> = std::thread::scope(|scope| {
@@ -168,9 +170,18 @@ fn build_layer(weak: &Weak<Index>, stop: &AtomicBool) -> BuildState {
         ends
     });
     match ends.iter().all(|&end| end == BuildState::Done) {
-        true => BuildState::Done,
+        true => {
+            if let Some(index) = weak.upgrade() {
+                index.save();
+            }
+            BuildState::Done
+        }
         false => BuildState::Stopped,
     }
+}
+
+fn stop_of(stop: &AtomicBool) -> impl Fn() -> bool + '_ {
+    move || stop.load(Ordering::SeqCst)
 }
 
 /// One thread's share: runs of files taken in turn until none is left;
@@ -214,7 +225,7 @@ fn sketch_files(
             }
             let Ok(file) = dir.open_beneath(Path::new(os_str(path))) else { continue };
             contents.clear();
-            if file.take(MAX_SKETCHED_FILE_BYTES + 1).read_to_end(&mut contents).is_err() {
+            if (&file).take(MAX_SKETCHED_FILE_BYTES + 1).read_to_end(&mut contents).is_err() {
                 continue;
             }
             // Kept only when read as long as the tree says the file is: one
@@ -225,6 +236,7 @@ fn sketch_files(
                     meta: *meta,
                     sketch: sketcher.sketch(&contents),
                     contents: None,
+                    stamp: stamp_of(&file, now_ns()).filter(|s| s.size == meta.size),
                 });
             }
         }

@@ -27,6 +27,7 @@
 //! recency (LRU, CLOCK) would evict every file before its next use there
 //! whenever the candidates outgrow the cap.
 
+use super::saved::{Record, Stamp};
 use super::sliced::{Masks, Place, SlicedSketches};
 use super::tree::{Handle, Id, Tree};
 use crate::content_sketch::{Prefilter, RuledOut, Sketch};
@@ -43,6 +44,9 @@ struct Slot {
     binary: bool,
     /// The file's contents, while the cache holds them.
     contents: Option<Box<[u8]>>,
+    /// What the file was when its sketch was made, where known: only a
+    /// sketch with a stamp is saved (see `saved`).
+    stamp: Option<Stamp>,
 }
 
 /// What a query learnt of a file it read whole: its sketch and, when the
@@ -52,6 +56,7 @@ pub struct Learnt {
     pub meta: Meta,
     pub sketch: Sketch,
     pub contents: Option<Box<[u8]>>,
+    pub stamp: Option<Stamp>,
 }
 
 /// The caps of the content layer, in bytes.
@@ -176,9 +181,14 @@ impl ContentLayer {
         if epoch != self.epoch {
             return;
         }
-        for Learnt { handle, meta, sketch, contents } in learnt {
+        for Learnt { handle, meta, sketch, contents, stamp } in learnt {
             let id = handle.id() as usize;
-            let same_file = matches!(self.slots.get(id), Some(Some(s)) if s.handle == handle && s.meta == meta);
+            let held = match self.slots.get(id) {
+                Some(Some(s)) if s.handle == handle && s.meta == meta => Some(s.stamp),
+                _ => None,
+            };
+            let same_file = held.is_some();
+            let stamp = stamp.or(held.flatten());
             if !same_file && !self.wants_sketch() {
                 continue;
             }
@@ -199,7 +209,7 @@ impl ContentLayer {
             let place = self.sketches.insert(&sketch);
             self.version += 1;
             self.sketched_files += 1;
-            self.slots[id] = Some(Slot { handle, meta, place, binary: sketch.binary(), contents });
+            self.slots[id] = Some(Slot { handle, meta, place, binary: sketch.binary(), contents, stamp });
         }
     }
 
@@ -256,6 +266,20 @@ impl ContentLayer {
         (self.sketched_files, self.cached_bytes) = (0, 0);
     }
 
+    /// The sketches to save: those with a stamp, each with its path in
+    /// `tree` (a slot whose entry is gone is left out).
+    pub fn records(&self, tree: &Tree) -> Vec<Record> {
+        self.slots
+            .iter()
+            .flatten()
+            .filter_map(|slot| {
+                let stamp = slot.stamp?;
+                let id = tree.resolve(slot.handle)?;
+                Some(Record { path: tree.path(id), stamp, sketch: self.sketches.sketch_at(slot.place, slot.binary)? })
+            })
+            .collect()
+    }
+
     pub fn size(&self) -> LayerSize {
         LayerSize {
             sketch_bytes: self.sketches.bytes() + self.slots.capacity() * std::mem::size_of::<Option<Slot>>(),
@@ -275,7 +299,7 @@ mod tests {
         let contents = vec![b'a' + (id % 26) as u8; size];
         let meta = Meta { size: size as u64, mtime_ms: 1.0 };
         let sketch = Sketcher::default().sketch(&contents);
-        Learnt { handle: Handle::for_test(id), meta, sketch, contents: Some(contents.into()) }
+        Learnt { handle: Handle::for_test(id), meta, sketch, contents: Some(contents.into()), stamp: None }
     }
 
     fn cached(layer: &ContentLayer, id: Id, size: usize) -> bool {

@@ -15,6 +15,7 @@ use super::content::{ContentCaps, ContentLayer, LayerSize};
 use super::disk::UNKNOWN_META;
 use super::keeper;
 use super::query::KeptVisible;
+use super::saved::{SavedLayer, SavedStatus};
 use super::tree::Tree;
 use super::watch::{default_watcher, FolderWatches, Watcher};
 use crate::cancel::Cancel;
@@ -45,7 +46,7 @@ pub struct Index {
     /// The folder's handle, `None` once closed or failed (see `release`).
     pub(super) dir: Mutex<Option<Arc<Dir>>>,
     /// The root's `(st_dev, st_ino)` at open, where the OS tells it.
-    identity: Option<(u64, u64)>,
+    pub(super) identity: Option<(u64, u64)>,
     /// The root's mode and owner as last seen (see `Index::root_access_changed`).
     pub(super) root_access: Mutex<Option<(u32, u32, u32)>>,
     pub(super) tree: RwLock<Tree>,
@@ -71,6 +72,8 @@ pub struct Index {
     pub(super) content: RwLock<ContentLayer>,
     /// The threads that fill the content layer once the tree is built.
     pub(super) background: Background,
+    /// Where the content layer is kept across processes, and how that went.
+    pub(super) saved: SavedLayer,
 }
 
 /// The id the next index opened takes.
@@ -112,6 +115,8 @@ pub struct Stats {
     pub content: LayerSize,
     /// The background build of the content layer: where it is, files looked at, files to look at.
     pub content_build: (BuildState, usize, usize),
+    /// The content layer kept across processes (see `saved`).
+    pub saved: SavedStatus,
     pub events: u64,
     pub folders_reconciled: u64,
     pub rescans: u64,
@@ -126,7 +131,15 @@ impl Index {
     /// watching it with the default watcher; its content layer holds at
     /// most `caps`.
     pub fn open(logical_path: PathBuf, caps: ContentCaps) -> Result<Arc<Index>> {
-        Index::open_with(logical_path, caps, default_watcher)
+        Index::open_saved(logical_path, caps, None)
+    }
+
+    /// `open`, with the content layer kept in `cache_dir` across processes
+    /// (see `saved`): loaded from there by the background build, saved
+    /// there when it is done and at `close`.
+    pub fn open_saved(logical_path: PathBuf, caps: ContentCaps, cache_dir: Option<PathBuf>) -> Result<Arc<Index>> {
+        let index = Index::open_with(logical_path, caps, default_watcher, cache_dir)?;
+        Ok(index)
     }
 
     /// `open`, watching with the watcher `new_watcher` makes for the
@@ -135,6 +148,7 @@ impl Index {
         logical_path: PathBuf,
         caps: ContentCaps,
         new_watcher: impl FnOnce(&Path) -> Result<Arc<dyn Watcher>>,
+        cache_dir: Option<PathBuf>,
     ) -> Result<Arc<Index>> {
         let (dir, real_path) = crate::sandbox::open_search_dir(&logical_path)?;
         let identity = identity_of(&dir);
@@ -159,6 +173,7 @@ impl Index {
             visible: Mutex::new(Vec::new()),
             content: RwLock::new(ContentLayer::new(caps)),
             background: Background::default(),
+            saved: SavedLayer::new(cache_dir),
         });
         watcher.start(&index.real_path, &index.logical_path)?;
         // A watcher that watches folder by folder has each folder watched
@@ -341,6 +356,7 @@ impl Index {
                 s.sketches.done.load(Ordering::Relaxed).min(s.sketches.total.load(Ordering::Relaxed)),
                 s.sketches.total.load(Ordering::Relaxed),
             ),
+            saved: self.saved.status(),
             events: s.events.load(Ordering::Relaxed),
             folders_reconciled: s.folders_reconciled.load(Ordering::Relaxed),
             rescans: s.rescans.load(Ordering::Relaxed),
@@ -394,6 +410,7 @@ impl Index {
             }
         }
         self.background.join();
+        self.save();
         self.release();
     }
 }

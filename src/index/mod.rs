@@ -39,6 +39,7 @@ mod lifecycle;
 mod links;
 pub mod query;
 mod reconcile;
+mod saved;
 mod sliced;
 #[cfg(test)]
 mod testing;
@@ -49,3 +50,4 @@ mod watch;
 pub use background::BuildState;
 pub use content::{ContentCaps, LayerSize};
 pub use lifecycle::{Index, IndexRef};
+pub use saved::default_dir as default_cache_dir;

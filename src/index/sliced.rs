@@ -97,6 +97,21 @@ impl SlicedSketches {
         class.free.push(place.position);
     }
 
+    /// The sketch at `place`, gathered back from its block.
+    pub fn sketch_at(&self, place: Place, binary: bool) -> Option<Sketch> {
+        let size = place.size as usize;
+        let bits = bits_of(size);
+        let (block, bit) = (place.position as usize / 64, 1u64 << (place.position % 64));
+        let mut words = vec![0u64; bits / 64];
+        for (i, &word) in self.sizes[size].blocks[block].iter().enumerate() {
+            if word & bit != 0 {
+                words[i / 64] |= 1 << (i % 64);
+            }
+        }
+        let log2 = size as u32 + SMALLEST_LOG2;
+        Sketch::from_saved(words, log2, binary)
+    }
+
     /// Heap bytes held by the blocks (in full, filled or not) and their
     /// occupancy; the free lists, at most 4 bytes a position, are not counted.
     pub fn bytes(&self) -> usize {

@@ -22,11 +22,16 @@ pub fn temp(name: &str) -> crate::testing::TempTree {
 /// An index of `dir` watched by `new_watcher`'s watcher, and that watcher.
 pub fn open_watched<W: Watcher + 'static>(dir: &Path, new_watcher: impl FnOnce(&Path) -> W) -> (Arc<Index>, Arc<W>) {
     let mut made = None;
-    let index = Index::open_with(dir.to_path_buf(), ContentCaps::default(), |root| {
-        let watcher = Arc::new(new_watcher(root));
-        made = Some(Arc::clone(&watcher));
-        Ok(watcher as Arc<dyn Watcher>)
-    })
+    let index = Index::open_with(
+        dir.to_path_buf(),
+        ContentCaps::default(),
+        |root| {
+            let watcher = Arc::new(new_watcher(root));
+            made = Some(Arc::clone(&watcher));
+            Ok(watcher as Arc<dyn Watcher>)
+        },
+        None,
+    )
     .unwrap();
     (index, made.unwrap())
 }

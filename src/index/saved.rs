@@ -1,0 +1,492 @@
+//! The content layer kept across processes: the sketches the background
+//! build made, saved to a cache file, and loaded by the next index of the
+//! same folder, so a new session's first content search passes over the
+//! files that cannot match without reading them all again.
+//!
+//! Only what the disk vouches for is used. The tree itself is never saved:
+//! each open lists every folder anew (that walk is the check of every
+//! listing). A sketch is saved with its file's stamp (`Stamp`: size, mtime,
+//! ctime and inode, read from the open file it was made from) and loaded
+//! only when the file, opened again, has exactly that stamp: ctime changes
+//! with every write, also one whose mtime was set back. A file changed
+//! within `RACY_NS` of its reading gets no stamp (git's "racily clean"
+//! rule: a second write in the same timestamp tick would leave the stamp
+//! alone), so its sketch is never saved and the next process reads it.
+//!
+//! The file is untrusted input: it is read whole up to `MAX_FILE_BYTES`,
+//! checked (magic, format version, a CRC-32 of everything, the root's path
+//! and identity, every length and size within bounds) and ignored whole on
+//! any failure; a record's path is only looked up in the tree, never
+//! opened as given. It is written to a new file in the same folder
+//! (readable by its owner only) and renamed over the old one, so a reader
+//! sees the old file or the new one, never a part, and two processes on one
+//! folder neither corrupt it nor wait on each other (the last save wins).
+
+use crate::content_sketch::Sketch;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+/// The file's first bytes.
+const MAGIC: &[u8; 8] = b"AFSKETCH";
+/// Bumped whenever the layout or the sketches' meaning changes: a file of
+/// another version is ignored.
+const FORMAT_VERSION: u32 = 1;
+/// A cache file larger than this is not read.
+const MAX_FILE_BYTES: u64 = 1 << 30;
+/// A path longer than this is not a record.
+const MAX_PATH_BYTES: usize = 4096;
+/// A file written this close to its reading gets no stamp.
+pub const RACY_NS: i128 = 2_000_000_000;
+
+/// What a sketch stands for: the file as it was when read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stamp {
+    pub size: u64,
+    pub mtime_ns: i128,
+    pub ctime_ns: i128,
+    pub ino: u64,
+}
+
+/// The stamp of the open `file` read up to `read_at` (ns since the epoch),
+/// unless it was changed within `RACY_NS` of that (or the system gives no
+/// ctime and inode: then nothing is saved).
+pub fn stamp_of(file: &std::fs::File, read_at: i128) -> Option<Stamp> {
+    raw_stamp(file).filter(|stamp| read_at - stamp.ctime_ns.max(stamp.mtime_ns) > RACY_NS)
+}
+
+/// The open `file`'s stamp as it is now.
+fn raw_stamp(file: &std::fs::File) -> Option<Stamp> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let md = file.metadata().ok()?;
+        Some(Stamp {
+            size: md.size(),
+            mtime_ns: md.mtime() as i128 * 1_000_000_000 + md.mtime_nsec() as i128,
+            ctime_ns: md.ctime() as i128 * 1_000_000_000 + md.ctime_nsec() as i128,
+            ino: md.ino(),
+        })
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = file;
+        None
+    }
+}
+
+/// Now, in ns since the epoch.
+pub fn now_ns() -> i128 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as i128)
+}
+
+/// One saved sketch.
+#[derive(Debug, Clone)]
+pub struct Record {
+    /// Relative to the root, `/`-separated.
+    pub path: Vec<u8>,
+    pub stamp: Stamp,
+    pub sketch: Sketch,
+}
+
+/// The root a cache file belongs to: its real path and its identity.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RootId {
+    pub path: Vec<u8>,
+    pub identity: (u64, u64),
+}
+
+/// The cache file of `root` in `dir`: named by a hash of the root's real
+/// path (the root's path and identity are checked inside too).
+pub fn file_for(dir: &Path, root: &RootId) -> PathBuf {
+    // FNV-1a: a stable name, not a defence (the contents are checked).
+    let hash = root.path.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3));
+    dir.join(format!("index-{hash:016x}.sketches"))
+}
+
+/// Where cache files go by default: `AGENT_FIND_CACHE_DIR` when set, else
+/// the user's cache folder, as each system names it, with an `agent-find`
+/// folder of its own; `None` when there is none.
+pub fn default_dir() -> Option<PathBuf> {
+    let from = |var: &str| std::env::var_os(var).filter(|v| !v.is_empty()).map(PathBuf::from);
+    if let Some(dir) = from("AGENT_FIND_CACHE_DIR").filter(|p| p.is_absolute()) {
+        return Some(dir);
+    }
+    let base = if cfg!(windows) {
+        from("LOCALAPPDATA")
+    } else if cfg!(target_vendor = "apple") {
+        from("HOME").map(|home| home.join("Library/Caches"))
+    } else {
+        from("XDG_CACHE_HOME").filter(|p| p.is_absolute()).or_else(|| from("HOME").map(|home| home.join(".cache")))
+    }?;
+    Some(base.join("agent-find"))
+}
+
+/// Writes `records` for `root` as the cache file in `dir` (made if missing,
+/// owner only): a new file, then renamed over the old.
+pub fn save(dir: &Path, root: &RootId, saved_at: i128, records: &[Record]) -> std::io::Result<()> {
+    let mut out =
+        Vec::with_capacity(64 + records.iter().map(|r| r.path.len() + 48 + r.sketch.words().len() * 8).sum::<usize>());
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    out.extend_from_slice(&(root.path.len() as u32).to_le_bytes());
+    out.extend_from_slice(&root.path);
+    out.extend_from_slice(&root.identity.0.to_le_bytes());
+    out.extend_from_slice(&root.identity.1.to_le_bytes());
+    out.extend_from_slice(&saved_at.to_le_bytes());
+    out.extend_from_slice(&(records.len() as u64).to_le_bytes());
+    for r in records {
+        out.extend_from_slice(&(r.path.len() as u32).to_le_bytes());
+        out.extend_from_slice(&r.path);
+        out.extend_from_slice(&r.stamp.size.to_le_bytes());
+        out.extend_from_slice(&r.stamp.mtime_ns.to_le_bytes());
+        out.extend_from_slice(&r.stamp.ctime_ns.to_le_bytes());
+        out.extend_from_slice(&r.stamp.ino.to_le_bytes());
+        out.push(u8::from(r.sketch.binary()));
+        out.push((64 - r.sketch.shift()) as u8);
+        for w in r.sketch.words() {
+            out.extend_from_slice(&w.to_le_bytes());
+        }
+    }
+    let crc = crc32fast::hash(&out);
+    out.extend_from_slice(&crc.to_le_bytes());
+
+    make_private_dir(dir)?;
+    let target = file_for(dir, root);
+    let temp = dir.join(format!(
+        ".{}.{}.{}.tmp",
+        target.file_name().map_or("index".into(), |n| n.to_string_lossy()),
+        std::process::id(),
+        now_ns()
+    ));
+    let written = (|| {
+        let mut file = new_private_file(&temp)?;
+        file.write_all(&out)?;
+        file.sync_all()?;
+        std::fs::rename(&temp, &target)
+    })();
+    if written.is_err() {
+        let _ = std::fs::remove_file(&temp);
+    }
+    written
+}
+
+/// The records of the cache file of `root` in `dir`; why not, when it is
+/// missing or cannot be used.
+pub fn load(dir: &Path, root: &RootId) -> Result<Vec<Record>, String> {
+    let path = file_for(dir, root);
+    let file = match open_regular(&path) {
+        Ok(file) => file,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(format!("the cache file {} cannot be read: {e}", path.display())),
+    };
+    let mut bytes = Vec::new();
+    file.take(MAX_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("the cache file {} cannot be read: {e}", path.display()))?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(format!("the cache file {} is larger than {MAX_FILE_BYTES} bytes: not used", path.display()));
+    }
+    decode(&bytes, root)
+        .map_err(|why| format!("the cache file {} was not used: {why}; it is made anew", path.display()))
+}
+
+/// The records of a cache file's bytes, checked whole.
+fn decode(bytes: &[u8], root: &RootId) -> Result<Vec<Record>, &'static str> {
+    let Some((body, crc)) = bytes.split_last_chunk::<4>() else { return Err("it is truncated") };
+    let mut r = Reader { bytes: body, at: 0 };
+    if r.take(8)? != MAGIC {
+        return Err("it is not an agent-find cache file");
+    }
+    if r.u32()? != FORMAT_VERSION {
+        return Err("it was written by another version");
+    }
+    if crc32fast::hash(body) != u32::from_le_bytes(*crc) {
+        return Err("its checksum does not match (truncated or changed)");
+    }
+    let root_len = r.u32()? as usize;
+    if root_len > MAX_PATH_BYTES * 8 || r.take(root_len)? != root.path.as_slice() {
+        return Err("it is another folder's");
+    }
+    if (r.u64()?, r.u64()?) != root.identity {
+        return Err("it is of another folder at the same path");
+    }
+    let _saved_at = r.i128()?;
+    let count = r.u64()?;
+    // Each record takes at least 50 bytes: a count past that is a lie.
+    if count > (body.len() / 50) as u64 {
+        return Err("its record count is impossible");
+    }
+    let mut records = Vec::with_capacity(count as usize);
+    for _ in 0..count {
+        let len = r.u32()? as usize;
+        if len == 0 || len > MAX_PATH_BYTES {
+            return Err("a path is empty or too long");
+        }
+        let path = r.take(len)?.to_vec();
+        let stamp = Stamp { size: r.u64()?, mtime_ns: r.i128()?, ctime_ns: r.i128()?, ino: r.u64()? };
+        let binary = match r.take(1)?[0] {
+            0 => false,
+            1 => true,
+            _ => return Err("a record is malformed"),
+        };
+        let log2 = r.take(1)?[0] as u32;
+        let words = r.take(Sketch::words_for(log2).ok_or("a sketch has an impossible size")? * 8)?;
+        let words: Vec<u64> =
+            words.chunks_exact(8).map(|w| u64::from_le_bytes(w.try_into().unwrap_or_default())).collect();
+        let sketch = Sketch::from_saved(words, log2, binary).ok_or("a sketch has an impossible size")?;
+        records.push(Record { path, stamp, sketch });
+    }
+    if r.at != body.len() {
+        return Err("it has bytes past its last record");
+    }
+    Ok(records)
+}
+
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Result<&'a [u8], &'static str> {
+        let end = self.at.checked_add(n).filter(|&end| end <= self.bytes.len()).ok_or("it is truncated")?;
+        let taken = &self.bytes[self.at..end];
+        self.at = end;
+        Ok(taken)
+    }
+
+    fn u32(&mut self) -> Result<u32, &'static str> {
+        Ok(u32::from_le_bytes(self.take(4)?.try_into().map_err(|_| "it is truncated")?))
+    }
+
+    fn u64(&mut self) -> Result<u64, &'static str> {
+        Ok(u64::from_le_bytes(self.take(8)?.try_into().map_err(|_| "it is truncated")?))
+    }
+
+    fn i128(&mut self) -> Result<i128, &'static str> {
+        Ok(i128::from_le_bytes(self.take(16)?.try_into().map_err(|_| "it is truncated")?))
+    }
+}
+
+/// Makes `dir` (and what is missing above it) readable by its owner only
+/// where it is made.
+fn make_private_dir(dir: &Path) -> std::io::Result<()> {
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder.create(dir)
+}
+
+/// A new file at `path` (never an existing one, nor through a symlink),
+/// readable and writable by its owner only.
+fn new_private_file(path: &Path) -> std::io::Result<std::fs::File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    options.open(path)
+}
+
+/// Opens `path` for reading when it is a regular file (never a FIFO or a
+/// device, which could block or never end; never through a symlink).
+fn open_regular(path: &Path) -> std::io::Result<std::fs::File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NONBLOCK | libc::O_NOFOLLOW);
+    let file = options.open(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(std::io::Error::other("not a regular file"));
+    }
+    Ok(file)
+}
+
+/// An index's side of its cache file: where it goes, and what happened.
+pub struct SavedLayer {
+    /// The folder of cache files; `None`: nothing is kept.
+    dir: Option<PathBuf>,
+    status: std::sync::Mutex<SavedStatus>,
+}
+
+/// What `stats()` says of the cache file.
+#[derive(Debug, Clone, Default)]
+pub struct SavedStatus {
+    /// The file, once its name is known.
+    pub file: Option<PathBuf>,
+    /// Sketches loaded from it at open, each checked against its file.
+    pub loaded: usize,
+    /// Sketches written by the last save.
+    pub saved: usize,
+    /// Why the file was not used or not written, the last time it was not.
+    pub error: Option<String>,
+    /// The layer's version at the last save: a save with nothing new is skipped.
+    saved_version: Option<u64>,
+}
+
+impl SavedLayer {
+    pub fn new(dir: Option<PathBuf>) -> SavedLayer {
+        SavedLayer { dir, status: std::sync::Mutex::new(SavedStatus::default()) }
+    }
+
+    pub fn status(&self) -> SavedStatus {
+        crate::sync::lock(&self.status).clone()
+    }
+}
+
+impl super::Index {
+    /// The root as cache files name it: its real path and identity; `None`
+    /// where the system gives no identity (then nothing is kept).
+    fn root_id(&self) -> Option<RootId> {
+        Some(RootId { path: self.real_path.as_os_str().as_encoded_bytes().to_vec(), identity: self.identity? })
+    }
+
+    /// Loads the saved sketches whose files are still what they were, into
+    /// the content layer (before the background build reads the rest).
+    pub(super) fn load_saved(&self, stop: &dyn Fn() -> bool) {
+        let (Some(dir), Some(root)) = (&self.saved.dir, self.root_id()) else { return };
+        crate::sync::lock(&self.saved.status).file = Some(file_for(dir, &root));
+        let records = match load(dir, &root) {
+            Ok(records) => records,
+            Err(why) => {
+                crate::sync::lock(&self.saved.status).error = Some(why);
+                return;
+            }
+        };
+        let Ok(folder) = self.dir() else { return };
+        let epoch = self.content().epoch();
+        let mut learnt = Vec::new();
+        {
+            let Ok(tree) = self.read_in_background() else { return };
+            for record in records {
+                if stop() {
+                    return;
+                }
+                let Some(id) = tree.find(&record.path) else { continue };
+                let node = tree.node(id);
+                let expected = crate::entry::Meta::from_stat(
+                    false,
+                    record.stamp.size,
+                    (record.stamp.mtime_ns.div_euclid(1_000_000_000)) as i64,
+                    (record.stamp.mtime_ns.rem_euclid(1_000_000_000)) as i64,
+                );
+                if node.kind != crate::entry::EntryKind::File || node.meta != expected {
+                    continue;
+                }
+                // The file as it is now, opened beneath the root (never through a symlink).
+                let Ok(file) = folder.open_beneath(Path::new(crate::path_bytes::os_str(&record.path))) else {
+                    continue;
+                };
+                if raw_stamp(&file) != Some(record.stamp) {
+                    continue;
+                }
+                learnt.push(super::content::Learnt {
+                    handle: tree.handle(id),
+                    meta: node.meta,
+                    sketch: record.sketch,
+                    contents: None,
+                    stamp: Some(record.stamp),
+                });
+            }
+        }
+        let loaded = learnt.len();
+        self.keep_learnt(epoch, learnt);
+        crate::sync::lock(&self.saved.status).loaded = loaded;
+    }
+
+    /// Saves the content layer's stamped sketches, when anything changed
+    /// since the last save; a failure is recorded, never raised.
+    pub(super) fn save(&self) {
+        let (Some(dir), Some(root)) = (&self.saved.dir, self.root_id()) else { return };
+        let (version, records) = {
+            let layer = self.content();
+            if crate::sync::lock(&self.saved.status).saved_version == Some(layer.version()) {
+                return;
+            }
+            let tree = crate::sync::unpoisoned(self.tree.read());
+            (layer.version(), layer.records(&tree))
+        };
+        let written = save(dir, &root, now_ns(), &records);
+        let mut status = crate::sync::lock(&self.saved.status);
+        status.file = Some(file_for(dir, &root));
+        match written {
+            Ok(()) => {
+                (status.saved, status.saved_version) = (records.len(), Some(version));
+            }
+            Err(e) => status.error = Some(format!("the cache file could not be written in {}: {e}", dir.display())),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::content_sketch::Sketcher;
+
+    fn root() -> RootId {
+        RootId { path: b"/work/tree".to_vec(), identity: (7, 42) }
+    }
+
+    fn encoded(records: &[Record]) -> Vec<u8> {
+        let dir = crate::testing::TempTree::with("saved-encode", &[]);
+        save(&dir, &root(), 1, records).unwrap();
+        std::fs::read(file_for(&dir, &root())).unwrap()
+    }
+
+    fn records() -> Vec<Record> {
+        let mut sketcher = Sketcher::default();
+        (0..20u64)
+            .map(|i| Record {
+                path: format!("src/f{i}.js").into_bytes(),
+                stamp: Stamp { size: i, mtime_ns: i as i128 * 3, ctime_ns: -(i as i128), ino: i * 11 },
+                sketch: sketcher.sketch(format!("contents {i} {}", "x".repeat(i as usize * 300)).as_bytes()),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn what_is_saved_loads_back_and_any_change_of_a_byte_is_refused() {
+        let saved = records();
+        let bytes = encoded(&saved);
+        let loaded = decode(&bytes, &root()).unwrap();
+        assert_eq!(loaded.len(), saved.len());
+        for (a, b) in saved.iter().zip(&loaded) {
+            assert_eq!(
+                (&a.path, a.stamp, a.sketch.words(), a.sketch.shift()),
+                (&b.path, b.stamp, b.sketch.words(), b.sketch.shift())
+            );
+        }
+        // Every single-byte change and every truncation is refused, never a panic.
+        for at in (0..bytes.len()).step_by(7) {
+            let mut changed = bytes.clone();
+            changed[at] ^= 0x5A;
+            assert!(decode(&changed, &root()).is_err(), "a change at {at} was accepted");
+            assert!(decode(&bytes[..at], &root()).is_err(), "a truncation at {at} was accepted");
+        }
+        let elsewhere = RootId { identity: (7, 43), ..root() };
+        assert_eq!(decode(&bytes, &elsewhere).unwrap_err(), "it is of another folder at the same path");
+    }
+
+    #[test]
+    fn garbage_with_a_valid_checksum_is_refused_without_a_panic() {
+        // Well-formed frames around lies: huge counts, lengths and sizes.
+        let mut state = 0x2545_F491_4F6C_DD1Du64;
+        for _ in 0..2_000 {
+            let mut body = MAGIC.to_vec();
+            body.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+            body.extend_from_slice(&(root().path.len() as u32).to_le_bytes());
+            body.extend_from_slice(&root().path);
+            body.extend_from_slice(&7u64.to_le_bytes());
+            body.extend_from_slice(&42u64.to_le_bytes());
+            for _ in 0..(state % 40) {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                body.extend_from_slice(&state.to_le_bytes()[..(state % 9) as usize]);
+            }
+            let crc = crc32fast::hash(&body);
+            body.extend_from_slice(&crc.to_le_bytes());
+            let _ = decode(&body, &root());
+        }
+    }
+}
