@@ -4,7 +4,8 @@
 use crate::blocking_pool::off_the_loop;
 use crate::results::Failure;
 use agent_find_core::{
-    default_cache_dir, lock, resolve_logical, BuildState, Cancel, ContentCaps, FindError, Index, IndexRef, Shared,
+    default_cache_dir, expect_default_searches, lock, resolve_logical, BuildState, Cancel, ContentCaps, FindError,
+    Index, IndexRef, Shared,
 };
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
@@ -106,7 +107,9 @@ impl FileIndex {
                     Some(false) => None,
                     _ => cache_dir.map(std::path::PathBuf::from).or_else(default_cache_dir),
                 };
-                Index::open_saved(logical, caps, saved)
+                let index = Index::open_saved(logical, caps, saved)?;
+                expect_default_searches(&index);
+                Ok(index)
             });
             Ok(match opened.await.and_then(|done| done) {
                 Ok(index) => {

@@ -16,7 +16,7 @@
 
 use super::content::Learnt;
 use super::lifecycle::Index;
-use super::query::files_searched;
+use super::query::{files_searched, make_visible};
 use super::saved::{now_ns, stamp_of};
 use crate::calls_in_flight::wait_while_calls;
 use crate::content_sketch::{Sketcher, MAX_SKETCHED_FILE_BYTES};
@@ -173,6 +173,11 @@ fn build_layer(weak: &Weak<Index>, stop: &AtomicBool) -> BuildState {
         true => {
             if let Some(index) = weak.upgrade() {
                 index.save();
+                let expected = lock(&index.expected_rules).clone();
+                if let Some(rules) = expected {
+                    wait_while_calls(&stop_of(stop));
+                    make_visible(&index, &rules);
+                }
             }
             BuildState::Done
         }

@@ -25,6 +25,7 @@ use crate::gitignore::{folders_above_on_disk, FolderRules, GitEnv};
 use crate::path_bytes::os_str;
 use crate::shared::Shared;
 use crate::sync::{lock, unpoisoned};
+use crate::walk::WalkRules;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock, RwLockReadGuard};
@@ -74,6 +75,8 @@ pub struct Index {
     pub(super) background: Background,
     /// Where the content layer is kept across processes, and how that went.
     pub(super) saved: SavedLayer,
+    /// The rules of the searches expected (see `expect_searches`).
+    pub(super) expected_rules: Mutex<Option<WalkRules>>,
 }
 
 /// The id the next index opened takes.
@@ -174,6 +177,7 @@ impl Index {
             content: RwLock::new(ContentLayer::new(caps)),
             background: Background::default(),
             saved: SavedLayer::new(cache_dir),
+            expected_rules: Mutex::new(None),
         });
         watcher.start(&index.real_path, &index.logical_path)?;
         // A watcher that watches folder by folder has each folder watched
@@ -189,6 +193,13 @@ impl Index {
         *lock(&index.keeper) = Some(KeeperThread { stop, thread });
         background::start(&index);
         Ok(index)
+    }
+
+    /// Says which rules the searches to come will most likely walk with (a
+    /// default `searchFiles`'s): once its content layer is built, the index
+    /// makes their list of what passes, so the first such search does not.
+    pub fn expect_searches(&self, rules: WalkRules) {
+        *lock(&self.expected_rules) = Some(rules);
     }
 
     /// The indexed folder's real path (symlinks resolved), which the tree's

@@ -258,6 +258,14 @@ pub(super) fn files_searched(index: &Index, rules: &WalkRules) -> Result<Vec<(Ve
     Ok(walked.found)
 }
 
+/// Makes and keeps the list of what `rules` let through from the root, as
+/// the first search with those rules would (see `Index::expect_searches`).
+pub(super) fn make_visible(index: &Index, rules: &WalkRules) {
+    let _ = gated(rules, &Cancel::never(), |gate| {
+        visible_below(index, b"", &index.logical_path, gate).map(|_| Vec::<()>::new())
+    });
+}
+
 /// What the rules let through below the folder at `rel`, with what they
 /// left out reported to the gate, as a walk on disk reports it.
 fn visible_below(index: &Index, rel: &[u8], root: &Path, gate: &Gate) -> Result<Arc<Visible>> {

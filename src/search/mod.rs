@@ -213,6 +213,15 @@ impl CallOptions for SearchConfig {
     }
 }
 
+/// Tells a live index that default searches will come, so it prepares for
+/// them once its content layer is built (see `Index::expect_searches`).
+pub fn expect_default_searches(index: &crate::index::Index) {
+    let fields = [("pattern".to_string(), crate::args::Value::Text("expected".to_string()))];
+    if let Ok(config) = options::parse(&fields, Source::Disk) {
+        index.expect_searches(config.rules);
+    }
+}
+
 pub fn run(config: &SearchConfig, cancel: &Cancel) -> Result<SearchOutcome> {
     // With `partial`, the deadline bounds the reading of contents; the walk
     // itself (listing folders) runs to its end, so the files left unsearched
