@@ -7,7 +7,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 
-import { FindFilesError } from '../index.mjs'
+import { FindFilesError, openIndex } from '../index.mjs'
 
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 
@@ -17,6 +17,18 @@ if (!process.env.AGENT_FIND_CACHE_DIR) {
   const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'af-cache-'))
   process.env.AGENT_FIND_CACHE_DIR = cacheDir
   process.on('exit', () => fs.rmSync(cacheDir, { recursive: true, force: true }))
+}
+
+/**
+ * `openIndex`, once its background build of sketches is over: searches made
+ * before then read as a fresh search does and keep nothing.
+ */
+export async function openIndexBuilt(root, options) {
+  const index = await openIndex(root, options)
+  for (const start = Date.now(); !['done', 'stopped'].includes(index.stats().contentBuild); await new Promise((r) => setTimeout(r, 5))) {
+    if (Date.now() - start > 30_000) throw new Error(`the background build did not end: ${JSON.stringify(index.stats())}`)
+  }
+  return index
 }
 
 /** Why a comparison with ripgrep cannot run, for a test's `skip`. */

@@ -10,7 +10,7 @@ import path from 'node:path'
 import { describe, test } from 'node:test'
 
 import { memoryReader, openIndex, searchFiles } from '../index.mjs'
-import { requireTool, seededRandom, tmpTree } from './helpers.mjs'
+import { openIndexBuilt, requireTool, seededRandom, tmpTree } from './helpers.mjs'
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 const within = (promise, ms) => Promise.race([promise, sleep(ms).then(() => { throw new Error(`not settled within ${ms} ms`) })])
@@ -36,17 +36,6 @@ function setAllTimes(root) {
 // tree's generation: equal answers differ only in it.
 const uncursored = (r) => (r.cursor === undefined ? r : { ...r, cursor: '<cursor>' })
 
-/**
- * `openIndex`, once its background build of sketches is over: searches made
- * before then read as a fresh search does and keep nothing.
- */
-async function openBuilt(root, options) {
-  const index = await openIndex(root, options)
-  for (const start = Date.now(); !['done', 'stopped'].includes(index.stats().contentBuild); await sleep(5)) {
-    if (Date.now() - start > 30_000) throw new Error(`the background build did not end: ${JSON.stringify(index.stats())}`)
-  }
-  return index
-}
 
 async function sameAsFresh(index, root, queries, why) {
   for (const q of queries) {
@@ -93,7 +82,7 @@ describe('index.searchFiles with the content layer', () => {
   test('a file rewritten with the same size and mtime is searched anew', async (t) => {
     const root = tmpTree(t, { 'a.txt': 'alpha beta\n', 'b.txt': 'other words\n' })
     setAllTimes(root)
-    const index = await openBuilt(root)
+    const index = await openIndexBuilt(root)
     t.after(() => index.close())
     assert.equal((await index.searchFiles({ pattern: 'gamma', outputMode: 'count' })).matchCount, 0)
     rewriteKeepingTime(path.join(root, 'a.txt'), 'gamma beta\n')
@@ -113,7 +102,7 @@ describe('index.searchFiles with the content layer', () => {
     for (let i = 0; i < 40; i++) spec[`d${i % 4}/f${i}.txt`] = text()
     const root = tmpTree(t, spec)
     setAllTimes(root)
-    const index = await openBuilt(root, { contentCacheBytes: cache })
+    const index = await openIndexBuilt(root, { contentCacheBytes: cache })
     t.after(() => index.close())
     const queries = [
       { pattern: 'needle', outputMode: 'count' },
@@ -180,7 +169,7 @@ describe('the content cache (openIndex contentCacheBytes)', () => {
       'plain.txt': 'a needle\n',
     }
     const root = tmpTree(t, files)
-    const index = await openBuilt(root)
+    const index = await openIndexBuilt(root)
     t.after(() => index.close())
     for (const outputMode of ['content', 'count', 'files']) {
       const q = { pattern: 'needle', outputMode }
@@ -206,7 +195,7 @@ describe('the content cache (openIndex contentCacheBytes)', () => {
     for (let i = 0; i < 300; i++) files[`d${i % 10}/f${i}.txt`] = `line ${i}\n${i % 50 === 0 ? 'needle here\n' : 'hay\n'}`
     const root = tmpTree(t, files)
     for (const [cache, held] of [[undefined, 300], [0, 0]]) {
-      const index = await openBuilt(root, { contentCacheBytes: cache })
+      const index = await openIndexBuilt(root, { contentCacheBytes: cache })
       const q = { pattern: 'line|needle', outputMode: 'count' }
       const first = await index.searchFiles(q)
       assert.equal(first.matchCount, 306)
@@ -229,7 +218,7 @@ describe('the content cache (openIndex contentCacheBytes)', () => {
     for (let i = 0; i < 10; i++) files[`small${i}.txt`] = `${String(i).padStart(99, 's')}\n`
     for (let i = 0; i < 5; i++) files[`big${i}.txt`] = `${String(i).padStart(999, 'b')}\n`
     const root = tmpTree(t, files)
-    const index = await openBuilt(root, { contentCacheBytes: 1500 })
+    const index = await openIndexBuilt(root, { contentCacheBytes: 1500 })
     t.after(() => index.close())
     for (const q of [{ pattern: '[0-9]$', outputMode: 'count' }, { pattern: 'b+3$' }, { pattern: 's+7$' }]) {
       assert.deepEqual(uncursored(await index.searchFiles(q)), uncursored(await searchFiles({ ...q, cwd: root })), JSON.stringify(q))

@@ -15,20 +15,12 @@ import { describe, test } from 'node:test'
 
 import { openIndex, searchFiles } from '../index.mjs'
 import { runChild } from './hostile-helpers.mjs'
-import { makeTmp, removeTmp, tmpTree } from './helpers.mjs'
+import { makeTmp, openIndexBuilt, removeTmp, tmpTree } from './helpers.mjs'
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 const RACY_MS = 2100
 const uncursored = (r) => (r.cursor === undefined ? r : { ...r, cursor: '<cursor>' })
 
-/** `openIndex` with `options`, once its background build is over. */
-async function openBuilt(root, options) {
-  const index = await openIndex(root, options)
-  for (const start = Date.now(); !['done', 'stopped'].includes(index.stats().contentBuild); await sleep(5)) {
-    if (Date.now() - start > 30_000) throw new Error(`the background build did not end: ${JSON.stringify(index.stats())}`)
-  }
-  return index
-}
 
 /** A whole second, so that a file's mtime can be set back exactly. */
 const SECOND = 1_700_000_000
@@ -65,7 +57,7 @@ describe('the content layer kept across processes', () => {
     const root = sourceTree(t, sourceFiles(120))
     const cacheDir = cacheDirFor(t)
     await sleep(RACY_MS)
-    const first = await openBuilt(root, { cacheDir })
+    const first = await openIndexBuilt(root, { cacheDir })
     const built = first.stats()
     assert.equal(built.cacheLoaded, 0)
     assert.equal(built.cacheSaved, 120, JSON.stringify(built))
@@ -92,7 +84,7 @@ describe('the content layer kept across processes', () => {
     const root = sourceTree(t, sourceFiles(60))
     const cacheDir = cacheDirFor(t)
     await sleep(RACY_MS)
-    await (await openBuilt(root, { cacheDir })).close()
+    await (await openIndexBuilt(root, { cacheDir })).close()
     // Same size, same mtime: only its ctime (and the contents) tell.
     const rewritten = path.join(root, 'src/m1/f1.js')
     const before = fs.statSync(rewritten)
@@ -104,7 +96,7 @@ describe('the content layer kept across processes', () => {
     fs.chmodSync(path.join(root, 'src/m3/f3.js'), 0o600)
     fs.rmSync(path.join(root, 'src/m4/f4.js'))
     fs.writeFileSync(path.join(root, 'src/m4/new.js'), 'needle rewritten\n')
-    const index = await openBuilt(root, { cacheDir })
+    const index = await openIndexBuilt(root, { cacheDir })
     t.after(() => index.close())
     const s = index.stats()
     // 60 saved: the rewritten, renamed, chmod and deleted files are not loaded.
@@ -118,7 +110,7 @@ describe('the content layer kept across processes', () => {
     const cacheDir = cacheDirFor(t)
     await sleep(RACY_MS)
     fs.writeFileSync(path.join(root, 'src/fresh.js'), 'needle fresh\n')
-    const index = await openBuilt(root, { cacheDir })
+    const index = await openIndexBuilt(root, { cacheDir })
     assert.equal(index.stats().cacheSaved, 30, JSON.stringify(index.stats()))
     await index.close()
   })
@@ -128,11 +120,11 @@ describe('the content layer kept across processes', () => {
     const other = sourceTree(t, sourceFiles(40))
     const cacheDir = cacheDirFor(t)
     await sleep(RACY_MS)
-    const made = await openBuilt(root, { cacheDir })
+    const made = await openIndexBuilt(root, { cacheDir })
     const file = made.stats().cacheFile
     await made.close()
     const good = fs.readFileSync(file)
-    const otherIndex = await openBuilt(other, { cacheDir })
+    const otherIndex = await openIndexBuilt(other, { cacheDir })
     const otherFile = otherIndex.stats().cacheFile
     await otherIndex.close()
     const otherGood = fs.readFileSync(otherFile)
@@ -146,14 +138,14 @@ describe('the content layer kept across processes', () => {
     }
     for (const [why, bytes] of Object.entries(corruptions)) {
       fs.writeFileSync(file, bytes)
-      const index = await openBuilt(root, { cacheDir })
+      const index = await openIndexBuilt(root, { cacheDir })
       const s = index.stats()
       assert.equal(s.cacheLoaded, 0, `${why}: ${JSON.stringify(s)}`)
       assert.ok(s.cacheError && /was not used/.test(s.cacheError), `${why}: ${s.cacheError}`)
       await sameAsFresh(index, root, why)
       await index.close()
       // Made anew by that index: the next one loads it whole.
-      const next = await openBuilt(root, { cacheDir })
+      const next = await openIndexBuilt(root, { cacheDir })
       assert.equal(next.stats().cacheLoaded, 40, `${why}, made anew: ${JSON.stringify(next.stats())}`)
       await next.close()
     }
@@ -163,12 +155,12 @@ describe('the content layer kept across processes', () => {
     const root = sourceTree(t, sourceFiles(20))
     const cacheDir = cacheDirFor(t)
     await sleep(RACY_MS)
-    const off = await openBuilt(root, { cacheDir, persist: false })
+    const off = await openIndexBuilt(root, { cacheDir, persist: false })
     assert.equal(off.stats().cacheFile, undefined)
     await off.close()
     assert.equal(fs.existsSync(cacheDir), false, 'nothing written')
     fs.writeFileSync(cacheDir, 'a file where the folder should be')
-    const blocked = await openBuilt(root, { cacheDir })
+    const blocked = await openIndexBuilt(root, { cacheDir })
     await sameAsFresh(blocked, root, 'cache folder blocked')
     await blocked.close()
     assert.match(blocked.stats().cacheError ?? '', /could not be written/)
@@ -180,9 +172,9 @@ describe('the content layer kept across processes', () => {
     const root = sourceTree(t, sourceFiles(50))
     const cacheDir = cacheDirFor(t)
     await sleep(RACY_MS)
-    const [a, b] = await Promise.all([openBuilt(root, { cacheDir }), openBuilt(root, { cacheDir })])
+    const [a, b] = await Promise.all([openIndexBuilt(root, { cacheDir }), openIndexBuilt(root, { cacheDir })])
     await Promise.all([a.close(), b.close()])
-    const next = await openBuilt(root, { cacheDir })
+    const next = await openIndexBuilt(root, { cacheDir })
     assert.equal(next.stats().cacheLoaded, 50, JSON.stringify(next.stats()))
     assert.deepEqual(fs.readdirSync(cacheDir).filter((f) => f.endsWith('.tmp')), [], 'no temporary file left')
     await next.close()
