@@ -9,13 +9,14 @@
 // file changed within 2 s of its reading gets no stamp (git's racily-clean
 // rule), so nothing of it would be saved.
 import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { describe, test } from 'node:test'
 
 import { openIndex, searchFiles } from '../index.mjs'
 import { runChild } from './hostile-helpers.mjs'
-import { makeTmp, openIndexBuilt, removeTmp, tmpTree } from './helpers.mjs'
+import { REPO, makeTmp, openIndexBuilt, removeTmp, tmpTree } from './helpers.mjs'
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 const RACY_MS = 2100
@@ -178,5 +179,48 @@ describe('the content layer kept across processes', () => {
     assert.equal(next.stats().cacheLoaded, 50, JSON.stringify(next.stats()))
     assert.deepEqual(fs.readdirSync(cacheDir).filter((f) => f.endsWith('.tmp')), [], 'no temporary file left')
     await next.close()
+  })
+})
+
+describe('restarts: killed mid-build or mid-save, the tree changed while nothing ran', () => {
+  test('every answer equals a fresh search after each restart, and stale temporary files are cleared', async (t) => {
+    const root = sourceTree(t, sourceFiles(3000))
+    const cacheDir = cacheDirFor(t)
+    await sleep(RACY_MS)
+    const killedAfter = [40, 150, 300, 600, 900, 1500]
+    for (const [round, ms] of killedAfter.entries()) {
+      // A process that opens the index, waits for its build (which saves) and is killed at some point.
+      const child = spawn(process.execPath, ['--input-type=module', '-e', `
+        import { createRequire } from 'node:module'
+        const af = createRequire(${JSON.stringify(path.join(REPO, 'x.js'))})(${JSON.stringify(REPO)})
+        const index = await af.openIndex(${JSON.stringify(root)}, { cacheDir: ${JSON.stringify(cacheDir)} })
+        setInterval(() => {}, 1000)`], { stdio: 'ignore' })
+      await sleep(ms)
+      child.kill('SIGKILL')
+      await new Promise((resolve) => child.once('exit', resolve))
+      // Changes while nothing runs: a same-size rewrite with the mtime set back, a rename, a delete, a new file.
+      const file = path.join(root, `src/m${round}/f${round * 8 + round}.js`)
+      if (fs.existsSync(file)) {
+        const size = fs.statSync(file).size
+        fs.writeFileSync(file, `${`needle r${round}`.padEnd(size - 1, ' ')}\n`)
+        fs.utimesSync(file, SECOND, SECOND)
+      }
+      const moved = path.join(root, `src/m7/f${round * 8 + 7}.js`)
+      if (fs.existsSync(moved)) fs.renameSync(moved, path.join(root, `src/m7/moved${round}.js`))
+      fs.rmSync(path.join(root, `src/m6/f${round * 8 + 6}.js`), { force: true })
+      fs.writeFileSync(path.join(root, `src/m5/new${round}.js`), `needle new ${round}\n`)
+      const index = await openIndexBuilt(root, { cacheDir })
+      await sameAsFresh(index, root, `round ${round}, killed after ${ms} ms`)
+      assert.equal(index.stats().cacheError, undefined, `round ${round}: ${index.stats().cacheError}`)
+      await index.close()
+    }
+    // A temporary file a killed save left, once old, is removed by the next save.
+    const leftover = path.join(cacheDir, `.${path.basename(fs.readdirSync(cacheDir).find((f) => f.endsWith('.sketches')))}.1.2.tmp`)
+    fs.writeFileSync(leftover, 'partial')
+    fs.utimesSync(leftover, SECOND, SECOND)
+    fs.writeFileSync(path.join(root, 'src/m0/touch.js'), 'changed\n')
+    const index = await openIndexBuilt(root, { cacheDir })
+    await index.close()
+    assert.equal(fs.existsSync(leftover), false, 'the stale temporary file is gone')
   })
 })

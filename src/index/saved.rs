@@ -167,7 +167,26 @@ pub fn save(dir: &Path, root: &RootId, saved_at: i128, records: &[Record]) -> st
     if written.is_err() {
         let _ = std::fs::remove_file(&temp);
     }
+    remove_stale_temps(dir, &target);
     written
+}
+
+/// Removes what saves of `target` killed midway left (their temporary
+/// files, older than `STALE_TEMP`: a save under way now is never that old).
+fn remove_stale_temps(dir: &Path, target: &Path) {
+    const STALE_TEMP: std::time::Duration = std::time::Duration::from_secs(600);
+    let Some(name) = target.file_name().map(|n| n.to_string_lossy().into_owned()) else { return };
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for entry in entries.flatten() {
+        let file = entry.file_name().to_string_lossy().into_owned();
+        if !(file.starts_with(&format!(".{name}.")) && file.ends_with(".tmp")) {
+            continue;
+        }
+        let old = entry.metadata().ok().and_then(|m| m.modified().ok()).and_then(|t| t.elapsed().ok());
+        if old.is_some_and(|age| age > STALE_TEMP) {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
 }
 
 /// The records of the cache file of `root` in `dir`; why not, when it is
