@@ -91,6 +91,25 @@ pub struct ContentLayer {
     version: u64,
 }
 
+/// The layer's sketches as a save takes them (see `ContentLayer::snapshot`).
+pub struct SaveSnapshot {
+    entries: Vec<(Vec<u8>, Stamp, Place, bool)>,
+    sketches: SlicedSketches,
+}
+
+impl SaveSnapshot {
+    /// Each sketch gathered back from its block, as a record to save.
+    pub fn records(self) -> Vec<Record> {
+        let sketches = self.sketches;
+        self.entries
+            .into_iter()
+            .filter_map(|(path, stamp, place, binary)| {
+                Some(Record { path, stamp, sketch: sketches.sketch_at(place, binary)? })
+            })
+            .collect()
+    }
+}
+
 /// A content search's answer for every file the layer knows, as of one
 /// `version` of the layer.
 pub struct LayerMasks {
@@ -266,18 +285,17 @@ impl ContentLayer {
         (self.sketched_files, self.cached_bytes) = (0, 0);
     }
 
-    /// The sketches to save: those with a stamp, each with its path in
-    /// `tree` (a slot whose entry is gone is left out).
-    pub fn records(&self, tree: &Tree) -> Vec<Record> {
-        self.slots
+    /// What a save needs, taken quickly under the layer's lock: the
+    /// sketches with a stamp, each with its path in `tree` (a slot whose
+    /// entry is gone is left out), and a copy of the blocks they are in.
+    pub fn snapshot(&self, tree: &Tree) -> SaveSnapshot {
+        let entries = self
+            .slots
             .iter()
             .flatten()
-            .filter_map(|slot| {
-                let stamp = slot.stamp?;
-                let id = tree.resolve(slot.handle)?;
-                Some(Record { path: tree.path(id), stamp, sketch: self.sketches.sketch_at(slot.place, slot.binary)? })
-            })
-            .collect()
+            .filter_map(|slot| Some((tree.path(tree.resolve(slot.handle)?), slot.stamp?, slot.place, slot.binary)))
+            .collect();
+        SaveSnapshot { entries, sketches: self.sketches.clone() }
     }
 
     pub fn size(&self) -> LayerSize {

@@ -59,7 +59,7 @@ pub struct Index {
     pub(super) keeper: Mutex<Option<KeeperThread>>,
     /// Why the index no longer answers (its root is gone or replaced, or an
     /// internal error it could not recover from): every call fails with it.
-    broken: Mutex<Option<FindError>>,
+    pub(super) broken: Mutex<Option<FindError>>,
     /// Bumped by every change to the tree.
     pub(super) generation: AtomicU64,
     /// Unique among the indexes of this process, so two indexes' generations never pass for each other.

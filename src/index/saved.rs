@@ -373,14 +373,16 @@ impl super::Index {
             }
         };
         let Ok(folder) = self.dir() else { return };
+        // What an event drops from now on makes what is loaded here stale:
+        // kept only if none came (`keep` checks the epoch).
         let epoch = self.content().epoch();
-        let mut learnt = Vec::new();
+        // The records whose file the tree holds as saved, looked up under
+        // the tree's lock; the files are opened after it is released (the
+        // keeper must not wait on this thread, at the lowest priority).
+        let mut candidates = Vec::new();
         {
             let Ok(tree) = self.read_in_background() else { return };
             for record in records {
-                if stop() {
-                    return;
-                }
                 let Some(id) = tree.find(&record.path) else { continue };
                 let node = tree.node(id);
                 let expected = crate::entry::Meta::from_stat(
@@ -389,23 +391,21 @@ impl super::Index {
                     (record.stamp.mtime_ns.div_euclid(1_000_000_000)) as i64,
                     (record.stamp.mtime_ns.rem_euclid(1_000_000_000)) as i64,
                 );
-                if node.kind != crate::entry::EntryKind::File || node.meta != expected {
-                    continue;
+                if node.kind == crate::entry::EntryKind::File && node.meta == expected {
+                    candidates.push((tree.handle(id), node.meta, record));
                 }
-                // The file as it is now, opened beneath the root (never through a symlink).
-                let Ok(file) = folder.open_beneath(Path::new(crate::path_bytes::os_str(&record.path))) else {
-                    continue;
-                };
-                if raw_stamp(&file) != Some(record.stamp) {
-                    continue;
-                }
-                learnt.push(super::content::Learnt {
-                    handle: tree.handle(id),
-                    meta: node.meta,
-                    sketch: record.sketch,
-                    contents: None,
-                    stamp: Some(record.stamp),
-                });
+            }
+        }
+        let mut learnt = Vec::new();
+        for (handle, meta, record) in candidates {
+            if stop() {
+                return;
+            }
+            // The file as it is now, opened beneath the root (never through a symlink).
+            let Ok(file) = folder.open_beneath(Path::new(crate::path_bytes::os_str(&record.path))) else { continue };
+            if raw_stamp(&file) == Some(record.stamp) {
+                let (sketch, stamp) = (record.sketch, Some(record.stamp));
+                learnt.push(super::content::Learnt { handle, meta, sketch, contents: None, stamp });
             }
         }
         let loaded = learnt.len();
@@ -417,14 +417,20 @@ impl super::Index {
     /// since the last save; a failure is recorded, never raised.
     pub(super) fn save(&self) {
         let (Some(dir), Some(root)) = (&self.saved.dir, self.root_id()) else { return };
-        let (version, records) = {
+        // Never over a good file from an index that failed (its layer is gone).
+        if crate::sync::lock(&self.broken).is_some() {
+            return;
+        }
+        // Taken under the locks (a copy of the blocks), gathered and written after.
+        let (version, snapshot) = {
             let layer = self.content();
             if crate::sync::lock(&self.saved.status).saved_version == Some(layer.version()) {
                 return;
             }
             let tree = crate::sync::unpoisoned(self.tree.read());
-            (layer.version(), layer.records(&tree))
+            (layer.version(), layer.snapshot(&tree))
         };
+        let records = snapshot.records();
         let written = save(dir, &root, now_ns(), &records);
         let mut status = crate::sync::lock(&self.saved.status);
         status.file = Some(file_for(dir, &root));

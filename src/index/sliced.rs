@@ -26,7 +26,7 @@ pub struct Place {
 }
 
 /// The sketches of one size.
-#[derive(Default)]
+#[derive(Default, Clone)]
 struct SizeClass {
     /// `bits` words a block.
     blocks: Vec<Box<[u64]>>,
@@ -37,6 +37,7 @@ struct SizeClass {
 }
 
 /// Every sketch of the layer.
+#[derive(Clone)]
 pub struct SlicedSketches {
     sizes: [SizeClass; SIZES],
 }
