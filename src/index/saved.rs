@@ -422,12 +422,15 @@ impl super::Index {
             return;
         }
         // Taken under the locks (a copy of the blocks), gathered and written after.
+        // The tree's lock before the layer's, in the order every writer
+        // takes them (the keeper's `release` holds the tree's while it
+        // waits for the layer's).
         let (version, snapshot) = {
+            let tree = crate::sync::unpoisoned(self.tree.read());
             let layer = self.content();
             if crate::sync::lock(&self.saved.status).saved_version == Some(layer.version()) {
                 return;
             }
-            let tree = crate::sync::unpoisoned(self.tree.read());
             (layer.version(), layer.snapshot(&tree))
         };
         let records = snapshot.records();
