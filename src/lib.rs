@@ -72,8 +72,7 @@ pub use result::{SkipReason, SkippedFolder, SkippedGroup};
 pub use search::options::{file_types, parse as parse_search_options};
 pub use search::render::render as render_search;
 pub use search::{
-    expect_default_searches, run as run_search, Context, ContextLine, LineMatch, SearchConfig, SearchItems,
-    SearchOutcome,
+    default_search_rules, run as run_search, Context, ContextLine, LineMatch, SearchConfig, SearchItems, SearchOutcome,
 };
 
 // The values that cross into and out of a call.

@@ -4,8 +4,8 @@
 use crate::blocking_pool::off_the_loop;
 use crate::results::Failure;
 use agent_find_core::{
-    default_cache_dir, expect_default_searches, lock, resolve_logical, BuildState, Cancel, ContentCaps, FindError,
-    Index, IndexRef, Shared,
+    default_cache_dir, default_search_rules, lock, resolve_logical, BuildState, Cancel, ContentCaps, FindError, Index,
+    IndexRef, Shared,
 };
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
@@ -107,9 +107,7 @@ impl FileIndex {
                     Some(false) => None,
                     _ => cache_dir.map(std::path::PathBuf::from).or_else(default_cache_dir),
                 };
-                let index = Index::open_saved(logical, caps, saved)?;
-                expect_default_searches(&index);
-                Ok(index)
+                Index::open_saved(logical, caps, saved, default_search_rules())
             });
             Ok(match opened.await.and_then(|done| done) {
                 Ok(index) => {

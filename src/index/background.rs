@@ -1,6 +1,6 @@
 //! The content layer filled in the background: once the tree is built, the
-//! files a default `searchFiles` reads (the same rules: ignore files,
-//! hidden names and always-skipped folders left out) are read and
+//! files a default `searchFiles` reads (its own rules, as its option parser
+//! makes them: ignored files and always-skipped folders left out) are read and
 //! sketched, so the first content search of a session passes over the
 //! files that cannot hold a match instead of reading them all.
 //!
@@ -99,13 +99,16 @@ impl Background {
     }
 }
 
-/// The rules of a default `searchFiles`: which files the build reads.
+/// The rules of a default `searchFiles`, for an index opened without the
+/// option parser's own (`Index::open`, which the binding does not use).
 fn default_search_rules() -> WalkRules {
+    // As `search::options` makes them with no option given: every name,
+    // ignore files and the always-skipped folders applied.
     WalkRules {
-        hidden: false,
+        hidden: true,
         gitignore: true,
         exclude: Excludes::default(),
-        case_sensitive: true,
+        case_sensitive: false,
         max_depth: None,
         skip_dirs: SKIPPED_DIRS,
         record_ignored: false,
@@ -142,7 +145,8 @@ fn build_layer(weak: &Weak<Index>, stop: &AtomicBool) -> BuildState {
     wait_while_calls(&|| stop.load(Ordering::SeqCst));
     let files = {
         let Some(index) = weak.upgrade() else { return BuildState::Stopped };
-        match files_searched(&index, &default_search_rules()) {
+        let rules = index.searched_rules.clone().unwrap_or_else(default_search_rules);
+        match files_searched(&index, &rules) {
             Ok(files) => files,
             Err(_) => return BuildState::Stopped,
         }
@@ -173,10 +177,10 @@ fn build_layer(weak: &Weak<Index>, stop: &AtomicBool) -> BuildState {
         true => {
             if let Some(index) = weak.upgrade() {
                 index.save();
-                let expected = lock(&index.expected_rules).clone();
-                if let Some(rules) = expected {
+                // The list the first expected search takes (as it would make it).
+                if let Some(rules) = &index.searched_rules {
                     wait_while_calls(&stop_of(stop));
-                    make_visible(&index, &rules);
+                    make_visible(&index, rules);
                 }
             }
             BuildState::Done
@@ -290,9 +294,10 @@ mod tests {
             std::thread::sleep(Duration::from_millis(10));
         }
         let stats = index.stats();
-        // src/a.ts, src/b.ts and e.txt; not node_modules, hidden or ignored files.
-        assert_eq!((stats.content_build.1, stats.content_build.2), (3, 3));
-        assert_eq!(stats.content.sketched_files, 2, "the empty file is not sketched");
+        // src/a.ts, src/b.ts, e.txt, .hidden/h.txt and .gitignore (a search reads hidden
+        // names); not node_modules or ignored files.
+        assert_eq!((stats.content_build.1, stats.content_build.2), (5, 5));
+        assert_eq!(stats.content.sketched_files, 4, "the empty file is not sketched");
         index.close();
         assert_eq!(index.stats().content.sketched_files, 0);
     }

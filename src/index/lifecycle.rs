@@ -75,8 +75,9 @@ pub struct Index {
     pub(super) background: Background,
     /// Where the content layer is kept across processes, and how that went.
     pub(super) saved: SavedLayer,
-    /// The rules of the searches expected (see `expect_searches`).
-    pub(super) expected_rules: Mutex<Option<WalkRules>>,
+    /// The rules of the searches expected (a default `searchFiles`'s): the
+    /// files the background build sketches, and the list it makes for them.
+    pub(super) searched_rules: Option<WalkRules>,
 }
 
 /// The id the next index opened takes.
@@ -134,15 +135,22 @@ impl Index {
     /// watching it with the default watcher; its content layer holds at
     /// most `caps`.
     pub fn open(logical_path: PathBuf, caps: ContentCaps) -> Result<Arc<Index>> {
-        Index::open_saved(logical_path, caps, None)
+        Index::open_saved(logical_path, caps, None, None)
     }
 
     /// `open`, with the content layer kept in `cache_dir` across processes
     /// (see `saved`): loaded from there by the background build, saved
-    /// there when it is done and at `close`.
-    pub fn open_saved(logical_path: PathBuf, caps: ContentCaps, cache_dir: Option<PathBuf>) -> Result<Arc<Index>> {
-        let index = Index::open_with(logical_path, caps, default_watcher, cache_dir)?;
-        Ok(index)
+    /// there when it is done and at `close`; `searched`, the rules of the
+    /// searches expected (a default `searchFiles`'s, as its option parser
+    /// makes them), whose files the build sketches and whose list of what
+    /// passes it makes, so the first such search does not.
+    pub fn open_saved(
+        logical_path: PathBuf,
+        caps: ContentCaps,
+        cache_dir: Option<PathBuf>,
+        searched: Option<WalkRules>,
+    ) -> Result<Arc<Index>> {
+        Index::open_with(logical_path, caps, default_watcher, cache_dir, searched)
     }
 
     /// `open`, watching with the watcher `new_watcher` makes for the
@@ -152,6 +160,7 @@ impl Index {
         caps: ContentCaps,
         new_watcher: impl FnOnce(&Path) -> Result<Arc<dyn Watcher>>,
         cache_dir: Option<PathBuf>,
+        searched: Option<WalkRules>,
     ) -> Result<Arc<Index>> {
         let (dir, real_path) = crate::sandbox::open_search_dir(&logical_path)?;
         let identity = identity_of(&dir);
@@ -177,7 +186,7 @@ impl Index {
             content: RwLock::new(ContentLayer::new(caps)),
             background: Background::default(),
             saved: SavedLayer::new(cache_dir),
-            expected_rules: Mutex::new(None),
+            searched_rules: searched,
         });
         watcher.start(&index.real_path, &index.logical_path)?;
         // A watcher that watches folder by folder has each folder watched
@@ -193,13 +202,6 @@ impl Index {
         *lock(&index.keeper) = Some(KeeperThread { stop, thread });
         background::start(&index);
         Ok(index)
-    }
-
-    /// Says which rules the searches to come will most likely walk with (a
-    /// default `searchFiles`'s): once its content layer is built, the index
-    /// makes their list of what passes, so the first such search does not.
-    pub fn expect_searches(&self, rules: WalkRules) {
-        *lock(&self.expected_rules) = Some(rules);
     }
 
     /// The indexed folder's real path (symlinks resolved), which the tree's

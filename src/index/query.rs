@@ -59,6 +59,14 @@ impl Visible {
         self.kinds.len()
     }
 
+    /// Its files: each one's path, handle and metadata, in walk order.
+    fn files(&self) -> Vec<(Vec<u8>, Handle, Meta)> {
+        (0..self.len())
+            .filter(|&i| self.kinds[i] == EntryKind::File)
+            .map(|i| (self.path(i).to_vec(), self.handles[i], self.metas[i]))
+            .collect()
+    }
+
     fn path(&self, i: usize) -> &[u8] {
         let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
         &self.paths[start..self.ends[i] as usize]
@@ -245,21 +253,18 @@ where
 }
 
 /// The files below the index's root that `rules` let through, each with its
-/// path, handle and metadata, in walk order (not kept as a `Visible`).
+/// path, handle and metadata, in walk order: for the background build, so
+/// read without the checks that fail an index (and not kept).
 pub(super) fn files_searched(index: &Index, rules: &WalkRules) -> Result<Vec<(Vec<u8>, Handle, Meta)>> {
     let walked = gated(rules, &Cancel::never(), |gate| {
         let tree = index.read_in_background()?;
-        let visible = list_visible(index, &tree, b"", &index.logical_path, gate)?;
-        Ok((0..visible.len())
-            .filter(|&i| visible.kinds[i] == EntryKind::File)
-            .map(|i| (visible.path(i).to_vec(), visible.handles[i], visible.metas[i]))
-            .collect())
+        Ok(list_visible(index, &tree, b"", &index.logical_path, gate)?.files())
     })?;
     Ok(walked.found)
 }
 
 /// Makes and keeps the list of what `rules` let through from the root, as
-/// the first search with those rules would (see `Index::expect_searches`).
+/// the first search with those rules would (see `Index::open_saved`).
 pub(super) fn make_visible(index: &Index, rules: &WalkRules) {
     let _ = gated(rules, &Cancel::never(), |gate| {
         visible_below(index, b"", &index.logical_path, gate).map(|_| Vec::<()>::new())

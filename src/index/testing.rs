@@ -31,6 +31,7 @@ pub fn open_watched<W: Watcher + 'static>(dir: &Path, new_watcher: impl FnOnce(&
             Ok(watcher as Arc<dyn Watcher>)
         },
         None,
+        None,
     )
     .unwrap();
     (index, made.unwrap())

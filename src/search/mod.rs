@@ -213,13 +213,11 @@ impl CallOptions for SearchConfig {
     }
 }
 
-/// Tells a live index that default searches will come, so it prepares for
-/// them once its content layer is built (see `Index::expect_searches`).
-pub fn expect_default_searches(index: &crate::index::Index) {
-    let fields = [("pattern".to_string(), crate::args::Value::Text("expected".to_string()))];
-    if let Ok(config) = options::parse(&fields, Source::Disk) {
-        index.expect_searches(config.rules);
-    }
+/// The walk rules of a default `searchFiles`, as its option parser makes
+/// them: what a live index prepares for (see `Index::open_saved`).
+pub fn default_search_rules() -> Option<WalkRules> {
+    let fields = [("pattern".to_string(), crate::args::Value::Text("default".to_string()))];
+    options::parse(&fields, Source::Disk).ok().map(|config| config.rules)
 }
 
 pub fn run(config: &SearchConfig, cancel: &Cancel) -> Result<SearchOutcome> {

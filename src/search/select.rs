@@ -213,23 +213,20 @@ pub(super) fn gather(
         left_out: Default::default(),
     };
     let call = &call;
-    // The files the search looks at: its page, its types and its file glob.
+    // The files offered to the selector: on the page, of the types asked.
+    let admitted =
+        |relative: &Path| (call.wanted)(relative) && config.types.as_ref().is_none_or(|t| t.is_match(relative));
+    // The files the search reads: those, within its file glob (which the content selector applies).
     let considers = |relative: &Path| {
-        (call.wanted)(relative)
-            && config.types.as_ref().is_none_or(|t| t.is_match(relative))
+        admitted(relative)
             && !matches!(&config.target, Target::Content { file_glob: Some(g), .. } if !g.is_match(relative))
     };
     let screen = config.target.prefilter().map(|prefilter| Screen { prefilter, considers: &considers });
     let mut walked = walk_screened(root, rules, cancel, screen, || {
         let mut selector = call.selector();
-        move |relative: &Path, kind, entry: &Entry| {
-            if kind != EntryKind::File || !(call.wanted)(relative) {
-                return None;
-            }
-            if config.types.as_ref().is_some_and(|t| !t.is_match(relative)) {
-                return None;
-            }
-            selector.select(call, relative, entry, cancel)
+        move |relative: &Path, kind, entry: &Entry| match kind == EntryKind::File && admitted(relative) {
+            true => selector.select(call, relative, entry, cancel),
+            false => None,
         }
     })?;
     if let (Target::Content { regex, .. }, false) = (&config.target, call.reads_in_walk) {
