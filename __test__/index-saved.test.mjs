@@ -9,7 +9,7 @@
 // file changed within 2 s of its reading gets no stamp (git's racily-clean
 // rule), so nothing of it would be saved.
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { describe, test } from 'node:test'
@@ -222,5 +222,81 @@ describe('restarts: killed mid-build or mid-save, the tree changed while nothing
     const index = await openIndexBuilt(root, { cacheDir })
     await index.close()
     assert.equal(fs.existsSync(leftover), false, 'the stale temporary file is gone')
+  })
+})
+
+// The native CLI (`agent-find search`) passes over the files whose sketch
+// the saved index rules out while their stamps are the saved ones (the
+// core's own test proves it trusts them; here its answers are held to the
+// library's on the same disk, through changes made while nothing runs).
+const BUILT = fs.readdirSync(REPO).filter((f) => /^agent-find\.[\w-]+$/.test(f) || /^agent-find\.[\w-]+\.exe$/.test(f))
+const NATIVE = BUILT.length === 1 ? path.join(REPO, BUILT[0]) : undefined
+
+function cliJson(args, cwd, cacheDir) {
+  const r = spawnSync(NATIVE, [...args, '--json'], { cwd, env: { ...process.env, AGENT_FIND_CACHE_DIR: cacheDir }, encoding: 'utf8', maxBuffer: 64 << 20 })
+  if (r.error) throw r.error
+  assert.equal(r.status, 0, `agent-find ${args.join(' ')}: ${r.stderr}`)
+  assert.equal(r.stderr, '')
+  return JSON.parse(r.stdout)
+}
+
+const CLI_QUERIES = [
+  [['needle'], { pattern: 'needle' }],
+  [['needle', '--mode', 'files'], { pattern: 'needle', outputMode: 'files' }],
+  [['v1[0-9]\\b', '--mode', 'count'], { pattern: 'v1[0-9]\\b', outputMode: 'count' }],
+  [['nowhere at all', '--skipped'], { pattern: 'nowhere at all', skipped: true }],
+  [['NEEDLE', '--ignore-case', '--mode', 'files'], { pattern: 'NEEDLE', ignoreCase: true, outputMode: 'files' }],
+]
+
+/** Every query from `cwd`: the CLI with the saved index, without it, and the library, alike. */
+async function cliSameAsFresh(cwd, cacheDir, why) {
+  for (const [args, options] of CLI_QUERIES) {
+    const fresh = uncursored(await searchFiles({ ...options, cwd }))
+    assert.deepEqual(uncursored(cliJson(['search', ...args], cwd, cacheDir)), fresh, `${why}: ${args.join(' ')}`)
+    assert.deepEqual(uncursored(cliJson(['search', ...args, '--no-index'], cwd, cacheDir)), fresh, `${why}: ${args.join(' ')} --no-index`)
+  }
+}
+
+describe('the native CLI with a saved index', () => {
+  test('answers as a fresh search, from the root and below it, through changes and a broken cache file', async (t) => {
+    assert.ok(NATIVE, `one agent-find.<platform> in ${REPO}: run npm run build`)
+    const files = sourceFiles(160)
+    files['bin/blob.dat'] = 'needle? no: \0 binary\n'
+    files['bin/other.dat'] = 'binary \0 but no match\n'
+    const root = sourceTree(t, files)
+    const cacheDir = cacheDirFor(t)
+    await sleep(RACY_MS)
+    const index = await openIndexBuilt(root, { cacheDir })
+    await index.close()
+    assert.ok(index.stats().cacheSaved >= 160, JSON.stringify(index.stats()))
+    await cliSameAsFresh(root, cacheDir, 'as saved')
+    await cliSameAsFresh(path.join(root, 'src/m1'), cacheDir, 'below the saved root')
+
+    // Changes while nothing runs: a same-size rewrite with the mtime set back (the
+    // word now in a file whose sketch says it is not), a rename, a delete, a new
+    // file, a file turned into a folder, a chmod.
+    const file = path.join(root, 'src/m3/f3.js')
+    const size = fs.statSync(file).size
+    fs.writeFileSync(file, `${'needle'.padEnd(size - 1, ' ')}\n`)
+    fs.utimesSync(file, SECOND, SECOND)
+    fs.renameSync(path.join(root, 'src/m2/f2.js'), path.join(root, 'src/m2/renamed.js'))
+    fs.rmSync(path.join(root, 'src/m0/f0.js'))
+    fs.writeFileSync(path.join(root, 'src/m4/new.js'), 'needle new\n')
+    fs.rmSync(path.join(root, 'src/m5/f5.js'))
+    fs.mkdirSync(path.join(root, 'src/m5/f5.js'))
+    fs.writeFileSync(path.join(root, 'src/m5/f5.js/inside.js'), 'v15 needle\n')
+    fs.chmodSync(path.join(root, 'src/m6/f6.js'), 0o600)
+    await cliSameAsFresh(root, cacheDir, 'after changes')
+    const found = cliJson(['search', 'needle', '--mode', 'files'], root, cacheDir)
+    assert.ok(found.files.includes('src/m3/f3.js'), `the rewrite whose mtime was set back is read: ${JSON.stringify(found)}`)
+
+    // A broken cache file is passed over: the same answers, no error.
+    const cacheFile = index.stats().cacheFile
+    const bytes = fs.readFileSync(cacheFile)
+    bytes[bytes.length >> 1] ^= 0xff
+    fs.writeFileSync(cacheFile, bytes)
+    await cliSameAsFresh(root, cacheDir, 'with a corrupt cache file')
+    fs.writeFileSync(cacheFile, bytes.subarray(0, 100))
+    await cliSameAsFresh(root, cacheDir, 'with a truncated cache file')
   })
 })

@@ -76,7 +76,16 @@ pub struct Sketch {
     binary: bool,
 }
 
-impl Sketch {
+/// What a prefilter asks of a file's sketch, wherever the sketch is held:
+/// in memory (`Sketch`), or in the bytes of a saved file (`SavedSketch`).
+pub trait Probe {
+    /// Whether both bits of a trigram's probe are set.
+    fn has(&self, probe: (u64, u64)) -> bool;
+    /// The contents hold a NUL byte.
+    fn binary(&self) -> bool;
+}
+
+impl Probe for Sketch {
     fn has(&self, (p1, p2): (u64, u64)) -> bool {
         let bit = |p: u64| {
             let i = (p >> self.shift) as usize;
@@ -85,6 +94,55 @@ impl Sketch {
         bit(p1) && bit(p2)
     }
 
+    fn binary(&self) -> bool {
+        self.binary
+    }
+}
+
+/// A sketch as a saved file holds it (see `index::saved`): its words as
+/// little-endian bytes, read where they lie.
+#[derive(Debug, Clone, Copy)]
+pub struct SavedSketch<'a> {
+    bytes: &'a [u8],
+    shift: u32,
+    binary: bool,
+}
+
+impl<'a> SavedSketch<'a> {
+    /// The sketch of `2^log2` bits in `bytes`; `None` for an impossible
+    /// size or one `bytes` does not hold exactly.
+    pub fn new(bytes: &'a [u8], log2: u32, binary: bool) -> Option<SavedSketch<'a>> {
+        (Sketch::words_for(log2)? * 8 == bytes.len()).then_some(SavedSketch { bytes, shift: 64 - log2, binary })
+    }
+
+    /// `64 - log2(bits)`, as `Sketch::shift`.
+    pub fn shift(&self) -> u32 {
+        self.shift
+    }
+
+    /// The sketch in memory.
+    pub fn to_sketch(self) -> Sketch {
+        let words = self.bytes.chunks_exact(8).map(|w| u64::from_le_bytes(w.try_into().unwrap_or_default())).collect();
+        Sketch { words, shift: self.shift, binary: self.binary }
+    }
+}
+
+impl Probe for SavedSketch<'_> {
+    fn has(&self, (p1, p2): (u64, u64)) -> bool {
+        // Bit `i` of little-endian words is bit `i % 8` of byte `i / 8`.
+        let bit = |p: u64| {
+            let i = (p >> self.shift) as usize;
+            self.bytes[i / 8] >> (i % 8) & 1 == 1
+        };
+        bit(p1) && bit(p2)
+    }
+
+    fn binary(&self) -> bool {
+        self.binary
+    }
+}
+
+impl Sketch {
     /// Heap bytes held.
     pub fn bytes(&self) -> usize {
         self.words.len() * 8 + std::mem::size_of::<Sketch>()
@@ -95,14 +153,20 @@ impl Sketch {
         &self.words
     }
 
+    /// The contents hold a NUL byte.
+    pub fn binary(&self) -> bool {
+        self.binary
+    }
+
     /// `64 - log2(bits)`: the same for every sketch of one size.
     pub fn shift(&self) -> u32 {
         self.shift
     }
 
-    /// The contents hold a NUL byte.
-    pub fn binary(&self) -> bool {
-        self.binary
+    /// A sketch as saved (see `index::saved`): its words, `log2` of its
+    /// bits, and whether its file is binary; `None` for an impossible size.
+    pub fn from_saved(words: Vec<u64>, log2: u32, binary: bool) -> Option<Sketch> {
+        (Sketch::words_for(log2)? == words.len()).then(|| Sketch { words: words.into(), shift: 64 - log2, binary })
     }
 
     /// How many words a sketch of `2^log2` bits takes, when that is a size
@@ -110,12 +174,6 @@ impl Sketch {
     pub fn words_for(log2: u32) -> Option<usize> {
         let bits = 1usize.checked_shl(log2)?;
         (MIN_SKETCH_BITS..=MAX_SKETCH_BITS).contains(&bits).then_some(bits / 64)
-    }
-
-    /// A sketch as saved (see `index::saved`): its words, `log2` of its
-    /// bits, and whether its file is binary; `None` for an impossible size.
-    pub fn from_saved(words: Vec<u64>, log2: u32, binary: bool) -> Option<Sketch> {
-        (Sketch::words_for(log2)? == words.len()).then(|| Sketch { words: words.into(), shift: 64 - log2, binary })
     }
 }
 
@@ -273,7 +331,7 @@ impl Need {
         Need::one_of(set.iter().map(|s| Need::of_string(s)).collect())
     }
 
-    fn met_by(&self, sketch: &Sketch) -> bool {
+    fn met_by<P: Probe + ?Sized>(&self, sketch: &P) -> bool {
         match self {
             Need::Any => true,
             Need::Trigram(_, p) => sketch.has(*p),
@@ -469,7 +527,7 @@ impl Prefilter {
     }
 
     /// Whether a file with this sketch may hold a match (false: it holds none).
-    pub fn may_match(&self, sketch: &Sketch) -> bool {
+    pub fn may_match<P: Probe + ?Sized>(&self, sketch: &P) -> bool {
         self.need.met_by(sketch)
     }
 
@@ -483,8 +541,8 @@ impl Prefilter {
 
     /// `Some` when a file with this sketch holds no match: it need not be
     /// read, and what the search it saves would have met is told.
-    pub fn rules_out(&self, sketch: &Sketch) -> Option<RuledOut> {
-        match (self.may_match(sketch), sketch.binary) {
+    pub fn rules_out<P: Probe + ?Sized>(&self, sketch: &P) -> Option<RuledOut> {
+        match (self.may_match(sketch), sketch.binary()) {
             (true, _) => None,
             (false, false) => Some(RuledOut::Text),
             (false, true) => Some(RuledOut::Binary),

@@ -39,6 +39,40 @@ pub struct FullStat {
     pub linked: bool,
 }
 
+/// What vouches for a file's contents without reading them: its size,
+/// mtime, ctime and inode. Every write sets ctime to the clock, also one
+/// whose mtime is set back after, so contents read with a stamp are the
+/// contents while the stamp stays the same (but see `index::saved` on
+/// writes within one tick of the clock).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stamp {
+    pub size: u64,
+    pub mtime_ns: i128,
+    pub ctime_ns: i128,
+    pub ino: u64,
+}
+
+/// The stamp of an open file as it is now; `None` where the system gives
+/// no ctime or inode.
+pub fn stamp_of_file(file: &std::fs::File) -> Option<Stamp> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let md = file.metadata().ok()?;
+        Some(Stamp {
+            size: md.size(),
+            mtime_ns: md.mtime() as i128 * 1_000_000_000 + md.mtime_nsec() as i128,
+            ctime_ns: md.ctime() as i128 * 1_000_000_000 + md.ctime_nsec() as i128,
+            ino: md.ino(),
+        })
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = file;
+        None
+    }
+}
+
 /// True for the errors that mean "this child is gone or is not a folder any
 /// more": it vanished, it is a file, or it became a symlink (`O_NOFOLLOW`).
 pub fn is_gone(err: &io::Error) -> bool {
@@ -194,7 +228,7 @@ fn try_read_capped(file: std::fs::File, cap: u64) -> io::Result<Option<Vec<u8>>>
 
 #[cfg(unix)]
 mod unix {
-    use super::{Beneath, EntryKind, FullStat, Meta, Stat};
+    use super::{Beneath, EntryKind, FullStat, Meta, Stamp, Stat};
     use std::ffi::{CStr, CString, OsStr};
     use std::io;
     use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
@@ -374,8 +408,8 @@ mod unix {
             stat_at(self.fd.as_raw_fd(), name, libc::AT_SYMLINK_NOFOLLOW)
         }
 
-        /// `stat`, with what a live index also keeps track of (see `FullStat`).
-        pub fn stat_full(&self, name: &OsStr) -> io::Result<FullStat> {
+        /// The child's whole `fstatat` answer, not following symlinks.
+        fn raw_stat(&self, name: &OsStr) -> io::Result<libc::stat> {
             let name = c_name(name)?;
             let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
             // SAFETY: a valid descriptor, a NUL-terminated name and room for the answer.
@@ -386,7 +420,28 @@ mod unix {
                 return Err(io::Error::last_os_error());
             }
             // SAFETY: fstatat succeeded, so it filled `st`.
-            let st = unsafe { st.assume_init() };
+            Ok(unsafe { st.assume_init() })
+        }
+
+        /// The child's `Stamp`, when it is a regular file (a symlink is not followed).
+        #[allow(clippy::unnecessary_cast)] // the field types differ between platforms
+        pub fn stamp(&self, name: &OsStr) -> io::Result<Stamp> {
+            let st = self.raw_stat(name)?;
+            if st.st_mode & libc::S_IFMT != libc::S_IFREG {
+                return Err(io::Error::from(io::ErrorKind::InvalidInput));
+            }
+            let ns = |s: libc::time_t, n: libc::c_long| s as i128 * 1_000_000_000 + n as i128;
+            Ok(Stamp {
+                size: st.st_size as u64,
+                mtime_ns: ns(st.st_mtime, st.st_mtime_nsec as libc::c_long),
+                ctime_ns: ns(st.st_ctime, st.st_ctime_nsec as libc::c_long),
+                ino: st.st_ino as u64,
+            })
+        }
+
+        /// `stat`, with what a live index also keeps track of (see `FullStat`).
+        pub fn stat_full(&self, name: &OsStr) -> io::Result<FullStat> {
+            let st = self.raw_stat(name)?;
             let stat = stat_of(&st);
             #[allow(clippy::unnecessary_cast)] // the field types differ between platforms
             let (ino, links) = (st.st_ino as u64, st.st_nlink as u64);
@@ -637,6 +692,11 @@ mod portable {
 
         pub fn stat(&self, name: &OsStr) -> io::Result<Stat> {
             std::fs::symlink_metadata(self.path.join(name)).map(|md| stat_of(&md))
+        }
+
+        /// No stamp here: nothing vouches for contents unread.
+        pub fn stamp(&self, _name: &OsStr) -> io::Result<super::Stamp> {
+            Err(io::Error::from(io::ErrorKind::Unsupported))
         }
 
         /// `stat`; no inode number (0) nor link count here.

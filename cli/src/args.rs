@@ -24,6 +24,7 @@ pub enum Command {
 pub type OwnFlag = (&'static str, Option<char>, &'static str);
 
 const HELP: OwnFlag = ("help", Some('h'), "show this help");
+const NO_INDEX: OwnFlag = ("no-index", None, "read every file, not passing over those an index saved as unchanged");
 
 impl Command {
     pub fn call(self) -> Call {
@@ -42,6 +43,7 @@ impl Command {
             }
             Command::Search => &[
                 ("type-list", None, "list the file types --type takes, with their globs"),
+                NO_INDEX,
                 ("json", None, "print the SearchResult as JSON"),
                 HELP,
             ],

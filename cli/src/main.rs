@@ -14,8 +14,8 @@ mod output;
 mod usage;
 
 use agent_find_core::{
-    explain, file_types, parse_find_options, parse_search_options, render_find, render_search, run_find, run_search,
-    Cancel, CancelFlag, ErrorCode, FindError, Purpose, Source,
+    default_cache_dir, explain, file_types, parse_find_options, parse_search_options, render_find, render_search,
+    run_find, run_search, Cancel, CancelFlag, ErrorCode, FindError, Purpose, Source,
 };
 use args::{Command, Parsed};
 use std::ffi::OsString;
@@ -86,7 +86,8 @@ fn run(mut args: Vec<OsString>) -> Status {
         return print(&lines.join("\n"));
     }
     let json = parsed.has("json");
-    match answer(command, parsed, json, made) {
+    let saved = !parsed.has("no-index");
+    match answer(command, parsed, json, saved, made) {
         Ok(text) => print(&text),
         Err(e) => {
             let usage = matches!(e.code, ErrorCode::InvalidArgument | ErrorCode::InvalidPattern);
@@ -105,7 +106,11 @@ fn pretty(value: serde_json::Value) -> String {
     serde_json::to_string_pretty(&value).unwrap_or_default()
 }
 
-fn answer(command: Command, parsed: Parsed, json: bool, made: Instant) -> Result<String, FindError> {
+/// With `saved`, a content search passes over the files whose sketch an
+/// index saved (in the cache folder, see `default_cache_dir`) rules out,
+/// while their stamp is the saved one; a cache file that cannot be used is
+/// passed over itself (the search is exact without it).
+fn answer(command: Command, parsed: Parsed, json: bool, saved: bool, made: Instant) -> Result<String, FindError> {
     let cancel = |timeout_ms| Cancel::since(CancelFlag::default(), timeout_ms, made);
     match command {
         Command::Find => {
@@ -116,7 +121,10 @@ fn answer(command: Command, parsed: Parsed, json: bool, made: Instant) -> Result
             Ok(if json { pretty(output::find(outcome)) } else { render_find(&outcome) })
         }
         Command::Search => {
-            let config = parse_search_options(&args::fields(command, parsed)?, Source::Disk)?;
+            let mut config = parse_search_options(&args::fields(command, parsed)?, Source::Disk)?;
+            if let Some(dir) = default_cache_dir().filter(|_| saved) {
+                let _ = config.use_saved_sketches(&dir);
+            }
             let outcome = run_search(&config, &cancel(config.timeout_ms))?;
             Ok(if json { pretty(output::search(outcome)) } else { render_search(&outcome) })
         }

@@ -50,4 +50,4 @@ mod watch;
 pub use background::BuildState;
 pub use content::{ContentCaps, LayerSize};
 pub use lifecycle::{Index, IndexRef};
-pub use saved::default_dir as default_cache_dir;
+pub use saved::{default_dir as default_cache_dir, SavedSketches};

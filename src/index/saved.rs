@@ -22,7 +22,9 @@
 //! sees the old file or the new one, never a part, and two processes on one
 //! folder neither corrupt it nor wait on each other (the last save wins).
 
-use crate::content_sketch::Sketch;
+use crate::content_sketch::{SavedSketch, Sketch};
+use crate::dir::stamp_of_file;
+pub use crate::dir::Stamp;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
@@ -38,40 +40,11 @@ const MAX_PATH_BYTES: usize = 4096;
 /// A file written this close to its reading gets no stamp.
 pub const RACY_NS: i128 = 2_000_000_000;
 
-/// What a sketch stands for: the file as it was when read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Stamp {
-    pub size: u64,
-    pub mtime_ns: i128,
-    pub ctime_ns: i128,
-    pub ino: u64,
-}
-
 /// The stamp of the open `file` read up to `read_at` (ns since the epoch),
 /// unless it was changed within `RACY_NS` of that (or the system gives no
 /// ctime and inode: then nothing is saved).
 pub fn stamp_of(file: &std::fs::File, read_at: i128) -> Option<Stamp> {
-    raw_stamp(file).filter(|stamp| read_at - stamp.ctime_ns.max(stamp.mtime_ns) > RACY_NS)
-}
-
-/// The open `file`'s stamp as it is now.
-fn raw_stamp(file: &std::fs::File) -> Option<Stamp> {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        let md = file.metadata().ok()?;
-        Some(Stamp {
-            size: md.size(),
-            mtime_ns: md.mtime() as i128 * 1_000_000_000 + md.mtime_nsec() as i128,
-            ctime_ns: md.ctime() as i128 * 1_000_000_000 + md.ctime_nsec() as i128,
-            ino: md.ino(),
-        })
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = file;
-        None
-    }
+    stamp_of_file(file).filter(|stamp| read_at - stamp.ctime_ns.max(stamp.mtime_ns) > RACY_NS)
 }
 
 /// Now, in ns since the epoch.
@@ -189,28 +162,68 @@ fn remove_stale_temps(dir: &Path, target: &Path) {
     }
 }
 
-/// The records of the cache file of `root` in `dir`; why not, when it is
-/// missing or cannot be used.
+/// The records of the cache file of `root` in `dir`, in memory; why not,
+/// when it is missing or cannot be used.
 pub fn load(dir: &Path, root: &RootId) -> Result<Vec<Record>, String> {
+    Ok(read_checked(dir, root)?.map(|file| file.records().map(RecordView::to_record).collect()).unwrap_or_default())
+}
+
+/// The cache file of `root` in `dir`, read whole and checked; `None` when
+/// there is none, why not when it cannot be used.
+fn read_checked(dir: &Path, root: &RootId) -> Result<Option<Checked>, String> {
     let path = file_for(dir, root);
     let file = match open_regular(&path) {
         Ok(file) => file,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(format!("the cache file {} cannot be read: {e}", path.display())),
     };
-    let mut bytes = Vec::new();
+    // Room for the whole file at once (one read, no copies as it grows).
+    let size = file.metadata().map_or(0, |m| m.len()).min(MAX_FILE_BYTES + 1);
+    let mut bytes = Vec::with_capacity(size as usize + 1);
     file.take(MAX_FILE_BYTES + 1)
         .read_to_end(&mut bytes)
         .map_err(|e| format!("the cache file {} cannot be read: {e}", path.display()))?;
     if bytes.len() as u64 > MAX_FILE_BYTES {
         return Err(format!("the cache file {} is larger than {MAX_FILE_BYTES} bytes: not used", path.display()));
     }
-    decode(&bytes, root)
+    decode(bytes, root)
+        .map(Some)
         .map_err(|why| format!("the cache file {} was not used: {why}; it is made anew", path.display()))
 }
 
-/// The records of a cache file's bytes, checked whole.
-fn decode(bytes: &[u8], root: &RootId) -> Result<Vec<Record>, &'static str> {
+/// A cache file's bytes, checked whole, and where each record starts.
+struct Checked {
+    bytes: Vec<u8>,
+    starts: Vec<usize>,
+}
+
+/// One record where it lies in a checked file.
+#[derive(Debug, Clone, Copy)]
+pub struct RecordView<'a> {
+    pub path: &'a [u8],
+    pub stamp: Stamp,
+    pub sketch: SavedSketch<'a>,
+}
+
+impl RecordView<'_> {
+    fn to_record(self) -> Record {
+        Record { path: self.path.to_vec(), stamp: self.stamp, sketch: self.sketch.to_sketch() }
+    }
+}
+
+impl Checked {
+    /// Record `i` (every record was read once by `decode`, so it reads again).
+    fn record(&self, i: usize) -> Option<RecordView<'_>> {
+        read_record(&mut Reader { bytes: &self.bytes, at: *self.starts.get(i)? }).ok()
+    }
+
+    fn records(&self) -> impl Iterator<Item = RecordView<'_>> {
+        (0..self.starts.len()).filter_map(|i| self.record(i))
+    }
+}
+
+/// A cache file's bytes, checked whole: every record read once.
+fn decode(mut bytes: Vec<u8>, root: &RootId) -> Result<Checked, &'static str> {
     let Some((body, crc)) = bytes.split_last_chunk::<4>() else { return Err("it is truncated") };
     let mut r = Reader { bytes: body, at: 0 };
     if r.take(8)? != MAGIC {
@@ -235,30 +248,35 @@ fn decode(bytes: &[u8], root: &RootId) -> Result<Vec<Record>, &'static str> {
     if count > (body.len() / 50) as u64 {
         return Err("its record count is impossible");
     }
-    let mut records = Vec::with_capacity(count as usize);
+    let mut starts = Vec::with_capacity(count as usize);
     for _ in 0..count {
-        let len = r.u32()? as usize;
-        if len == 0 || len > MAX_PATH_BYTES {
-            return Err("a path is empty or too long");
-        }
-        let path = r.take(len)?.to_vec();
-        let stamp = Stamp { size: r.u64()?, mtime_ns: r.i128()?, ctime_ns: r.i128()?, ino: r.u64()? };
-        let binary = match r.take(1)?[0] {
-            0 => false,
-            1 => true,
-            _ => return Err("a record is malformed"),
-        };
-        let log2 = r.take(1)?[0] as u32;
-        let words = r.take(Sketch::words_for(log2).ok_or("a sketch has an impossible size")? * 8)?;
-        let words: Vec<u64> =
-            words.chunks_exact(8).map(|w| u64::from_le_bytes(w.try_into().unwrap_or_default())).collect();
-        let sketch = Sketch::from_saved(words, log2, binary).ok_or("a sketch has an impossible size")?;
-        records.push(Record { path, stamp, sketch });
+        starts.push(r.at);
+        read_record(&mut r)?;
     }
     if r.at != body.len() {
         return Err("it has bytes past its last record");
     }
-    Ok(records)
+    bytes.truncate(bytes.len() - 4);
+    Ok(Checked { bytes, starts })
+}
+
+/// The record at `r`'s place, its lengths and sizes checked.
+fn read_record<'a>(r: &mut Reader<'a>) -> Result<RecordView<'a>, &'static str> {
+    let len = r.u32()? as usize;
+    if len == 0 || len > MAX_PATH_BYTES {
+        return Err("a path is empty or too long");
+    }
+    let path = r.take(len)?;
+    let stamp = Stamp { size: r.u64()?, mtime_ns: r.i128()?, ctime_ns: r.i128()?, ino: r.u64()? };
+    let binary = match r.take(1)?[0] {
+        0 => false,
+        1 => true,
+        _ => return Err("a record is malformed"),
+    };
+    let log2 = r.take(1)?[0] as u32;
+    let words = Sketch::words_for(log2).ok_or("a sketch has an impossible size")?;
+    let sketch = SavedSketch::new(r.take(words * 8)?, log2, binary).ok_or("a sketch has an impossible size")?;
+    Ok(RecordView { path, stamp, sketch })
 }
 
 struct Reader<'a> {
@@ -284,6 +302,120 @@ impl<'a> Reader<'a> {
 
     fn i128(&mut self) -> Result<i128, &'static str> {
         Ok(i128::from_le_bytes(self.take(16)?.try_into().map_err(|_| "it is truncated")?))
+    }
+}
+
+/// The sketches an index saved of the files below one folder, for a search
+/// of that folder on disk (the native CLI's): a file whose stamp, read now,
+/// is the saved one need not be read when its sketch rules out a match.
+/// Looked up by the path below the folder, `/`-separated, in the file's
+/// bytes as read (no copy of each record: a search would spend longer
+/// making them than it saves).
+pub struct SavedSketches {
+    checked: Checked,
+    /// Bytes of a record's path before the part below the folder (the
+    /// folder's own path below the cache file's root, and its `/`).
+    skip: usize,
+    /// Open addressing by `hash` of the part below the folder: a record's
+    /// number + 1, 0 where none; a power of two long.
+    table: Vec<u32>,
+    count: usize,
+    /// The cache file they came from.
+    pub file: PathBuf,
+}
+
+impl SavedSketches {
+    /// The sketches of the files below `folder` from the cache file in `dir`
+    /// of `folder` or of the nearest folder above it that has one; `None`
+    /// when there is none (or off Unix, where nothing is saved), `Err` with
+    /// why when the one found cannot be used.
+    pub fn below(folder: &Path, dir: &Path) -> Result<Option<SavedSketches>, String> {
+        #[cfg(unix)]
+        {
+            use std::os::unix::ffi::OsStrExt;
+            use std::os::unix::fs::MetadataExt;
+            let Ok(real) = std::fs::canonicalize(folder) else { return Ok(None) };
+            for above in real.ancestors() {
+                let Ok(md) = std::fs::metadata(above) else { return Ok(None) };
+                let root = RootId { path: above.as_os_str().as_bytes().to_vec(), identity: (md.dev(), md.ino()) };
+                let file = file_for(dir, &root);
+                let Some(checked) = read_checked(dir, &root)? else { continue };
+                let below = real.strip_prefix(above).unwrap_or(Path::new("")).as_os_str().as_bytes();
+                return Ok(Some(SavedSketches::of(checked, below, file)));
+            }
+            Ok(None)
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = (folder, dir);
+            Ok(None)
+        }
+    }
+
+    /// The records of `checked` below the folder at `below` (relative to
+    /// the file's root, "" for the root itself), looked up by the rest.
+    fn of(checked: Checked, below: &[u8], file: PathBuf) -> SavedSketches {
+        let skip = if below.is_empty() { 0 } else { below.len() + 1 };
+        let inside =
+            |path: &[u8]| below.is_empty() || (path.starts_with(below) && path.get(below.len()) == Some(&b'/'));
+        let wanted: Vec<(usize, u64)> = checked
+            .records()
+            .enumerate()
+            .filter(|(_, r)| inside(r.path) && r.path.len() > skip)
+            .map(|(i, r)| (i, hash(&r.path[skip..])))
+            .collect();
+        let mut table = vec![0u32; (wanted.len() * 2).next_power_of_two().max(2)];
+        let mask = table.len() - 1;
+        for &(i, h) in &wanted {
+            let mut slot = h as usize & mask;
+            while table[slot] != 0 {
+                slot = (slot + 1) & mask;
+            }
+            table[slot] = i as u32 + 1;
+        }
+        SavedSketches { checked, skip, table, count: wanted.len(), file }
+    }
+
+    /// The saved record of the file at `relative` (`/`-separated).
+    pub fn get(&self, relative: &[u8]) -> Option<RecordView<'_>> {
+        let mask = self.table.len() - 1;
+        let mut slot = hash(relative) as usize & mask;
+        loop {
+            let record = self.checked.record(self.table[slot].checked_sub(1)? as usize)?;
+            if record.path.get(self.skip..) == Some(relative) {
+                return Some(record);
+            }
+            slot = (slot + 1) & mask;
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.count
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+}
+
+/// A quick hash of a path (8 bytes a step), for `SavedSketches`' table.
+fn hash(bytes: &[u8]) -> u64 {
+    // An odd constant with its bits spread (FxHash's).
+    const SEED: u64 = 0x517c_c1b7_2722_0a95;
+    let mut h = bytes.len() as u64;
+    let mut chunks = bytes.chunks_exact(8);
+    for chunk in &mut chunks {
+        h = (h.rotate_left(5) ^ u64::from_le_bytes(chunk.try_into().unwrap_or_default())).wrapping_mul(SEED);
+    }
+    let mut last = [0u8; 8];
+    last[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
+    h = (h.rotate_left(5) ^ u64::from_le_bytes(last)).wrapping_mul(SEED);
+    h ^ (h >> 29)
+}
+
+impl std::fmt::Debug for SavedSketches {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "SavedSketches({} files from {})", self.count, self.file.display())
     }
 }
 
@@ -403,7 +535,7 @@ impl super::Index {
             }
             // The file as it is now, opened beneath the root (never through a symlink).
             let Ok(file) = folder.open_beneath(Path::new(crate::path_bytes::os_str(&record.path))) else { continue };
-            if raw_stamp(&file) == Some(record.stamp) {
+            if stamp_of_file(&file) == Some(record.stamp) {
                 let (sketch, stamp) = (record.sketch, Some(record.stamp));
                 learnt.push(super::content::Learnt { handle, meta, sketch, contents: None, stamp });
             }
@@ -476,7 +608,8 @@ mod tests {
     fn what_is_saved_loads_back_and_any_change_of_a_byte_is_refused() {
         let saved = records();
         let bytes = encoded(&saved);
-        let loaded = decode(&bytes, &root()).unwrap();
+        let loaded: Vec<Record> =
+            decode(bytes.clone(), &root()).unwrap().records().map(RecordView::to_record).collect();
         assert_eq!(loaded.len(), saved.len());
         for (a, b) in saved.iter().zip(&loaded) {
             assert_eq!(
@@ -488,11 +621,11 @@ mod tests {
         for at in (0..bytes.len()).step_by(7) {
             let mut changed = bytes.clone();
             changed[at] ^= 0x5A;
-            assert!(decode(&changed, &root()).is_err(), "a change at {at} was accepted");
-            assert!(decode(&bytes[..at], &root()).is_err(), "a truncation at {at} was accepted");
+            assert!(decode(changed, &root()).is_err(), "a change at {at} was accepted");
+            assert!(decode(bytes[..at].to_vec(), &root()).is_err(), "a truncation at {at} was accepted");
         }
         let elsewhere = RootId { identity: (7, 43), ..root() };
-        assert_eq!(decode(&bytes, &elsewhere).unwrap_err(), "it is of another folder at the same path");
+        assert_eq!(decode(bytes, &elsewhere).err(), Some("it is of another folder at the same path"));
     }
 
     #[test]
@@ -514,7 +647,83 @@ mod tests {
             }
             let crc = crc32fast::hash(&body);
             body.extend_from_slice(&crc.to_le_bytes());
-            let _ = decode(&body, &root());
+            let _ = decode(body, &root());
         }
+    }
+}
+
+#[cfg(all(test, unix))]
+mod screen_tests {
+    use super::*;
+    use crate::args::Value;
+    use crate::cancel::Cancel;
+    use crate::content_sketch::Sketcher;
+    use crate::search::{SearchConfig, SearchItems};
+    use crate::source::Source;
+    use crate::testing::TempTree;
+    use std::os::unix::fs::MetadataExt;
+
+    fn root_of(tree: &TempTree) -> RootId {
+        let md = std::fs::metadata(tree.as_ref()).unwrap();
+        RootId { path: tree.as_ref().as_os_str().as_encoded_bytes().to_vec(), identity: (md.dev(), md.ino()) }
+    }
+
+    fn stamp(tree: &TempTree, rel: &str) -> Stamp {
+        stamp_of_file(&std::fs::File::open(tree.join(rel)).unwrap()).unwrap()
+    }
+
+    /// The files a search for `needle` below `folder` lists, screened with what `cache` holds.
+    fn listed(tree: &TempTree, folder: &str, cache: &Path) -> (Vec<String>, Option<usize>) {
+        let fields: Vec<(String, Value)> = [("pattern", "needle"), ("outputMode", "files")]
+            .iter()
+            .map(|(k, v)| (k.to_string(), Value::Text(v.to_string())))
+            .chain([("cwd".to_string(), Value::Text(tree.join(folder).to_string_lossy().into_owned()))])
+            .collect();
+        let mut config: SearchConfig = crate::search::options::parse(&fields, Source::Disk).unwrap();
+        config.use_saved_sketches(cache).unwrap();
+        let used = config.saved.as_ref().map(|s| s.len());
+        let outcome = crate::search::run(&config, &Cancel::never()).unwrap();
+        let SearchItems::Files(files) = outcome.items else { panic!("{:?}", outcome.items) };
+        (files, used)
+    }
+
+    #[test]
+    fn a_search_on_disk_trusts_a_saved_sketch_only_while_its_file_keeps_its_stamp() {
+        let tree = TempTree::with(
+            "saved-screen",
+            &[("sub/a.txt", b"needle here\n"), ("sub/b.txt", b"needle too\n"), ("subx/c.txt", b"needle\n")],
+        );
+        let cache = TempTree::new("saved-screen-cache");
+        // Sketches of other contents, saved as a.txt's and c.txt's with their stamps:
+        // a search that trusts them passes those files over (what proves it uses them).
+        let lie = Sketcher::default().sketch(b"nothing of the kind\n");
+        let records = [
+            Record { path: b"sub/a.txt".to_vec(), stamp: stamp(&tree, "sub/a.txt"), sketch: lie.clone() },
+            Record { path: b"subx/c.txt".to_vec(), stamp: stamp(&tree, "subx/c.txt"), sketch: lie },
+        ];
+        save(cache.as_ref(), &root_of(&tree), now_ns(), &records).unwrap();
+        assert_eq!(listed(&tree, "", cache.as_ref()), (vec!["sub/b.txt".to_string()], Some(2)));
+        // From a folder below the saved root: its own records, by the rest of their path
+        // (`subx/` is not below `sub/`).
+        assert_eq!(listed(&tree, "sub", cache.as_ref()), (vec!["b.txt".to_string()], Some(1)));
+        // The same bytes written again: a new ctime, so the sketch is not trusted.
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        tree.write("sub/a.txt", b"needle here\n");
+        assert_eq!(listed(&tree, "sub", cache.as_ref()).0, ["a.txt", "b.txt"]);
+        // A cache of another folder at this path (the identity differs) is never used.
+        let elsewhere = RootId { identity: (1, 2), ..root_of(&tree) };
+        save(cache.as_ref(), &elsewhere, now_ns(), &records).unwrap();
+        let fields = [("pattern".to_string(), Value::Text("needle".into()))];
+        let mut config = crate::search::options::parse(&fields, Source::Disk).unwrap();
+        config.scope.logical_path = tree.as_ref().to_path_buf();
+        let refused = config.use_saved_sketches(cache.as_ref()).unwrap_err();
+        assert!(refused.contains("another folder at the same path"), "{refused}");
+        assert!(config.saved.is_none());
+        // No cache file at all: nothing to use, no error.
+        let empty = TempTree::new("saved-screen-none");
+        assert_eq!(
+            listed(&tree, "", empty.as_ref()),
+            (vec!["sub/a.txt".into(), "sub/b.txt".into(), "subx/c.txt".into()], None)
+        );
     }
 }

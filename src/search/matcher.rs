@@ -31,7 +31,7 @@
 //! took 24 s in the same kind of build), once; incremental builds do not
 //! repeat it, and the addon grew by about 0.75 MB.
 
-use crate::content_sketch::{Prefilter, RuledOut, Sketch};
+use crate::content_sketch::{Prefilter, Probe, RuledOut};
 use crate::error::{clip, ErrorCode, FindError, Result};
 use crate::limits::MAX_CONTENT_REGEX_BYTES;
 use grep_regex::RegexMatcherBuilder;
@@ -189,7 +189,7 @@ impl ContentMatcher {
 
     /// `Some` when a file with this sketch of its contents holds no match
     /// (see `Prefilter::rules_out`).
-    pub fn rules_out(&self, sketch: &Sketch) -> Option<RuledOut> {
+    pub fn rules_out<P: Probe + ?Sized>(&self, sketch: &P) -> Option<RuledOut> {
         self.prefilter.as_ref()?.rules_out(sketch)
     }
 

@@ -111,9 +111,27 @@ pub struct SearchConfig {
     pub git: GitAsk,
     /// When the result carries `skipped`.
     pub skipped: SkippedReport,
+    /// Sketches an index saved of the files below the search folder (the
+    /// native CLI loads them): a file on disk whose stamp is still the
+    /// saved one is passed over when its sketch rules out a match.
+    pub saved: Option<std::sync::Arc<crate::index::SavedSketches>>,
 }
 
 impl SearchConfig {
+    /// Screens a content search on disk with the sketches an index saved in
+    /// `cache_dir` of the search folder (or a folder above it): sets
+    /// `saved`. Nothing to do for other searches, or where nothing is saved;
+    /// `Err` says why a cache file found could not be used (the search is
+    /// exact without it).
+    pub fn use_saved_sketches(&mut self, cache_dir: &std::path::Path) -> std::result::Result<(), String> {
+        if self.source != Source::Disk || self.search_binary || self.target.prefilter().is_none() {
+            return Ok(());
+        }
+        let saved = crate::index::SavedSketches::below(&self.scope.logical_path, cache_dir)?;
+        self.saved = saved.filter(|s| !s.is_empty()).map(std::sync::Arc::new);
+        Ok(())
+    }
+
     /// The order of the result's items: fuzzy matches by rank; file lists
     /// newest first, except under `partial` (a partial answer must be a
     /// start of the full one, and which files are newest is known only once

@@ -226,6 +226,7 @@ pub fn parse(fields: &[(String, Value)], source: Source) -> Result<SearchConfig>
         page,
         git,
         skipped,
+        saved: None,
     };
     if let Some(cursor) = &config.page.cursor {
         cursor.check(config.page.fingerprint, config.order())?;

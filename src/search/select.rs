@@ -77,6 +77,17 @@ impl Gathering<'_> {
         self.left_out[reason as usize].fetch_add(1, Ordering::Relaxed);
     }
 
+    /// What a saved sketch of `relative` says, when the file on disk still
+    /// has the stamp it was saved with (see `SearchConfig::saved`). The
+    /// sketch is asked first: a file it cannot rule out is read anyway,
+    /// with no stamp read for it.
+    fn saved_rules_out(&self, regex: &ContentMatcher, relative: &Path, entry: &Entry) -> Option<RuledOut> {
+        let saved = self.config.saved.as_ref().filter(|_| !self.config.search_binary)?;
+        let record = saved.get(relative.as_os_str().as_encoded_bytes())?;
+        let out = regex.rules_out(&record.sketch)?;
+        (entry.stamp()? == record.stamp).then_some(out)
+    }
+
     /// A selector for one walker thread.
     fn selector(&self) -> Selector<'_> {
         match &self.config.target {
@@ -174,6 +185,12 @@ fn count_in_file(
     let scan = call.scan;
     if let Some(contents) = known.as_ref().and_then(|known| known.contents) {
         return Some(call.note(scan_read(searcher, regex, contents, scan, relative, cancel)?));
+    }
+    match call.saved_rules_out(regex, relative, entry) {
+        // Not read, but counted as the search would have counted it.
+        Some(RuledOut::Binary) => return Some(call.note(FileScan::left_out(SkipReason::Binary)?)),
+        Some(RuledOut::Text) => return None,
+        None => {}
     }
     let found = match entry.open() {
         // Refused but empty: nothing is missed, and an index, which opens
@@ -397,7 +414,7 @@ impl Target {
     }
 
     /// What rules out a file before it is read (a live index's sketches).
-    fn prefilter(&self) -> Option<&crate::content_sketch::Prefilter> {
+    pub(super) fn prefilter(&self) -> Option<&crate::content_sketch::Prefilter> {
         match self {
             Target::Content { regex, .. } => regex.prefilter(),
             Target::Files { .. } | Target::Fuzzy { .. } => None,

@@ -408,6 +408,15 @@ impl Entry<'_> {
         }
     }
 
+    /// The file's stamp on disk as it is now (see `dir::Stamp`); `None` in a
+    /// storage or a live index, or when it cannot be read.
+    pub fn stamp(&self) -> Option<crate::dir::Stamp> {
+        match &self.0 {
+            At::InDir { dir, name } => dir.stamp(name).ok(),
+            At::Listed(_) | At::Indexed { .. } => None,
+        }
+    }
+
     /// Opens a file on disk for reading (a symlink is refused); `None` in a
     /// storage, whose files are read through it later (see `search`).
     /// (A live index's files are on disk.)
