@@ -308,6 +308,8 @@ export interface IndexStats {
   watchErrors: number
   lastError?: string
   closed: boolean
+  /** What tells the index of changes: inotify (Linux), FSEvents (macOS), ReadDirectoryChangesW (Windows), kqueue, or polling. */
+  watcher: 'inotify' | 'fsevents' | 'windows' | 'kqueue' | 'poll'
 }
 
 export interface FileIndex {
@@ -344,6 +346,21 @@ export interface OpenIndexOptions {
   cacheDir?: string
   /** `false`: nothing is saved or loaded. Default `true`. */
   persist?: boolean
+  /**
+   * The most entries (files, folders, symlinks) the index may hold: past it, or past the memory that many take, its
+   * walk stops and `openIndex` rejects with `too-large`. Default 2,000,000; without it, the root of a file system
+   * and the home folder are refused (`too-large`) before any walk.
+   */
+  maxEntries?: number
+  /**
+   * What tells the index of changes: `'native'` (default: inotify on Linux, FSEvents on macOS,
+   * ReadDirectoryChangesW on Windows), `'recursive'` (the `notify` crate's recursive watcher, which macOS and
+   * Windows use; on Linux its inotify backend), or `'poll'` (every folder and file looked at again each
+   * `pollIntervalMs`: for network mounts and other file systems that send no events).
+   */
+  watcher?: 'native' | 'recursive' | 'poll'
+  /** With `watcher: 'poll'`: ms between looks, 10 to 3,600,000 (default 2,000). */
+  pollIntervalMs?: number
 }
 
 export declare function openIndex(path: string, options?: OpenIndexOptions): Promise<FileIndex>
@@ -359,6 +376,7 @@ export type FindFilesErrorCode =
   | 'aborted'
   | 'fs-error'
   | 'not-a-repository'
+  | 'too-large'
 
 export declare class FindFilesError extends Error {
   constructor(code: FindFilesErrorCode, message: string, options?: { cause?: unknown })

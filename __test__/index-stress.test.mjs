@@ -13,7 +13,10 @@
 // checks, so as root the index and the fresh calls run in a child process as
 // uid 65534; elsewhere the child runs as the current user.
 //
-// CI runs a small version (3 seeds x 6 rounds x 40 operations). The long one:
+// Each seed runs under each watcher (AF_STRESS_WATCHERS, default native,poll:
+// the platform's own and the poller; `recursive`, `notify`'s watcher, which
+// macOS and Windows use, is not in the default: see WATCHER_OPTIONS). CI runs a small version (3 seeds x 6 rounds x 40
+// operations a watcher). The long one:
 //   AF_STRESS_SEEDS=20 AF_STRESS_ROUNDS=20 AF_STRESS_OPS=200 node --test __test__/index-stress.test.mjs
 // A failure names its seed; replay it alone with AF_STRESS_SEED=<n> (and the
 // same AF_STRESS_ROUNDS / AF_STRESS_OPS). AF_STRESS_HOGS sets the number of
@@ -30,15 +33,24 @@ import { fileURLToPath } from 'node:url'
 const SELF = fileURLToPath(import.meta.url)
 /** How long one burst's settled() may take before the round fails. */
 const SETTLE_MS = 30_000
+/**
+ * The watchers a seed can run under (AF_STRESS_WATCHERS, comma-separated): the platform's own,
+ * `notify`'s recursive one (the event path of macOS and Windows) and the poller. The default is
+ * `native,poll`: on Linux `notify`'s recursive watcher is its inotify backend, which reports what
+ * happens in a folder moved away and back under the path it had while away, so the index cannot
+ * place it (seed 2 of the CI run fails so); FSEvents and ReadDirectoryChangesW report paths as they
+ * are. `AF_STRESS_WATCHERS=recursive` runs it.
+ */
+const WATCHER_OPTIONS = { native: { watcher: 'native' }, recursive: { watcher: 'recursive' }, poll: { watcher: 'poll', pollIntervalMs: 50 } }
 
 // ---------------------------------------------------------------- the child
 
 /** Runs one seed (arguments in AF_STRESS_ARGS) and prints one JSON line: the counts, or the failure. */
 async function child() {
-  const { root, seed, rounds, ops } = JSON.parse(process.env.AF_STRESS_ARGS)
+  const { root, seed, rounds, ops, watcher } = JSON.parse(process.env.AF_STRESS_ARGS)
   let out
   try {
-    out = { ok: true, ...(await stress(root, seed, rounds, ops)) }
+    out = { ok: true, ...(await stress(root, seed, rounds, ops, watcher)) }
   } catch (e) {
     out = { ok: false, message: e && e.stack ? e.stack : String(e) }
     // Every operation of the run, for minimizing a failure by hand.
@@ -51,13 +63,13 @@ async function child() {
   process.exit(0)
 }
 
-async function stress(root, seed, rounds, ops) {
+async function stress(root, seed, rounds, ops, watcher) {
   const { find, findFiles, openIndex, searchFiles } = await import('../index.mjs')
   const { seededRandom } = await import('./helpers.mjs')
   const rand = seededRandom(seed)
   const burst = new Burst(root, rand)
   burst.setup()
-  const index = await openIndex(root)
+  const index = await openIndex(root, WATCHER_OPTIONS[watcher])
   const started = Date.now()
   let compared = 0
   try {
@@ -543,8 +555,11 @@ async function parent() {
 
   await regressions({ describe, test }, cannotRunAsNobody)
 
+  const watchers = (process.env.AF_STRESS_WATCHERS ?? 'native,poll').split(',')
+  for (const w of watchers) assert.ok(w in WATCHER_OPTIONS, `AF_STRESS_WATCHERS: no watcher ${w}`)
+
   describe('openIndex under stress: random bursts, no settle between changes, CPU load', () => {
-    test(`${seeds.length} seeds x ${rounds} rounds x ${ops} operations: every query equals a fresh call after each burst (as uid 65534 where it can)`,
+    for (const watcher of watchers) test(`watcher ${watcher}: ${seeds.length} seeds x ${rounds} rounds x ${ops} operations: every query equals a fresh call after each burst (as uid 65534 where it can)`,
       { timeout: budget * seeds.length + 30_000 }, async (t) => {
         // As uid 65534, modes matter; that needs root (and fails under CI without it).
         const nobody = cannotRunAsNobody() === null
@@ -564,10 +579,10 @@ async function parent() {
             const root = makeTmp()
             try {
               if (nobody) fs.chownSync(root, 65534, 65534)
-              const out = await runChild(root, seed, rounds, ops, nobody ? NOBODY : [], budget)
+              const out = await runChild(root, seed, rounds, ops, watcher, nobody ? NOBODY : [], budget)
               // Every seed runs: a long run reports all that fail, not the first.
               if (!out.ok) {
-                failures.push(`seed ${seed} (replay: AF_STRESS_SEED=${seed} AF_STRESS_ROUNDS=${rounds} AF_STRESS_OPS=${ops}):\n${out.message}`)
+                failures.push(`seed ${seed} (replay: AF_STRESS_WATCHERS=${watcher} AF_STRESS_SEED=${seed} AF_STRESS_ROUNDS=${rounds} AF_STRESS_OPS=${ops}):\n${out.message}`)
                 t.diagnostic(`seed ${seed}: FAILED: ${out.message.split('\n')[0]}`)
                 continue
               }
@@ -727,8 +742,8 @@ async function regressions({ describe, test }, cannotRunAsNobody) {
 }
 
 /** Runs one seed in a child process (as `prefix`, e.g. setpriv to uid 65534); resolves to its JSON line. */
-function runChild(root, seed, rounds, ops, prefix, timeoutMs) {
-  const env = { ...process.env, AF_STRESS_CHILD: '1', AF_STRESS_ARGS: JSON.stringify({ root, seed, rounds, ops }) }
+function runChild(root, seed, rounds, ops, watcher, prefix, timeoutMs) {
+  const env = { ...process.env, AF_STRESS_CHILD: '1', AF_STRESS_ARGS: JSON.stringify({ root, seed, rounds, ops, watcher }) }
   delete env.NODE_TEST_CONTEXT
   const argv = [...prefix, process.execPath, SELF]
   return new Promise((resolve) => {

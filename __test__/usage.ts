@@ -149,6 +149,8 @@ function explainCode(code: FindFilesErrorCode): string {
       return 'stopped'
     case 'fs-error':
       return 'file system'
+    case 'too-large':
+      return 'narrow the folder'
     default: {
       const unreachable: never = code
       return unreachable
@@ -203,6 +205,10 @@ export async function usage(): Promise<void> {
   await index.close()
   // @ts-expect-error: openIndex takes a path string
   await openIndex({ path: '/workspace' })
+  const bounded: FileIndex = await openIndex('/mnt/share', { maxEntries: 500_000, watcher: 'poll', pollIntervalMs: 5000 })
+  const watchedBy: 'inotify' | 'fsevents' | 'windows' | 'kqueue' | 'poll' = bounded.stats().watcher
+  // @ts-expect-error: the watchers are 'native', 'recursive' and 'poll'
+  await openIndex('/workspace', { watcher: 'fsevents' })
   // Tools answered from a live index: one it opens, or one passed in.
   const indexedTools: Tools = createTools({ cwd: '/workspace', index: true })
   await indexedTools.ready()
@@ -210,7 +216,7 @@ export async function usage(): Promise<void> {
   createTools({ index })
   // @ts-expect-error: index is a boolean or a FileIndex
   createTools({ index: '/workspace' })
-  console.log(fromIndex, fromIndex2, indexedFiles, indexStats.bytesPerEntry, index.path)
+  console.log(fromIndex, fromIndex2, indexedFiles, indexStats.bytesPerEntry, index.path, watchedBy)
   console.log(text, describeResult(b), describeResult(c), d.entries.length, files, more, decisions, tools, entryTypes)
 
   try {

@@ -6,7 +6,7 @@
 
 const CODES = [
   'invalid-argument', 'invalid-pattern', 'not-found', 'not-a-dir', 'permission-denied',
-  'approval-required', 'outside-root', 'aborted', 'fs-error', 'not-a-repository',
+  'approval-required', 'outside-root', 'aborted', 'fs-error', 'not-a-repository', 'too-large',
 ]
 
 class FindFilesError extends Error {

@@ -60,9 +60,12 @@ class FileIndex {
 }
 
 /** The options `openIndex` takes. */
-const OPEN_OPTIONS = ['cwd', 'contentCacheBytes', 'cacheDir', 'persist']
+const OPEN_OPTIONS = ['cwd', 'contentCacheBytes', 'cacheDir', 'persist', 'maxEntries', 'watcher', 'pollIntervalMs']
+const WATCHERS = ['native', 'recursive', 'poll']
+/** How often `watcher: 'poll'` looks at the folder again unless told. */
+const DEFAULT_POLL_INTERVAL_MS = 2000
 
-/** `openIndex(path, { cwd, contentCacheBytes, cacheDir, persist }?)`: walks the folder once, then watches it. */
+/** `openIndex(path, { cwd, contentCacheBytes, cacheDir, persist, maxEntries, watcher, pollIntervalMs }?)`: walks the folder once, then watches it. */
 async function openIndex(path, options = {}) {
   if (typeof path !== 'string' || path === '') throw invalid('openIndex(path) takes the folder to index, as a non-empty string')
   if (!isNonArrayObject(options)) throw invalid('openIndex(path, options) takes an options object such as { cwd }')
@@ -87,9 +90,25 @@ async function openIndex(path, options = {}) {
   if (options.persist !== undefined && typeof options.persist !== 'boolean') {
     throw invalid(`openIndex: \`persist\` must be true or false, not ${describe(options.persist)}`)
   }
+  const { maxEntries, watcher = 'native', pollIntervalMs } = options
+  if (maxEntries !== undefined && !(Number.isSafeInteger(maxEntries) && maxEntries >= 1)) {
+    throw invalid(`openIndex: \`maxEntries\` must be a whole number of entries, at least 1, not ${describe(maxEntries)}`)
+  }
+  if (!WATCHERS.includes(watcher)) {
+    throw invalid(`openIndex: \`watcher\` must be 'native', 'recursive' or 'poll', not ${describe(watcher)}`)
+  }
+  if (pollIntervalMs !== undefined && watcher !== 'poll') {
+    throw invalid("openIndex: `pollIntervalMs` is the interval of `watcher: 'poll'`; give both or neither")
+  }
+  if (pollIntervalMs !== undefined && !(Number.isSafeInteger(pollIntervalMs) && pollIntervalMs >= 10 && pollIntervalMs <= 3_600_000)) {
+    throw invalid(`openIndex: \`pollIntervalMs\` must be a whole number of ms from 10 to 3600000, not ${describe(pollIntervalMs)}`)
+  }
   const cacheDir = options.cacheDir === undefined ? undefined : nodePath.resolve(options.cwd ?? process.cwd(), options.cacheDir)
   const native = new binding.FileIndex()
-  const failure = await native.open(path, options.cwd, cache, cacheDir, options.persist !== false)
+  const poll = watcher === 'poll' ? pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS : undefined
+  const failure = await native.open(path, options.cwd, {
+    contentCacheBytes: cache, cacheDir, persist: options.persist !== false, maxEntries, watcher, pollIntervalMs: poll,
+  })
   if (failure) throw new FindFilesError(failure.code, failure.message)
   return new FileIndex(native)
 }

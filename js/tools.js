@@ -264,8 +264,13 @@ function createTools(options = {}) {
   /** One tool call's model text; a FindFilesError (its message as a model should read it) when refused. */
   const runTool = async (name, args, signal) => {
     try {
-      if (name === 'find') return formatFindResult(await runFind(args, signal))
-      if (name === 'search_files') return formatSearchResult(await runSearch(args, signal))
+      // Said once, before the first answer a fresh walk gave in its place: that a root is too big to index.
+      const note = (text) => {
+        const said = live.notice()
+        return said ? `${said}\n\n${text}` : text
+      }
+      if (name === 'find') return note(formatFindResult(await runFind(args, signal)))
+      if (name === 'search_files') return note(formatSearchResult(await runSearch(args, signal)))
       if (name === 'explain_path') return (await runExplain(args, signal)).text
       throw new FindFilesError('invalid-argument', `unknown tool \`${name}\`; the tools are ${TOOL_NAMES.join(', ')}`)
     } catch (error) {
@@ -385,7 +390,7 @@ function forModel(message) {
  */
 function liveIndexes(options, folders) {
   const { index } = options
-  const none = { run: (o, fresh) => fresh(o), ready: async () => {}, close: async () => {} }
+  const none = { run: (o, fresh) => fresh(o), ready: async () => {}, close: async () => {}, notice: () => undefined }
   if (index === undefined || index === false) return none
   if (index !== true && !(index instanceof FileIndex)) {
     throw new FindFilesError('invalid-argument', 'createTools: `index` must be true, false or a FileIndex from openIndex()')
@@ -393,11 +398,15 @@ function liveIndexes(options, folders) {
   if (options.reader) {
     throw new FindFilesError('invalid-argument', 'createTools: `index` indexes the local disk; it cannot be used with `reader`')
   }
+  // Roots too big to index, not yet told to the model.
+  const tooLarge = []
   const entries = index === true
     ? folders.map((folder) => {
       const entry = { folder, index: null, owned: true }
-      // A folder that cannot be indexed (gone, unwatchable) is served by fresh walks.
-      entry.opening = openIndex(folder).then((opened) => { entry.index = opened }, () => {})
+      // A folder that cannot be indexed (gone, unwatchable, too big) is served by fresh walks.
+      entry.opening = openIndex(folder).then((opened) => { entry.index = opened }, (error) => {
+        if (error instanceof FindFilesError && error.code === 'too-large') tooLarge.push(folder)
+      })
       return entry
     })
     : [{ folder: index.path, index, owned: false, opening: Promise.resolve() }]
@@ -415,6 +424,12 @@ function liveIndexes(options, folders) {
       }
     },
     ready: async () => { await Promise.all(entries.map((e) => e.opening)) },
+    /** Once, what a model should know of roots too big to index; then undefined. */
+    notice() {
+      if (tooLarge.length === 0) return undefined
+      const folders = tooLarge.splice(0).map((f) => `\`${f}\``).join(', ')
+      return `Note: ${folders} holds too much to keep a live index of (more than a live index may hold), so every call walks it anew and may be slow. Search a narrower folder with \`path\`, or start the server with a narrower --root (a project folder, not a home folder or a disk).`
+    },
     close: async () => {
       await Promise.all(entries.map((e) => e.opening))
       await Promise.all(entries.filter((e) => e.owned && e.index).map((e) => e.index.close()))

@@ -18,6 +18,8 @@ pub enum ErrorCode {
     FsError,
     /// Git scoping asked for in a folder that is in no git work tree.
     NotARepository,
+    /// A live index of a folder holding more than it may (`maxEntries`).
+    TooLarge,
 }
 
 impl ErrorCode {
@@ -33,6 +35,7 @@ impl ErrorCode {
             ErrorCode::Aborted => "aborted",
             ErrorCode::FsError => "fs-error",
             ErrorCode::NotARepository => "not-a-repository",
+            ErrorCode::TooLarge => "too-large",
         }
     }
 }

@@ -84,7 +84,9 @@ pub use error::{clip, ErrorCode, FindError, Result};
 
 // Where a search runs: the disk, a host's storage, a live index.
 pub use dir::Stat;
-pub use index::{default_cache_dir, BuildState, ContentCaps, Index, IndexRef, LayerSize, SavedSketches};
+pub use index::{
+    default_cache_dir, BuildState, ContentCaps, Index, IndexOptions, IndexRef, LayerSize, SavedSketches, WatcherChoice,
+};
 pub use sandbox::resolve_logical;
 pub use shared::Shared;
 pub use source::Source;

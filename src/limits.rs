@@ -99,6 +99,16 @@ pub const INDEX_SKETCH_BYTES: usize = 256 << 20;
 /// asked), and a small share of a machine that runs an agent.
 pub const DEFAULT_INDEX_CONTENT_CACHE_BYTES: usize = 256 << 20;
 
+/// The most entries a live index holds unless `maxEntries` says otherwise:
+/// about 250 bytes each in memory (tree, names, metadata, watches), so
+/// about 500 MB at most, far more than any repository holds and far less
+/// than a home folder or a whole disk.
+pub const DEFAULT_INDEX_MAX_ENTRIES: u64 = 2_000_000;
+/// Bytes an index's tree takes per entry beyond its name, as measured
+/// (`stats().bytesPerEntry`, about 216 on real JavaScript, names included):
+/// what its build's memory estimate counts.
+pub const INDEX_BYTES_PER_ENTRY: u64 = 200;
+
 /// The longest a live index's first build waits, in all, for the calls
 /// that run meanwhile (see `calls_in_flight`): past it, it shares the cores
 /// with them, so a call that never ends cannot keep an index from opening.

@@ -5,7 +5,7 @@ use crate::blocking_pool::off_the_loop;
 use crate::results::Failure;
 use agent_find_core::{
     default_cache_dir, default_search_rules, lock, resolve_logical, BuildState, Cancel, ContentCaps, FindError, Index,
-    IndexRef, Shared,
+    IndexOptions, IndexRef, Shared, WatcherChoice,
 };
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
@@ -64,6 +64,21 @@ pub struct IndexStats {
     pub watch_errors: f64,
     pub last_error: Option<String>,
     pub closed: bool,
+    /// What tells the index of changes: inotify (Linux), FSEvents (macOS),
+    /// ReadDirectoryChangesW (Windows), kqueue (the BSDs), or polling.
+    #[napi(ts_type = "'inotify' | 'fsevents' | 'windows' | 'kqueue' | 'poll'")]
+    pub watcher: String,
+}
+
+/// `openIndex`'s options but `cwd`, as `js/file-index.js` checked them.
+#[napi(object)]
+pub struct OpenOptions {
+    pub content_cache_bytes: Option<f64>,
+    pub cache_dir: Option<String>,
+    pub persist: Option<bool>,
+    pub max_entries: Option<f64>,
+    pub watcher: Option<String>,
+    pub poll_interval_ms: Option<f64>,
 }
 
 impl FileIndex {
@@ -89,10 +104,9 @@ impl FileIndex {
         env: &'env Env,
         path: String,
         cwd: Option<String>,
-        content_cache_bytes: Option<f64>,
-        cache_dir: Option<String>,
-        persist: Option<bool>,
+        options: OpenOptions,
     ) -> Result<PromiseRaw<'env, Option<Failure>>> {
+        let OpenOptions { content_cache_bytes, cache_dir, persist, max_entries, watcher, poll_interval_ms } = options;
         let holder = Arc::clone(&self.index);
         let mut caps = ContentCaps::default();
         if let Some(bytes) = content_cache_bytes {
@@ -107,7 +121,20 @@ impl FileIndex {
                     Some(false) => None,
                     _ => cache_dir.map(std::path::PathBuf::from).or_else(default_cache_dir),
                 };
-                Index::open_saved(logical, caps, saved, default_search_rules())
+                // Checked in JS: a whole number of entries, a watcher's name, an interval in ms.
+                let watcher = match (watcher.as_deref(), poll_interval_ms) {
+                    (Some("recursive"), _) => WatcherChoice::Recursive,
+                    (Some("poll"), Some(ms)) => WatcherChoice::Poll(std::time::Duration::from_millis(ms as u64)),
+                    _ => WatcherChoice::Native,
+                };
+                let options = IndexOptions {
+                    caps,
+                    cache_dir: saved,
+                    searched: default_search_rules(),
+                    max_entries: max_entries.map(|n| n as u64),
+                    watcher,
+                };
+                Index::open(logical, options)
             });
             Ok(match opened.await.and_then(|done| done) {
                 Ok(index) => {
@@ -165,6 +192,7 @@ impl FileIndex {
             watch_errors: s.watch_errors as f64,
             last_error: s.last_error,
             closed: s.closed,
+            watcher: s.watcher.to_string(),
         })
     }
 

@@ -260,7 +260,7 @@ fn sketch_files(
 mod tests {
     use super::*;
     use crate::calls_in_flight::CallInFlight;
-    use crate::index::ContentCaps;
+    use crate::index::IndexOptions;
     use std::time::{Duration, Instant};
 
     #[test]
@@ -281,7 +281,7 @@ mod tests {
         let (opened, done) = std::sync::mpsc::channel();
         let root = dir.to_path_buf();
         let opening = std::thread::spawn(move || {
-            let index = Index::open(root, ContentCaps::default());
+            let index = Index::open(root, IndexOptions::default());
             let _ = opened.send(());
             index
         });

@@ -18,9 +18,9 @@ use crate::calls_in_flight::wait_while_calls;
 use crate::cancel::Cancel;
 use crate::dir::Dir;
 use crate::entry::{EntryKind, Meta};
-use crate::error::Result;
+use crate::error::{ErrorCode, FindError, Result};
 use crate::gitignore::{GitEnv, GITIGNORE, IGNORE};
-use crate::limits::INDEX_BUILD_STEP_ASIDE_MS;
+use crate::limits::{INDEX_BUILD_STEP_ASIDE_MS, INDEX_BYTES_PER_ENTRY};
 use crate::path_bytes::os_str;
 use crate::result::SkipReason;
 use crate::walk::{gated, listing_ended, walk_folders, Excludes, FolderAt, Gate, ListFolder, Pending, WalkRules};
@@ -37,13 +37,16 @@ use std::time::{Duration, Instant};
 /// `watches`, each folder is watched as the walk opens it, before listing
 /// it, and each `.git` before its rules are read. `steps_aside`: the walk
 /// waits between folders while a call runs (the first build, which no call
-/// waits for; a rescan, which calls may wait for, never does).
+/// waits for; a rescan, which calls may wait for, never does). Past
+/// `max_entries` entries, or the memory that many take (`too_large`), the
+/// walk stops and what it held is dropped.
 pub fn build(
     dir: &Arc<Dir>,
     root: &Path,
     git: &GitEnv,
     watches: Option<&dyn FolderWatches>,
     steps_aside: bool,
+    max_entries: u64,
 ) -> Result<(Tree, Vec<Id>)> {
     let everything = WalkRules {
         hidden: true,
@@ -57,7 +60,8 @@ pub fn build(
         // For the folders it is refused (`Node::denied`).
         tally: true,
     };
-    let walked = gated(&everything, &Cancel::never(), |gate| list_all(dir, root, gate, watches, steps_aside))?;
+    let bound = Bound::new(max_entries);
+    let walked = gated(&everything, &Cancel::never(), |gate| list_all(dir, root, gate, watches, steps_aside, &bound))?;
     let mut listings: Vec<ListedFolder> = walked.found.into_iter().flatten().collect();
     // A folder's listing names it: shallower listings first.
     listings.sort_by_cached_key(|l| l.rel.iter().filter(|&&b| b == b'/').count() + usize::from(!l.rel.is_empty()));
@@ -201,9 +205,10 @@ fn list_all(
     gate: &Gate,
     watches: Option<&dyn FolderWatches>,
     steps_aside: bool,
+    bound: &Bound,
 ) -> Result<Vec<Vec<ListedFolder>>> {
     let first = Pending::root(FolderAt::Open(Arc::clone(dir)), None);
-    let lister = BuildLister { root, gate, watches, steps_aside, waited_ms: AtomicU64::new(0) };
+    let lister = BuildLister { root, gate, watches, steps_aside, waited_ms: AtomicU64::new(0), bound };
     walk_folders(&lister, first, root, gate, Vec::new)
 }
 
@@ -215,6 +220,52 @@ struct BuildLister<'a> {
     steps_aside: bool,
     /// How long it stepped aside so far, in ms (at most `INDEX_BUILD_STEP_ASIDE_MS`).
     waited_ms: AtomicU64,
+    bound: &'a Bound,
+}
+
+/// What a build may hold: entries, and the memory they take (estimated from
+/// their names' bytes and `INDEX_BYTES_PER_ENTRY` each), counted as each
+/// folder is listed.
+struct Bound {
+    max_entries: u64,
+    /// What `max_entries` entries of names of average length take.
+    max_bytes: u64,
+    entries: AtomicU64,
+    bytes: AtomicU64,
+}
+
+impl Bound {
+    fn new(max_entries: u64) -> Bound {
+        let max_bytes = max_entries.saturating_mul(INDEX_BYTES_PER_ENTRY + AVERAGE_NAME_BYTES);
+        Bound { max_entries, max_bytes, entries: AtomicU64::new(0), bytes: AtomicU64::new(0) }
+    }
+
+    /// Counts one folder's listing; the failure once past either bound.
+    fn count(&self, listing: &ListedFolder) -> Result<()> {
+        let n = listing.children.len() as u64;
+        let entries = self.entries.fetch_add(n, Ordering::Relaxed) + n;
+        let more = listing.names.len() as u64 + listing.rel.len() as u64 + n * INDEX_BYTES_PER_ENTRY;
+        let bytes = self.bytes.fetch_add(more, Ordering::Relaxed) + more;
+        match entries > self.max_entries || bytes > self.max_bytes {
+            true => Err(too_large(entries, bytes, self.max_entries)),
+            false => Ok(()),
+        }
+    }
+}
+
+/// Name bytes an entry is allowed on average before the memory bound is
+/// reached ahead of the entry count (real trees: 15-25).
+const AVERAGE_NAME_BYTES: u64 = 100;
+
+/// The failure of a build past its bound (the index names its folder first).
+fn too_large(entries: u64, bytes: u64, max_entries: u64) -> FindError {
+    FindError::new(
+        ErrorCode::TooLarge,
+        format!(
+            "holds more than a live index may: {entries} entries listed (about {} MB of memory) when the walk stopped, past `maxEntries` ({max_entries}); open the index on a narrower folder (a project rather than a home folder or a disk), or raise `maxEntries`",
+            bytes >> 20
+        ),
+    )
 }
 
 impl BuildLister<'_> {
@@ -279,6 +330,7 @@ impl ListFolder for BuildLister<'_> {
         });
         // What was read is kept, whatever stopped the listing.
         let folder_rel = visit.folder_rel().into_owned();
+        self.bound.count(&listing)?;
         listings.push(listing);
         if let Some(e) = stopped {
             return Err(e);

@@ -23,6 +23,12 @@ pub struct Sorted {
     pub access: BTreeSet<Vec<u8>>,
     /// Entries an event names: their contents may have changed.
     pub touched: BTreeSet<Vec<u8>>,
+    /// Entries an event says were created or renamed to or from: a folder
+    /// of the tree at such a path may be another one now, whatever its
+    /// inode (file systems reuse them at once), and is listed anew with all
+    /// it holds. A watcher that watches the whole folder (FSEvents, `notify`)
+    /// tells nothing else of a folder renamed away and made again.
+    pub renewed: BTreeSet<Vec<u8>>,
     /// Why the whole tree is to be compared again, if it is.
     pub rescan: Option<&'static str>,
     /// The root's own metadata changed (its mode, say).
@@ -41,6 +47,10 @@ impl Sorted {
                 Ok(event) => {
                     let metadata =
                         matches!(event.kind, notify::EventKind::Modify(notify::event::ModifyKind::Metadata(_)));
+                    let renewed = matches!(
+                        event.kind,
+                        notify::EventKind::Create(_) | notify::EventKind::Modify(notify::event::ModifyKind::Name(_))
+                    );
                     for path in &event.paths {
                         sorted.root_metadata |=
                             metadata && path.strip_prefix(root).is_ok_and(|r| r.as_os_str().is_empty());
@@ -51,6 +61,9 @@ impl Sorted {
                         sorted.dirty.extend(submodule_folders(root, path));
                         if metadata {
                             sorted.access.extend(entry.clone());
+                        }
+                        if renewed {
+                            sorted.renewed.extend(entry.clone());
                         }
                         sorted.touched.extend(entry);
                     }

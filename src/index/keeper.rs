@@ -162,11 +162,22 @@ impl Index {
             }
         }
         let mut new_folders = Vec::new();
+        let events_folders = &sorted.dirty;
         match sorted.rescan {
             Some(why) => self.rescan(&root, &mut tree, &mut content, why),
             None => {
+                // A folder created or renamed under a name the tree holds is
+                // another: dropped here, its parent's listing adds it as new.
+                // (A watcher with a watch per folder knows which were
+                // deleted: see `FolderWatches::was_deleted`.)
+                let by_folder = self.with_watches(|_| true);
+                for rel in sorted.renewed.iter().filter(|_| !by_folder) {
+                    if let Some(id) = tree.find(rel).filter(|&id| tree.node(id).kind == EntryKind::Dir) {
+                        tree.remove(id);
+                    }
+                }
                 // Shallowest first: a folder removed with its parent is not looked for.
-                let mut dirty: Vec<Vec<u8>> = sorted.dirty.into_iter().collect();
+                let mut dirty: Vec<Vec<u8>> = sorted.dirty.iter().cloned().collect();
                 dirty.sort_by_key(|rel| rel.iter().filter(|&&b| b == b'/').count());
                 for rel in dirty {
                     if let Some(id) = tree.find(&rel).filter(|&id| tree.node(id).kind == EntryKind::Dir) {
@@ -192,6 +203,20 @@ impl Index {
                 self.reconcile(&root, &mut tree, id, &mut new_folders);
             }
         }
+        // A watcher on the whole folder may name a folder by a path it no
+        // longer has (`notify`'s inotify backend keeps the old path of what
+        // lies in a renamed folder): an event's folder that is on disk but
+        // not in the tree, once the batch is applied, means the events
+        // cannot be placed, and the whole tree is compared again.
+        if !self.with_watches(|_| true) && sorted.rescan.is_none() {
+            let lost = events_folders.iter().find(|rel| {
+                tree.find(rel).is_none_or(|id| tree.node(id).kind != EntryKind::Dir)
+                    && matches!(root.folder_beneath(Path::new(os_str(rel))), Ok(Some(_)))
+            });
+            if lost.is_some() {
+                self.rescan(&root, &mut tree, &mut content, "an event named a folder by a path it no longer has");
+            }
+        }
         self.with_watches(|watches| watches.sweep(&tree));
         content.sweep(&tree);
         self.generation.fetch_add(1, Ordering::SeqCst);
@@ -200,15 +225,23 @@ impl Index {
 
     /// After the OS dropped events (`why`): the tree is walked again whole,
     /// in parallel; the old tree answers nothing meanwhile.
-    fn rescan(&self, root: &Arc<Dir>, tree: &mut Tree, content: &mut ContentLayer, why: &str) {
+    pub(super) fn rescan(&self, root: &Arc<Dir>, tree: &mut Tree, content: &mut ContentLayer, why: &str) {
         self.status.rescans.fetch_add(1, Ordering::Relaxed);
         *lock(&self.status.last_rescan) = Some(why.to_string());
-        match build(root, &self.real_path, &self.git, None, false) {
+        match build(root, &self.real_path, &self.git, None, false, self.max_entries) {
             Ok((fresh, linked)) => {
                 let old = std::mem::replace(tree, fresh);
                 content.clear();
                 self.rewatch(root, &old, tree);
                 self.watch_links(root, tree, &linked);
+            }
+            // Grown past its bound: it fails for good (every call says why),
+            // and frees the tree now (`release` would wait for this lock).
+            Err(e) if e.code == ErrorCode::TooLarge => {
+                if self.mark_failed(super::lifecycle::too_large_at(e, &self.logical_path)) {
+                    *tree = Tree::new(UNKNOWN_META);
+                    content.clear();
+                }
             }
             Err(e) => *lock(&self.status.last_error) = Some(e.message),
         }
@@ -234,7 +267,9 @@ impl Index {
             return false;
         }
         let Ok(root) = self.dir() else { return false };
-        let failed = match catch_unwind(AssertUnwindSafe(|| build(&root, &self.real_path, &self.git, None, false))) {
+        let failed = match catch_unwind(AssertUnwindSafe(|| {
+            build(&root, &self.real_path, &self.git, None, false, self.max_entries)
+        })) {
             Ok(Ok((fresh, linked))) => {
                 let mut tree = unpoisoned(self.tree.write());
                 unpoisoned(self.content.write()).clear();
@@ -301,7 +336,7 @@ impl Index {
 
 #[cfg(test)]
 mod tests {
-    use super::super::content::ContentCaps;
+    use super::super::lifecycle::IndexOptions;
     use super::super::testing::{open_watched, paths, poison, temp, wait_for, PanicOnChanges};
     use super::*;
     use crate::cancel::Cancel;
@@ -310,7 +345,7 @@ mod tests {
     #[test]
     fn a_dropped_event_queue_is_answered_by_comparing_the_whole_tree() {
         let dir = temp("overflow");
-        let index = Index::open(dir.to_path_buf(), ContentCaps::default()).unwrap();
+        let index = Index::open(dir.to_path_buf(), IndexOptions::default()).unwrap();
         assert_eq!(paths(&index), [".gitignore", "src", "src/deep", "src/deep/a.ts"]);
         // Changes whose events are taken to be lost: only the rescan can see them.
         fs::remove_dir_all(dir.join("src/deep")).unwrap();

@@ -17,7 +17,7 @@ use super::keeper;
 use super::query::KeptVisible;
 use super::saved::{SavedLayer, SavedStatus};
 use super::tree::Tree;
-use super::watch::{default_watcher, FolderWatches, Watcher};
+use super::watch::{new_watcher, FolderWatches, Watcher, WatcherChoice};
 use crate::cancel::Cancel;
 use crate::dir::Dir;
 use crate::error::{clip, ErrorCode, FindError, Result};
@@ -36,6 +36,29 @@ const QUIET: Duration = Duration::from_millis(100);
 
 /// A shared index.
 pub type IndexRef = Shared<Index>;
+
+/// How an index is opened (`Index::open`); the default is `openIndex`'s
+/// with no option but the folder.
+#[derive(Clone, Debug, Default)]
+pub struct IndexOptions {
+    /// What the content layer may hold.
+    pub caps: ContentCaps,
+    /// Where the content layer is kept across processes (see `saved`):
+    /// loaded from there by the background build, saved there when it is
+    /// done and at `close`; `None`: not kept.
+    pub cache_dir: Option<PathBuf>,
+    /// The rules of the searches expected (a default `searchFiles`'s, as its
+    /// option parser makes them), whose files the background build sketches
+    /// and whose list of what passes it makes, so the first such search does
+    /// not; `None`: the same rules, written out in `background`.
+    pub searched: Option<WalkRules>,
+    /// `maxEntries`: the most entries the tree may hold. `None`:
+    /// `DEFAULT_INDEX_MAX_ENTRIES`, and a folder that holds everything (the
+    /// file system's root, a drive's, the user's home) is refused.
+    pub max_entries: Option<u64>,
+    /// What tells the index of changes.
+    pub watcher: WatcherChoice,
+}
 
 /// A live index: the tree, the rules above its root, and the thread that
 /// keeps it current.
@@ -78,6 +101,10 @@ pub struct Index {
     /// The rules of the searches expected (a default `searchFiles`'s): the
     /// files the background build sketches, and the list it makes for them.
     pub(super) searched_rules: Option<WalkRules>,
+    /// The most entries the tree may hold (a rescan is held to it too).
+    pub(super) max_entries: u64,
+    /// What tells it of changes, as `stats()` names it.
+    watcher_name: &'static str,
 }
 
 /// The id the next index opened takes.
@@ -128,41 +155,31 @@ pub struct Stats {
     pub watch_errors: u64,
     pub last_error: Option<String>,
     pub closed: bool,
+    /// What tells it of changes (`Watcher::name`).
+    pub watcher: &'static str,
 }
 
 impl Index {
     /// Opens `root` (as `open_search_dir` would), walks it and starts
-    /// watching it with the default watcher; its content layer holds at
-    /// most `caps`.
-    pub fn open(logical_path: PathBuf, caps: ContentCaps) -> Result<Arc<Index>> {
-        Index::open_saved(logical_path, caps, None, None)
-    }
-
-    /// `open`, with the content layer kept in `cache_dir` across processes
-    /// (see `saved`): loaded from there by the background build, saved
-    /// there when it is done and at `close`; `searched`, the rules of the
-    /// searches expected (a default `searchFiles`'s, as its option parser
-    /// makes them), whose files the build sketches and whose list of what
-    /// passes it makes, so the first such search does not.
-    pub fn open_saved(
-        logical_path: PathBuf,
-        caps: ContentCaps,
-        cache_dir: Option<PathBuf>,
-        searched: Option<WalkRules>,
-    ) -> Result<Arc<Index>> {
-        Index::open_with(logical_path, caps, default_watcher, cache_dir, searched)
+    /// watching it, as `options` say.
+    pub fn open(logical_path: PathBuf, options: IndexOptions) -> Result<Arc<Index>> {
+        let choice = options.watcher;
+        Index::open_with(logical_path, options, |root| new_watcher(choice, root))
     }
 
     /// `open`, watching with the watcher `new_watcher` makes for the
     /// folder's real path.
     pub(super) fn open_with(
         logical_path: PathBuf,
-        caps: ContentCaps,
+        options: IndexOptions,
         new_watcher: impl FnOnce(&Path) -> Result<Arc<dyn Watcher>>,
-        cache_dir: Option<PathBuf>,
-        searched: Option<WalkRules>,
     ) -> Result<Arc<Index>> {
+        let IndexOptions { caps, cache_dir, searched, max_entries, watcher: _ } = options;
         let (dir, real_path) = crate::sandbox::open_search_dir(&logical_path)?;
+        if max_entries.is_none() && holds_everything(&real_path) {
+            return Err(everything_refused(&logical_path, &real_path));
+        }
+        let max_entries = max_entries.unwrap_or(crate::limits::DEFAULT_INDEX_MAX_ENTRIES);
         let identity = identity_of(&dir);
         let dir = Arc::new(dir);
         let watcher = new_watcher(&real_path)?;
@@ -187,11 +204,14 @@ impl Index {
             background: Background::default(),
             saved: SavedLayer::new(cache_dir),
             searched_rules: searched,
+            max_entries,
+            watcher_name: watcher.name(),
         });
         watcher.start(&index.real_path, &index.logical_path)?;
         // A watcher that watches folder by folder has each folder watched
         // by the walk itself, once opened and before it is listed.
-        let (built, linked) = build(&dir, &index.real_path, &index.git, watcher.folder_watches(), true)?;
+        let (built, linked) = build(&dir, &index.real_path, &index.git, watcher.folder_watches(), true, max_entries)
+            .map_err(|e| too_large_at(e, &index.logical_path))?;
         {
             let mut tree = unpoisoned(index.tree.write());
             *tree = built;
@@ -325,10 +345,18 @@ impl Index {
 
     /// Makes every later call fail with `why`, and frees what the index holds.
     pub(super) fn fail(&self, why: FindError) {
+        if self.mark_failed(why) {
+            self.release();
+        }
+    }
+
+    /// `fail` but for freeing what the index holds (for a caller that holds
+    /// the tree's lock, which `release` takes); false if it had failed before.
+    pub(super) fn mark_failed(&self, why: FindError) -> bool {
         {
             let mut broken = lock(&self.broken);
             if broken.is_some() {
-                return;
+                return false;
             }
             *lock(&self.status.last_error) = Some(why.message.clone());
             *broken = Some(why);
@@ -338,7 +366,7 @@ impl Index {
         }
         self.background.stop();
         self.status.busy.store(false, Ordering::SeqCst);
-        self.release();
+        true
     }
 
     /// Frees the tree, the lists kept for queries, the watcher (once the
@@ -377,6 +405,7 @@ impl Index {
             watch_errors: s.watch_errors.load(Ordering::Relaxed) + unwatched.0 as u64,
             last_error: lock(&s.last_error).clone().or(unwatched.1),
             closed: lock(&self.keeper).is_none(),
+            watcher: self.watcher_name,
         }
     }
 
@@ -385,11 +414,13 @@ impl Index {
     /// being applied.
     pub fn settle(&self, cancel: &Cancel) -> Result<()> {
         let called = Instant::now();
+        let mark = self.watcher().map(|w| (w.mark(), w));
         loop {
             cancel.check()?;
             self.check_open()?;
             let last = lock(&self.status.last_event).unwrap_or(called).max(called);
-            if !self.status.busy.load(Ordering::SeqCst) && last.elapsed() >= QUIET {
+            let caught_up = mark.as_ref().is_none_or(|(mark, watcher)| watcher.caught_up(*mark));
+            if caught_up && !self.status.busy.load(Ordering::SeqCst) && last.elapsed() >= QUIET {
                 return Ok(());
             }
             std::thread::sleep(Duration::from_millis(5));
@@ -438,6 +469,39 @@ impl Drop for Index {
             keeper.stop.store(true, Ordering::SeqCst);
         }
         self.background.stop();
+    }
+}
+
+/// Whether the folder at the real path `real` holds everything a machine
+/// has: the file system's root (or a drive's), or the user's home.
+fn holds_everything(real: &Path) -> bool {
+    let home = ["HOME", "USERPROFILE"]
+        .iter()
+        .filter_map(std::env::var_os)
+        .filter(|h| !h.is_empty())
+        .filter_map(|h| std::fs::canonicalize(h).ok());
+    real.parent().is_none() || home.into_iter().any(|h| h == real)
+}
+
+/// The refusal of a folder that holds everything, unless `maxEntries` is given.
+fn everything_refused(logical: &Path, real: &Path) -> FindError {
+    let what = if real.parent().is_none() { "the root of a file system" } else { "your home folder" };
+    FindError::new(
+        ErrorCode::TooLarge,
+        format!(
+            "`{}` is {what}: an index of it would hold everything on the machine (an agent's files are in a project folder); open an index of the project, or give `maxEntries` to index it anyway",
+            clip(&logical.to_string_lossy(), 300)
+        ),
+    )
+}
+
+/// The build's refusal to hold more (`build::too_large`), naming the folder as the caller did.
+pub(super) fn too_large_at(e: FindError, logical: &Path) -> FindError {
+    match e.code {
+        ErrorCode::TooLarge => {
+            FindError::new(ErrorCode::TooLarge, format!("`{}` {}", clip(&logical.to_string_lossy(), 300), e.message))
+        }
+        _ => e,
     }
 }
 
@@ -515,7 +579,7 @@ mod tests {
     fn a_deleted_or_replaced_root_fails_every_call_and_frees_the_tree() {
         let dir = temp("root");
         let root = dir.join("src");
-        let index = Index::open(root.clone(), ContentCaps::default()).unwrap();
+        let index = Index::open(root.clone(), IndexOptions::default()).unwrap();
         assert_eq!(index.stats().entries, 2);
         fs::remove_dir_all(&root).unwrap();
         let e = index.read().unwrap_err();
@@ -528,7 +592,7 @@ mod tests {
         assert!(lock(&index.dir).is_none(), "the folder's handle is closed");
         index.close();
 
-        let index = Index::open(root.clone(), ContentCaps::default()).unwrap();
+        let index = Index::open(root.clone(), IndexOptions::default()).unwrap();
         fs::rename(&root, dir.join("moved")).unwrap();
         fs::create_dir(&root).unwrap();
         let e = index.read().unwrap_err();
@@ -543,7 +607,7 @@ mod tests {
     #[test]
     fn close_frees_the_tree_and_the_folder_handle_and_a_drop_never_joins() {
         let dir = temp("close");
-        let index = Index::open(dir.to_path_buf(), ContentCaps::default()).unwrap();
+        let index = Index::open(dir.to_path_buf(), IndexOptions::default()).unwrap();
         assert!(index.stats().entries > 0);
         index.close();
         assert_eq!(index.stats().entries, 0);
@@ -551,9 +615,79 @@ mod tests {
         assert_eq!(index.read().unwrap_err().code, ErrorCode::InvalidArgument);
         index.close();
         // Dropped unclosed: the keeper is told to stop and ends by itself.
-        let index = Index::open(dir.to_path_buf(), ContentCaps::default()).unwrap();
+        let index = Index::open(dir.to_path_buf(), IndexOptions::default()).unwrap();
         let stop = Arc::clone(&lock(&index.keeper).as_ref().unwrap().stop);
         drop(index);
         assert!(stop.load(Ordering::SeqCst));
+    }
+
+    #[test]
+    fn a_folder_past_max_entries_is_refused_and_one_that_grows_past_it_fails() {
+        let dir = temp("bound");
+        for i in 0..30 {
+            fs::write(dir.join(format!("f{i}.txt")), "x").unwrap();
+        }
+        let bounded = |n| IndexOptions { max_entries: Some(n), ..IndexOptions::default() };
+        let e = Index::open(dir.to_path_buf(), bounded(10)).err().unwrap();
+        assert_eq!(e.code, ErrorCode::TooLarge);
+        assert!(e.message.contains("`maxEntries` (10)") && e.message.contains("entries listed"), "{}", e.message);
+        assert!(e.message.starts_with(&format!("`{}` holds more", dir.display())), "{}", e.message);
+        // Within its bound: opened; then it grows past it, and its next full walk fails it for good.
+        let index = Index::open(dir.to_path_buf(), bounded(40)).unwrap();
+        assert_eq!(index.stats().entries, 34);
+        for i in 0..20 {
+            fs::write(dir.join(format!("g{i}.txt")), "x").unwrap();
+        }
+        let root = index.dir().unwrap();
+        let mut tree = unpoisoned(index.tree.write());
+        let mut content = unpoisoned(index.content.write());
+        index.rescan(&root, &mut tree, &mut content, "a test");
+        assert_eq!(tree.entries(), 0, "the tree is freed");
+        drop((tree, content));
+        let e = index.read().unwrap_err();
+        assert_eq!(e.code, ErrorCode::TooLarge, "{}", e.message);
+        assert!(e.message.contains("`maxEntries` (40)"), "{}", e.message);
+        index.close();
+    }
+
+    #[test]
+    fn a_folder_that_holds_everything_is_refused_unless_bounded() {
+        let e = Index::open(PathBuf::from("/"), IndexOptions::default()).err().unwrap();
+        assert_eq!(e.code, ErrorCode::TooLarge);
+        assert!(e.message.contains("the root of a file system") && e.message.contains("`maxEntries`"), "{}", e.message);
+        assert!(holds_everything(Path::new("/")));
+        let dir = temp("not-everything");
+        assert!(!holds_everything(&dir));
+        if let Some(home) = std::env::var_os("HOME").and_then(|h| fs::canonicalize(h).ok()) {
+            assert!(holds_everything(&home));
+            let e = Index::open(home, IndexOptions::default()).err().unwrap();
+            assert!(e.message.contains("your home folder"), "{}", e.message);
+        }
+        // Bounded: walked like any folder, and refused at its bound.
+        let e = Index::open(PathBuf::from("/"), IndexOptions { max_entries: Some(50), ..IndexOptions::default() });
+        assert_eq!(e.err().unwrap().code, ErrorCode::TooLarge);
+    }
+
+    #[test]
+    fn the_watcher_asked_for_is_the_one_used() {
+        let dir = temp("choice");
+        let with =
+            |watcher| Index::open(dir.to_path_buf(), IndexOptions { watcher, ..IndexOptions::default() }).unwrap();
+        // The recursive watcher watches the whole folder by itself: no watches folder by folder.
+        let recursive = with(WatcherChoice::Recursive);
+        assert!(recursive.watcher().unwrap().folder_watches().is_none());
+        recursive.close();
+        let polled = with(WatcherChoice::Poll(Duration::from_millis(30)));
+        assert_eq!(polled.stats().watcher, "poll");
+        fs::write(dir.join("src/new.ts"), "x").unwrap();
+        polled.settle(&Cancel::never()).unwrap();
+        assert!(polled.read().unwrap().find(b"src/new.ts").is_some(), "the poller saw the new file");
+        polled.close();
+        #[cfg(target_os = "linux")]
+        {
+            let native = with(WatcherChoice::Native);
+            assert!(native.watcher().unwrap().folder_watches().is_some(), "inotify, folder by folder");
+            native.close();
+        }
     }
 }

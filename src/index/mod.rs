@@ -49,5 +49,6 @@ mod watch;
 
 pub use background::BuildState;
 pub use content::{ContentCaps, LayerSize};
-pub use lifecycle::{Index, IndexRef};
+pub use lifecycle::{Index, IndexOptions, IndexRef};
 pub use saved::{default_dir as default_cache_dir, SavedSketches};
+pub use watch::WatcherChoice;

@@ -3,10 +3,10 @@
 //! test applies by hand changes them), the paths a tree holds, and a
 //! watcher that panics in the keeper's work on demand.
 
-use super::content::ContentCaps;
 use super::lifecycle::Index;
+use super::lifecycle::IndexOptions;
 use super::tree::ROOT;
-use super::watch::{default_watcher, FolderWatches, Waited, Watcher};
+use super::watch::{FolderWatches, Waited, Watcher};
 use crate::error::Result;
 use crate::sync::{lock, unpoisoned};
 use std::path::Path;
@@ -22,17 +22,11 @@ pub fn temp(name: &str) -> crate::testing::TempTree {
 /// An index of `dir` watched by `new_watcher`'s watcher, and that watcher.
 pub fn open_watched<W: Watcher + 'static>(dir: &Path, new_watcher: impl FnOnce(&Path) -> W) -> (Arc<Index>, Arc<W>) {
     let mut made = None;
-    let index = Index::open_with(
-        dir.to_path_buf(),
-        ContentCaps::default(),
-        |root| {
-            let watcher = Arc::new(new_watcher(root));
-            made = Some(Arc::clone(&watcher));
-            Ok(watcher as Arc<dyn Watcher>)
-        },
-        None,
-        None,
-    )
+    let index = Index::open_with(dir.to_path_buf(), IndexOptions::default(), |root| {
+        let watcher = Arc::new(new_watcher(root));
+        made = Some(Arc::clone(&watcher));
+        Ok(watcher as Arc<dyn Watcher>)
+    })
     .unwrap();
     (index, made.unwrap())
 }
@@ -52,7 +46,7 @@ pub fn stop_keeper(index: &Index) {
 
 /// An index whose keeper has ended (see `stop_keeper`).
 pub fn open_without_keeper(dir: &Path) -> Arc<Index> {
-    let index = Index::open(dir.to_path_buf(), ContentCaps::default()).unwrap();
+    let index = Index::open(dir.to_path_buf(), IndexOptions::default()).unwrap();
     stop_keeper(&index);
     index
 }
@@ -109,11 +103,18 @@ pub struct PanicOnChanges {
 
 impl PanicOnChanges {
     pub fn new(root: &Path) -> PanicOnChanges {
-        PanicOnChanges { inner: default_watcher(root).unwrap(), armed: AtomicBool::new(false) }
+        PanicOnChanges {
+            inner: super::watch::new_watcher(super::watch::WatcherChoice::Native, root).unwrap(),
+            armed: AtomicBool::new(false),
+        }
     }
 }
 
 impl Watcher for PanicOnChanges {
+    fn name(&self) -> &'static str {
+        "test"
+    }
+
     fn start(&self, root: &Path, shown: &Path) -> Result<()> {
         self.inner.start(root, shown)
     }

@@ -332,6 +332,10 @@ impl Inotify {
 }
 
 impl Watcher for Inotify {
+    fn name(&self) -> &'static str {
+        "inotify"
+    }
+
     /// Nothing to start: the first walk watches each folder as it opens it.
     fn start(&self, _root: &Path, _shown: &Path) -> Result<()> {
         Ok(())

@@ -5,18 +5,19 @@
 //! folders (and which files with more than one name) the tree holds, and
 //! learns which of them it could not watch.
 //!
-//! A `cfg` here only chooses which watcher is compiled and which one an
-//! index uses by default (`default_watcher`): inotify used directly on
-//! Linux (`inotify`), the `notify` crate's recommended watcher elsewhere
-//! (`notify`: FSEvents, ReadDirectoryChangesW), which watches the whole
-//! folder by itself. Another watcher (`notify`'s inotify backend, its
-//! `PollWatcher`) is one more implementation of the trait, and an index
-//! opened with it (`Index::open_with`) works unchanged.
+//! Which watcher an index uses is chosen at open (`WatcherChoice`): the
+//! platform's own by default, inotify used directly on Linux (`inotify`),
+//! the `notify` crate's recommended watcher elsewhere (FSEvents,
+//! ReadDirectoryChangesW), which watches the whole folder by itself; or
+//! that recursive watcher on any platform (on Linux, `notify`'s inotify
+//! backend: the event path macOS and Windows take, run by Linux tests); or
+//! a poller (`poll`), for folders whose file system sends no events
+//! (network mounts). A `cfg` here only says which one is the platform's own.
 
 #[cfg(target_os = "linux")]
 pub mod inotify;
-#[cfg(not(target_os = "linux"))]
 mod notify;
+mod poll;
 
 use super::tree::{Handle, Tree};
 use crate::dir::Dir;
@@ -40,6 +41,22 @@ pub trait Watcher: Send + Sync {
 
     /// Waits up to `timeout` for changes.
     fn wait(&self, timeout: Duration) -> Waited;
+
+    /// What it watches with, as `stats().watcher` names it.
+    fn name(&self) -> &'static str;
+
+    /// Where it is now, for `caught_up`: a watcher whose events come late
+    /// (a poller's, with its next look) tells when it has seen every change
+    /// made before this moment; one the OS tells at once has nothing to say.
+    fn mark(&self) -> u64 {
+        0
+    }
+
+    /// Whether every change made before `mark` was taken has raised its
+    /// event (`settled()` waits for it).
+    fn caught_up(&self, _mark: u64) -> bool {
+        true
+    }
 
     /// Its watches folder by folder, for a watcher that keeps them itself;
     /// `None` for one that watches the whole folder by itself (its events
@@ -154,20 +171,42 @@ pub enum FileWatch {
     Not,
 }
 
-/// The watcher an index uses unless opened with another: inotify used
-/// directly on Linux, `notify`'s recommended watcher elsewhere. `root` (the
-/// folder's real path) names the folder in the error.
-pub fn default_watcher(root: &Path) -> Result<Arc<dyn Watcher>> {
-    #[cfg(target_os = "linux")]
-    return match inotify::Inotify::new() {
-        Ok(watcher) => Ok(Arc::new(watcher)),
-        Err(e) => Err(cannot_watch(root, &::notify::Error::io(e))),
-    };
-    #[cfg(not(target_os = "linux"))]
-    return match notify::Recursive::new() {
-        Ok(watcher) => Ok(Arc::new(watcher)),
-        Err(e) => Err(cannot_watch(root, &e)),
-    };
+/// Which watcher an index uses (`openIndex`'s `watcher`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum WatcherChoice {
+    /// The platform's own: inotify used directly on Linux, `notify`'s
+    /// recommended watcher elsewhere.
+    #[default]
+    Native,
+    /// `notify`'s recommended watcher, watching the whole folder by itself
+    /// (on macOS and Windows the same as `Native`).
+    Recursive,
+    /// `poll::Poller`: every folder and file looked at again each interval,
+    /// for file systems that send no events.
+    Poll(Duration),
+}
+
+/// The watcher `choice` names, for the folder whose real path is `root`
+/// (which names the folder in the error).
+pub fn new_watcher(choice: WatcherChoice, root: &Path) -> Result<Arc<dyn Watcher>> {
+    match choice {
+        #[cfg(target_os = "linux")]
+        WatcherChoice::Native => match inotify::Inotify::new() {
+            Ok(watcher) => Ok(Arc::new(watcher) as Arc<dyn Watcher>),
+            Err(e) => Err(cannot_watch(root, &::notify::Error::io(e))),
+        },
+        #[cfg(not(target_os = "linux"))]
+        WatcherChoice::Native => notify::Recursive::recommended().map(|w| Arc::new(w) as Arc<dyn Watcher>),
+        WatcherChoice::Recursive => notify::Recursive::recommended().map(|w| Arc::new(w) as Arc<dyn Watcher>),
+        WatcherChoice::Poll(every) => Ok(Arc::new(poll::Poller::new(every)) as Arc<dyn Watcher>),
+    }
+    .map_err(|e| match e.code {
+        ErrorCode::FsError if !e.message.starts_with("cannot watch") => FindError::new(
+            ErrorCode::FsError,
+            format!("cannot watch `{}`: {}", clip(&root.to_string_lossy(), 300), e.message),
+        ),
+        _ => e,
+    })
 }
 
 /// The failure to start watching `folder`. inotify answers EMFILE both for

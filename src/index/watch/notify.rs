@@ -1,9 +1,10 @@
 //! The live index's watcher where inotify is not used directly (macOS,
-//! Windows): the `notify` crate's recommended watcher (FSEvents,
-//! ReadDirectoryChangesW), watching the whole folder by itself. Its events
-//! name paths, so they need nothing of the tree, and it keeps no watch per
-//! folder: it has no `FolderWatches`, and files with more than one name are
-//! not watched on their own.
+//! Windows, and on any platform when asked for): `notify`'s recommended
+//! watcher on the whole folder (FSEvents, ReadDirectoryChangesW, inotify).
+//! Its events name paths, so they need
+//! nothing of the tree, and it keeps no watch per folder: it has no
+//! `FolderWatches`, and files with more than one name are not watched on
+//! their own.
 
 use super::{Change, Message, Waited, Watcher};
 use crate::error::{clip, ErrorCode, FindError, Result};
@@ -22,25 +23,46 @@ const DRAIN_AT_MOST: Duration = Duration::from_millis(500);
 /// the quiet `settled()` waits for.
 const DRAIN_QUIET: Duration = Duration::from_millis(50);
 
-/// `notify`'s recommended watcher on the whole folder, and its events.
+/// A `notify` watcher on the whole folder, and its events.
 pub struct Recursive {
-    watcher: Mutex<notify::RecommendedWatcher>,
+    watcher: Mutex<Box<dyn notify::Watcher + Send>>,
     events: Mutex<Receiver<Message>>,
+    name: &'static str,
 }
 
 impl Recursive {
-    pub fn new() -> notify::Result<Recursive> {
-        let (sender, events) = channel();
-        let handler = move |event| {
-            let _ = sender.send(event);
+    /// `notify`'s recommended watcher for this platform.
+    pub fn recommended() -> Result<Recursive> {
+        let name = match () {
+            _ if cfg!(target_vendor = "apple") => "fsevents",
+            _ if cfg!(windows) => "windows",
+            _ if cfg!(any(target_os = "linux", target_os = "android")) => "inotify",
+            _ => "kqueue",
         };
+        Recursive::with(name, |handler, config| {
+            Ok(Box::new(notify::RecommendedWatcher::new(handler, config)?) as Box<dyn notify::Watcher + Send>)
+        })
+    }
+
+    fn with(
+        name: &'static str,
+        make: impl FnOnce(Box<dyn Fn(Message) + Send>, notify::Config) -> notify::Result<Box<dyn notify::Watcher + Send>>,
+    ) -> Result<Recursive> {
+        let (sender, events) = channel();
+        let handler: Box<dyn Fn(Message) + Send> = Box::new(move |event| {
+            let _ = sender.send(event);
+        });
         let config = notify::Config::default().with_follow_symlinks(false);
-        let watcher = notify::RecommendedWatcher::new(handler, config)?;
-        Ok(Recursive { watcher: Mutex::new(watcher), events: Mutex::new(events) })
+        let watcher = make(handler, config).map_err(|e| FindError::new(ErrorCode::FsError, e.to_string()))?;
+        Ok(Recursive { watcher: Mutex::new(watcher), events: Mutex::new(events), name })
     }
 }
 
 impl Watcher for Recursive {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
     fn start(&self, root: &Path, shown: &Path) -> Result<()> {
         if let Err(e) = lock(&self.watcher).watch(root, RecursiveMode::Recursive) {
             return Err(FindError::new(
