@@ -78,19 +78,23 @@ function fixturePool(fixtureDir) {
   return { rare, pool }
 }
 
-/** `gen-<N>k-js`: the layout of generated tree `{ name, files }` with the fixture's content. */
-export function ensureContentTree({ name, files }, log = () => {}) {
+/**
+ * `gen-<N>k-js`: the layout of generated tree `{ name, files }` with the fixture's content; with `copies`,
+ * `gen-<N>k-js-copies`, each file a copy rather than a hard link (a live index gives every file with more
+ * than one name a watch of its own, so a tree of hard links measures that, not its search).
+ */
+export function ensureContentTree({ name, files, copies = false }, log = () => {}) {
   const fixture = ensureFixture(log)
   const fixtureDir = path.join(fixture.dir, 'node_modules')
-  const jsName = `${name}-js`
+  const jsName = copies ? `${name}-js-copies` : `${name}-js`
   const dir = path.join(TREES_DIR, jsName)
   const stampFile = path.join(TREES_DIR, `${jsName}.stamp`)
   const stamp = readStamp(stampFile)
-  if (stamp && stamp.version === MIRROR_VERSION && stamp.fixture === fixture.hash && stamp.target === files && fs.existsSync(dir)) {
+  if (stamp && stamp.version === MIRROR_VERSION && stamp.fixture === fixture.hash && stamp.target === files && fs.existsSync(dir) && !!stamp.copies === copies) {
     return { dir, name: jsName, ...stamp }
   }
   const layout = ensureGeneratedTree({ name, files }, log)
-  log(`building ${jsName}: ${name}'s layout, each file a hard link to a fixture file...`)
+  log(`building ${jsName}: ${name}'s layout, each file ${copies ? 'a copy of' : 'a hard link to'} a fixture file...`)
   const t0 = Date.now()
   const partial = `${dir}.partial`
   for (const stale of [partial, dir]) fs.rmSync(stale, { recursive: true, force: true })
@@ -104,10 +108,11 @@ export function ensureContentTree({ name, files }, log = () => {}) {
   const rareAt = new Map(rare.map((f, j) => [Math.floor(((j + 0.5) * list.length) / rare.length), f]))
   list.forEach((rel, i) => {
     const source = rareAt.get(i) ?? pool[Math.floor(rng() * pool.length)]
-    fs.linkSync(source, path.join(partial, visible(rel)))
+    if (copies) fs.copyFileSync(source, path.join(partial, visible(rel)))
+    else fs.linkSync(source, path.join(partial, visible(rel)))
   })
   fs.renameSync(partial, dir)
-  const built = { version: MIRROR_VERSION, fixture: fixture.hash, target: files, files: list.length, dirs: dirs.length, rareFiles: rare.length, seconds: (Date.now() - t0) / 1000 }
+  const built = { version: MIRROR_VERSION, copies, fixture: fixture.hash, target: files, files: list.length, dirs: dirs.length, rareFiles: rare.length, seconds: (Date.now() - t0) / 1000 }
   fs.writeFileSync(stampFile, `${JSON.stringify(built)}\n`)
   log(`built ${jsName}: ${list.length.toLocaleString('en')} files in ${built.seconds.toFixed(1)} s`)
   return { dir, name: jsName, ...built }

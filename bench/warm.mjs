@@ -40,6 +40,7 @@
 //   npm run bench:warm                          # js64k (~64k files), 2-3.5 min once built
 //   BENCH_QUICK=1 npm run bench:warm            # fewer rounds (1-1.5 min)
 //   WARM_TREES=js64k,gen-200k-js npm run bench:warm   # also the 200k-file tree of bench/content-trees.mjs
+//   WARM_TREES=gen-200k-js-copies npm run bench:warm  # the same tree of copies, not hard links (~1 GB; see below)
 //   node bench/warm.mjs --report                # the last run's tables again (bench/.trees/warm-last.json)
 //
 // Trees: `js64k` (bench/content-trees.mjs `ensureNpmTree`: ten npm packages
@@ -806,10 +807,11 @@ function trees() {
       const t = ensureNpmTree(log)
       return { name, dir: t.dir, files: t.files, rare: NPM_TREE_MARKER, expect: t.markers, source: `npm packages under lib/: ${t.packages}` }
     }
-    const m = /^gen-(\d+)k-js$/.exec(name)
-    if (!m) throw new Error(`unknown tree ${name}: js64k or gen-<N>k-js`)
-    const t = ensureContentTree({ name: `gen-${m[1]}k`, files: Number(m[1]) * 1000 }, log)
-    return { name, dir: t.dir, files: t.files, rare: RARE, source: `gen-${m[1]}k's layout, each file a hard link to a node_modules fixture file` }
+    const m = /^gen-(\d+)k-js(-copies)?$/.exec(name)
+    if (!m) throw new Error(`unknown tree ${name}: js64k, gen-<N>k-js or gen-<N>k-js-copies`)
+    const copies = !!m[2]
+    const t = ensureContentTree({ name: `gen-${m[1]}k`, files: Number(m[1]) * 1000, copies }, log)
+    return { name, dir: t.dir, files: t.files, rare: RARE, source: `gen-${m[1]}k's layout, each file ${copies ? 'a copy of' : 'a hard link to'} a node_modules fixture file` }
   })
 }
 

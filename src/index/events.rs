@@ -58,6 +58,9 @@ impl Sorted {
                             sorted.dirty.insert(folder);
                         }
                         let entry = entry_at(root, path);
+                        // An event on a folder itself (a watcher that merges what
+                        // happened in a folder into one event on it): listed too.
+                        sorted.dirty.extend(entry.clone());
                         sorted.dirty.extend(submodule_folders(root, path));
                         if metadata {
                             sorted.access.extend(entry.clone());

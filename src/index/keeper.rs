@@ -198,11 +198,7 @@ impl Index {
         // may have removed one already: its handle then resolves to nothing).
         let new_roots: Vec<Vec<u8>> =
             new_folders.iter().filter_map(|&h| tree.resolve(h)).map(|id| tree.path(id)).collect();
-        while let Some(handle) = new_folders.pop() {
-            if let Some(id) = tree.resolve(handle) {
-                self.reconcile(&root, &mut tree, id, &mut new_folders);
-            }
-        }
+        self.list_new(&root, &mut tree, &mut new_folders);
         // A watcher on the whole folder may name a folder by a path it no
         // longer has (`notify`'s inotify backend keeps the old path of what
         // lies in a renamed folder): an event's folder that is on disk but
@@ -214,7 +210,8 @@ impl Index {
                     && matches!(root.folder_beneath(Path::new(os_str(rel))), Ok(Some(_)))
             });
             if lost.is_some() {
-                self.rescan(&root, &mut tree, &mut content, "an event named a folder by a path it no longer has");
+                let why = "an event named a folder by a path it no longer has";
+                self.rescan(&root, &mut tree, &mut content, why);
             }
         }
         self.with_watches(|watches| watches.sweep(&tree));
@@ -225,6 +222,7 @@ impl Index {
 
     /// After the OS dropped events (`why`): the tree is walked again whole,
     /// in parallel; the old tree answers nothing meanwhile.
+    /// See `watch_anew` for the watches.
     pub(super) fn rescan(&self, root: &Arc<Dir>, tree: &mut Tree, content: &mut ContentLayer, why: &str) {
         self.status.rescans.fetch_add(1, Ordering::Relaxed);
         *lock(&self.status.last_rescan) = Some(why.to_string());
@@ -232,7 +230,7 @@ impl Index {
             Ok((fresh, linked)) => {
                 let old = std::mem::replace(tree, fresh);
                 content.clear();
-                self.rewatch(root, &old, tree);
+                self.watch_anew(root, &old, tree);
                 self.watch_links(root, tree, &linked);
             }
             // Grown past its bound: it fails for good (every call says why),
@@ -301,6 +299,21 @@ impl Index {
 
     /// After `old` was replaced by `new` (built anew): the watches follow,
     /// and the folders in `new` with none get one.
+    /// After a whole walk made `tree` in place of `old`: every folder is
+    /// watched anew (a watch that followed a folder's path may be on another
+    /// folder now, one moved away and replaced), then listed again, now that
+    /// it is watched: what changed between the walk's listing and its watch
+    /// is found.
+    fn watch_anew(&self, root: &Arc<Dir>, old: &Tree, tree: &mut Tree) {
+        let nothing = Tree::new(UNKNOWN_META);
+        self.with_watches(|watches| watches.remap(old, &nothing));
+        self.rewatch(root, &nothing, tree);
+        if self.with_watches(|_| true) {
+            let all = vec![tree.handle(ROOT)];
+            self.relist_below(root, tree, all);
+        }
+    }
+
     fn rewatch(&self, root: &Arc<Dir>, old: &Tree, new: &Tree) {
         self.with_watches(|watches| {
             watches.remap(old, new);
@@ -320,6 +333,16 @@ impl Index {
                 stack.extend(new.node(id).children.iter().copied().filter(|&c| new.node(c).kind == EntryKind::Dir));
             }
         })
+    }
+
+    /// Lists the folders `new_folders` and every folder below them (a
+    /// listing may find more new ones: they are listed too).
+    fn list_new(&self, root: &Dir, tree: &mut Tree, new_folders: &mut Vec<Handle>) {
+        while let Some(handle) = new_folders.pop() {
+            if let Some(id) = tree.resolve(handle) {
+                self.reconcile(root, tree, id, new_folders);
+            }
+        }
     }
 
     /// Lists new folders (and all below them) once more, now that the

@@ -34,6 +34,8 @@ mod build;
 pub mod content;
 mod disk;
 mod events;
+#[cfg(test)]
+mod faults;
 mod keeper;
 mod lifecycle;
 mod links;
