@@ -528,14 +528,33 @@ impl super::Index {
                 }
             }
         }
+        // Folder by folder: each opened once beneath the root (never through
+        // a symlink), its files' stamps read from it (`fstatat`), not each
+        // file opened through every folder on its path.
+        candidates.sort_unstable_by(|a, b| a.2.path.cmp(&b.2.path));
         let mut learnt = Vec::new();
+        let mut open: Option<(Vec<u8>, Option<std::sync::Arc<crate::dir::Dir>>)> = None;
         for (handle, meta, record) in candidates {
             if stop() {
                 return;
             }
-            // The file as it is now, opened beneath the root (never through a symlink).
-            let Ok(file) = folder.open_beneath(Path::new(crate::path_bytes::os_str(&record.path))) else { continue };
-            if stamp_of_file(&file) == Some(record.stamp) {
+            let (parent, name) = match record.path.iter().rposition(|&b| b == b'/') {
+                Some(cut) => (&record.path[..cut], &record.path[cut + 1..]),
+                None => (&record.path[..0], &record.path[..]),
+            };
+            if open.as_ref().is_none_or(|(at, _)| at.as_slice() != parent) {
+                let dir = match parent.is_empty() {
+                    true => Some(std::sync::Arc::clone(&folder)),
+                    false => match folder.folder_beneath(Path::new(crate::path_bytes::os_str(parent))) {
+                        Ok(Some(dir)) => Some(std::sync::Arc::new(dir)),
+                        Ok(None) => Some(std::sync::Arc::clone(&folder)),
+                        Err(_) => None,
+                    },
+                };
+                open = Some((parent.to_vec(), dir));
+            }
+            let Some((_, Some(dir))) = &open else { continue };
+            if dir.stamp(crate::path_bytes::os_str(name)).ok() == Some(record.stamp) {
                 let (sketch, stamp) = (record.sketch, Some(record.stamp));
                 learnt.push(super::content::Learnt { handle, meta, sketch, contents: None, stamp });
             }
