@@ -25,7 +25,8 @@
 //  8. Memory: the index process's RSS growth per file, opened and settled, and
 //     after its first content search; `stats()` printed whole (new fields show).
 //  9. Persistence: `openIndex(dir, { cacheDir })` when the build takes it (else
-//     "not supported by this build"): a second process on the same cacheDir,
+//     "not supported by this build"): a first process whose background build
+//     ends before it closes (a whole earlier session), then a second one on the same cacheDir,
 //     the rare word sent at once and 1 s after start, against `rg -l`; and the
 //     CLI (`node bin/agent-find.js search <word> <dir>`, and the native binary
 //     with `--no-index`) as a process, then the native binary with the sketches
@@ -280,7 +281,9 @@ const CHILDREN = {
     const open = await timed(() => openIndex(dir, { cacheDir }))
     const index = open.value
     if (prime) {
+      // A whole earlier session: its background build done, so what it saves is every sketch.
       await index.settled()
+      while (!['done', 'stopped'].includes(index.stats().contentBuild ?? 'done')) await sleep(10)
       await index.searchFiles({ pattern: word })
       await index.close()
       return { openMs: open.ms, primedMs: performance.now() - t0 }
