@@ -353,6 +353,12 @@ export interface OpenIndexOptions {
    */
   maxEntries?: number
   /**
+   * The most threads the index's walks, its background build of sketches and its queries run on (1 to 256; each
+   * also takes fewer while other calls run). Default: every core, up to 12. The build runs at the lowest priority
+   * whatever this says.
+   */
+  threads?: number
+  /**
    * What tells the index of changes: `'native'` (default: inotify on Linux, FSEvents on macOS,
    * ReadDirectoryChangesW on Windows), `'recursive'` (the `notify` crate's recursive watcher, which macOS and
    * Windows use; on Linux its inotify backend), or `'poll'` (every folder and file looked at again each

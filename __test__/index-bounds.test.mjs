@@ -30,6 +30,7 @@ describe('openIndex bounds', () => {
     await rejectsWith(openIndex(root, { maxEntries: 0 }), 'invalid-argument', '`maxEntries`', 'at least 1')
     await rejectsWith(openIndex(root, { maxEntries: 1.5 }), 'invalid-argument', '`maxEntries`')
     await rejectsWith(openIndex(root, { watcher: 'fsevents' }), 'invalid-argument', "'native', 'recursive' or 'poll'")
+    await rejectsWith(openIndex(root, { threads: 0 }), 'invalid-argument', '`threads`', 'from 1 to 256')
     await rejectsWith(openIndex(root, { pollIntervalMs: 100 }), 'invalid-argument', "`watcher: 'poll'`")
     await rejectsWith(openIndex(root, { watcher: 'poll', pollIntervalMs: 5 }), 'invalid-argument', 'from 10 to 3600000')
   })
@@ -38,8 +39,9 @@ describe('openIndex bounds', () => {
     const root = tmpTree(t, files(40))
     const err = await rejectsWith(openIndex(root, { maxEntries: 20 }), 'too-large', '`maxEntries` (20)', 'narrower folder')
     assert.ok(err.message.startsWith(`\`${root}\` holds more`), err.message)
-    const index = await openIndex(root, { maxEntries: 100 })
+    const index = await openIndex(root, { maxEntries: 100, threads: 1 })
     assert.equal(index.stats().entries, 45)
+    assert.equal((await index.find({ pattern: '**/*.txt' })).matched, 40)
     await index.close()
   })
 

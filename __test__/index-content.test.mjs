@@ -237,6 +237,6 @@ describe('the content cache (openIndex contentCacheBytes)', () => {
         return true
       }, String(bad))
     }
-    await assert.rejects(openIndex(root, { contentCache: 10 }), /unknown option `contentCache`; the options are `cwd`, `contentCacheBytes`, `cacheDir`, `persist`, `maxEntries`, `watcher` and `pollIntervalMs`/)
+    await assert.rejects(openIndex(root, { contentCache: 10 }), /unknown option `contentCache`; the options are `cwd`, `contentCacheBytes`, `cacheDir`, `persist`, `maxEntries`, `threads`, `watcher` and `pollIntervalMs`/)
   })
 })

@@ -60,12 +60,12 @@ class FileIndex {
 }
 
 /** The options `openIndex` takes. */
-const OPEN_OPTIONS = ['cwd', 'contentCacheBytes', 'cacheDir', 'persist', 'maxEntries', 'watcher', 'pollIntervalMs']
+const OPEN_OPTIONS = ['cwd', 'contentCacheBytes', 'cacheDir', 'persist', 'maxEntries', 'threads', 'watcher', 'pollIntervalMs']
 const WATCHERS = ['native', 'recursive', 'poll']
 /** How often `watcher: 'poll'` looks at the folder again unless told. */
 const DEFAULT_POLL_INTERVAL_MS = 2000
 
-/** `openIndex(path, { cwd, contentCacheBytes, cacheDir, persist, maxEntries, watcher, pollIntervalMs }?)`: walks the folder once, then watches it. */
+/** `openIndex(path, { cwd, contentCacheBytes, cacheDir, persist, maxEntries, threads, watcher, pollIntervalMs }?)`: walks the folder once, then watches it. */
 async function openIndex(path, options = {}) {
   if (typeof path !== 'string' || path === '') throw invalid('openIndex(path) takes the folder to index, as a non-empty string')
   if (!isNonArrayObject(options)) throw invalid('openIndex(path, options) takes an options object such as { cwd }')
@@ -90,9 +90,12 @@ async function openIndex(path, options = {}) {
   if (options.persist !== undefined && typeof options.persist !== 'boolean') {
     throw invalid(`openIndex: \`persist\` must be true or false, not ${describe(options.persist)}`)
   }
-  const { maxEntries, watcher = 'native', pollIntervalMs } = options
+  const { maxEntries, threads, watcher = 'native', pollIntervalMs } = options
   if (maxEntries !== undefined && !(Number.isSafeInteger(maxEntries) && maxEntries >= 1)) {
     throw invalid(`openIndex: \`maxEntries\` must be a whole number of entries, at least 1, not ${describe(maxEntries)}`)
+  }
+  if (threads !== undefined && !(Number.isSafeInteger(threads) && threads >= 1 && threads <= 256)) {
+    throw invalid(`openIndex: \`threads\` must be a whole number from 1 to 256, not ${describe(threads)}`)
   }
   if (!WATCHERS.includes(watcher)) {
     throw invalid(`openIndex: \`watcher\` must be 'native', 'recursive' or 'poll', not ${describe(watcher)}`)
@@ -107,7 +110,7 @@ async function openIndex(path, options = {}) {
   const native = new binding.FileIndex()
   const poll = watcher === 'poll' ? pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS : undefined
   const failure = await native.open(path, options.cwd, {
-    contentCacheBytes: cache, cacheDir, persist: options.persist !== false, maxEntries, watcher, pollIntervalMs: poll,
+    contentCacheBytes: cache, cacheDir, persist: options.persist !== false, maxEntries, threads, watcher, pollIntervalMs: poll,
   })
   if (failure) throw new FindFilesError(failure.code, failure.message)
   return new FileIndex(native)

@@ -77,6 +77,7 @@ pub struct OpenOptions {
     pub cache_dir: Option<String>,
     pub persist: Option<bool>,
     pub max_entries: Option<f64>,
+    pub threads: Option<f64>,
     pub watcher: Option<String>,
     pub poll_interval_ms: Option<f64>,
 }
@@ -106,7 +107,8 @@ impl FileIndex {
         cwd: Option<String>,
         options: OpenOptions,
     ) -> Result<PromiseRaw<'env, Option<Failure>>> {
-        let OpenOptions { content_cache_bytes, cache_dir, persist, max_entries, watcher, poll_interval_ms } = options;
+        let OpenOptions { content_cache_bytes, cache_dir, persist, max_entries, threads, watcher, poll_interval_ms } =
+            options;
         let holder = Arc::clone(&self.index);
         let mut caps = ContentCaps::default();
         if let Some(bytes) = content_cache_bytes {
@@ -132,6 +134,7 @@ impl FileIndex {
                     cache_dir: saved,
                     searched: default_search_rules(),
                     max_entries: max_entries.map(|n| n as u64),
+                    threads: threads.map(|n| n as usize),
                     watcher,
                 };
                 Index::open(logical, options)

@@ -158,7 +158,8 @@ fn build_layer(weak: &Weak<Index>, stop: &AtomicBool) -> BuildState {
     }
     let next = AtomicUsize::new(0);
     let ends: Vec<BuildState> = std::thread::scope(|scope| {
-        let helpers: Vec<_> = (1..thread_count())
+        let threads = weak.upgrade().map_or(1, |index| thread_count().min(index.bounds.threads));
+        let helpers: Vec<_> = (1..threads)
             .filter_map(|n| {
                 std::thread::Builder::new()
                     .name(format!("agent-find-sketch-{n}"))

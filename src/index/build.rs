@@ -46,7 +46,7 @@ pub fn build(
     git: &GitEnv,
     watches: Option<&dyn FolderWatches>,
     steps_aside: bool,
-    max_entries: u64,
+    bounds: Bounds,
 ) -> Result<(Tree, Vec<Id>)> {
     let everything = WalkRules {
         hidden: true,
@@ -60,8 +60,10 @@ pub fn build(
         // For the folders it is refused (`Node::denied`).
         tally: true,
     };
-    let bound = Bound::new(max_entries);
-    let walked = gated(&everything, &Cancel::never(), |gate| list_all(dir, root, gate, watches, steps_aside, &bound))?;
+    let bound = Bound::new(bounds.max_entries);
+    let walked = gated(&everything, &Cancel::never(), |gate| {
+        list_all(dir, root, gate, watches, steps_aside, &bound, bounds.threads)
+    })?;
     let mut listings: Vec<ListedFolder> = walked.found.into_iter().flatten().collect();
     // A folder's listing names it: shallower listings first.
     listings.sort_by_cached_key(|l| l.rel.iter().filter(|&&b| b == b'/').count() + usize::from(!l.rel.is_empty()));
@@ -206,9 +208,10 @@ fn list_all(
     watches: Option<&dyn FolderWatches>,
     steps_aside: bool,
     bound: &Bound,
+    threads: usize,
 ) -> Result<Vec<Vec<ListedFolder>>> {
     let first = Pending::root(FolderAt::Open(Arc::clone(dir)), None);
-    let lister = BuildLister { root, gate, watches, steps_aside, waited_ms: AtomicU64::new(0), bound };
+    let lister = BuildLister { root, gate, watches, steps_aside, waited_ms: AtomicU64::new(0), bound, threads };
     walk_folders(&lister, first, root, gate, Vec::new)
 }
 
@@ -221,6 +224,16 @@ struct BuildLister<'a> {
     /// How long it stepped aside so far, in ms (at most `INDEX_BUILD_STEP_ASIDE_MS`).
     waited_ms: AtomicU64,
     bound: &'a Bound,
+    /// The most threads it may run on (`Bounds::threads`).
+    threads: usize,
+}
+
+/// What a live index's whole walk is held to: the entries it may hold, and
+/// the threads it may run on (`openIndex`'s `maxEntries` and `threads`).
+#[derive(Debug, Clone, Copy)]
+pub struct Bounds {
+    pub max_entries: u64,
+    pub threads: usize,
 }
 
 /// What a build may hold: entries, and the memory they take (estimated from
@@ -285,6 +298,10 @@ impl BuildLister<'_> {
 impl ListFolder for BuildLister<'_> {
     type Worker = Vec<ListedFolder>;
     type Out = Vec<ListedFolder>;
+
+    fn threads(&self) -> usize {
+        crate::walk::thread_count().min(self.threads)
+    }
 
     fn finish(&self, listings: Vec<ListedFolder>) -> Vec<ListedFolder> {
         listings

@@ -226,7 +226,7 @@ impl Index {
     pub(super) fn rescan(&self, root: &Arc<Dir>, tree: &mut Tree, content: &mut ContentLayer, why: &str) {
         self.status.rescans.fetch_add(1, Ordering::Relaxed);
         *lock(&self.status.last_rescan) = Some(why.to_string());
-        match build(root, &self.real_path, &self.git, None, false, self.max_entries) {
+        match build(root, &self.real_path, &self.git, None, false, self.bounds) {
             Ok((fresh, linked)) => {
                 let old = std::mem::replace(tree, fresh);
                 content.clear();
@@ -265,31 +265,31 @@ impl Index {
             return false;
         }
         let Ok(root) = self.dir() else { return false };
-        let failed = match catch_unwind(AssertUnwindSafe(|| {
-            build(&root, &self.real_path, &self.git, None, false, self.max_entries)
-        })) {
-            Ok(Ok((fresh, linked))) => {
-                let mut tree = unpoisoned(self.tree.write());
-                unpoisoned(self.content.write()).clear();
-                let old = std::mem::replace(&mut *tree, fresh);
-                // The old tree may be half changed: its watches are remade from scratch if need be.
-                if catch_unwind(AssertUnwindSafe(|| self.rewatch(&root, &old, &tree))).is_err() {
-                    self.rewatch(&root, &Tree::new(UNKNOWN_META), &tree);
+        let failed =
+            match catch_unwind(AssertUnwindSafe(|| build(&root, &self.real_path, &self.git, None, false, self.bounds)))
+            {
+                Ok(Ok((fresh, linked))) => {
+                    let mut tree = unpoisoned(self.tree.write());
+                    unpoisoned(self.content.write()).clear();
+                    let old = std::mem::replace(&mut *tree, fresh);
+                    // The old tree may be half changed: its watches are remade from scratch if need be.
+                    if catch_unwind(AssertUnwindSafe(|| self.rewatch(&root, &old, &tree))).is_err() {
+                        self.rewatch(&root, &Tree::new(UNKNOWN_META), &tree);
+                    }
+                    self.watch_links(&root, &mut tree, &linked);
+                    drop(tree);
+                    self.generation.fetch_add(1, Ordering::SeqCst);
+                    self.status.rescans.fetch_add(1, Ordering::Relaxed);
+                    *lock(&self.status.last_rescan) =
+                        Some("an internal error in the index's thread (see lastError)".into());
+                    *lock(&self.status.last_error) = Some(format!("{error}; the index was walked again whole"));
+                    *lock(&self.status.last_event) = Some(Instant::now());
+                    self.status.busy.store(false, Ordering::SeqCst);
+                    return true;
                 }
-                self.watch_links(&root, &mut tree, &linked);
-                drop(tree);
-                self.generation.fetch_add(1, Ordering::SeqCst);
-                self.status.rescans.fetch_add(1, Ordering::Relaxed);
-                *lock(&self.status.last_rescan) =
-                    Some("an internal error in the index's thread (see lastError)".into());
-                *lock(&self.status.last_error) = Some(format!("{error}; the index was walked again whole"));
-                *lock(&self.status.last_event) = Some(Instant::now());
-                self.status.busy.store(false, Ordering::SeqCst);
-                return true;
-            }
-            Ok(Err(e)) => e.message,
-            Err(panic) => panic_text(&*panic),
-        };
+                Ok(Err(e)) => e.message,
+                Err(panic) => panic_text(&*panic),
+            };
         self.fail(FindError::new(
             ErrorCode::FsError,
             format!("the index stopped following changes after an {error}, and walking the folder again failed ({failed}); open a new index with openIndex(path)"),

@@ -10,7 +10,7 @@
 //! `close` frees them.
 
 use super::background::{self, Background, BuildState, Progress};
-use super::build::build;
+use super::build::{build, Bounds};
 use super::content::{ContentCaps, ContentLayer, LayerSize};
 use super::disk::UNKNOWN_META;
 use super::keeper;
@@ -56,6 +56,9 @@ pub struct IndexOptions {
     /// `DEFAULT_INDEX_MAX_ENTRIES`, and a folder that holds everything (the
     /// file system's root, a drive's, the user's home) is refused.
     pub max_entries: Option<u64>,
+    /// `threads`: the most threads its walks, background build and queries
+    /// run on (each fewer while other calls run); `None`: every core (up to 12).
+    pub threads: Option<usize>,
     /// What tells the index of changes.
     pub watcher: WatcherChoice,
 }
@@ -101,8 +104,9 @@ pub struct Index {
     /// The rules of the searches expected (a default `searchFiles`'s): the
     /// files the background build sketches, and the list it makes for them.
     pub(super) searched_rules: Option<WalkRules>,
-    /// The most entries the tree may hold (a rescan is held to it too).
-    pub(super) max_entries: u64,
+    /// The most entries the tree may hold, and the threads its walks,
+    /// background build and queries may run on.
+    pub(super) bounds: Bounds,
     /// What tells it of changes, as `stats()` names it.
     watcher_name: &'static str,
 }
@@ -174,12 +178,13 @@ impl Index {
         options: IndexOptions,
         new_watcher: impl FnOnce(&Path) -> Result<Arc<dyn Watcher>>,
     ) -> Result<Arc<Index>> {
-        let IndexOptions { caps, cache_dir, searched, max_entries, watcher: _ } = options;
+        let IndexOptions { caps, cache_dir, searched, max_entries, threads, watcher: _ } = options;
         let (dir, real_path) = crate::sandbox::open_search_dir(&logical_path)?;
         if max_entries.is_none() && holds_everything(&real_path) {
             return Err(everything_refused(&logical_path, &real_path));
         }
         let max_entries = max_entries.unwrap_or(crate::limits::DEFAULT_INDEX_MAX_ENTRIES);
+        let bounds = Bounds { max_entries, threads: threads.unwrap_or(usize::MAX).max(1) };
         let identity = identity_of(&dir);
         let dir = Arc::new(dir);
         let watcher = new_watcher(&real_path)?;
@@ -204,13 +209,13 @@ impl Index {
             background: Background::default(),
             saved: SavedLayer::new(cache_dir),
             searched_rules: searched,
-            max_entries,
+            bounds,
             watcher_name: watcher.name(),
         });
         watcher.start(&index.real_path, &index.logical_path)?;
         // A watcher that watches folder by folder has each folder watched
         // by the walk itself, once opened and before it is listed.
-        let (built, linked) = build(&dir, &index.real_path, &index.git, watcher.folder_watches(), true, max_entries)
+        let (built, linked) = build(&dir, &index.real_path, &index.git, watcher.folder_watches(), true, bounds)
             .map_err(|e| too_large_at(e, &index.logical_path))?;
         {
             let mut tree = unpoisoned(index.tree.write());

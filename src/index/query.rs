@@ -242,7 +242,7 @@ where
             }
         }
     };
-    let threads = thread_count().min(visible.len().div_ceil(RUN)).max(1);
+    let threads = thread_count().min(index.bounds.threads).min(visible.len().div_ceil(RUN)).max(1);
     let parts: Vec<Result<C::Out>> = std::thread::scope(|scope| {
         let handles: Vec<_> = (1..threads).map(|_| scope.spawn(collect)).collect();
         let mut parts = vec![collect()];

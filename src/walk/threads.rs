@@ -39,9 +39,15 @@ pub trait ListFolder: Sync {
         children: &mut Vec<Pending<FolderAt>>,
     ) -> Result<()>;
     fn finish(&self, worker: Self::Worker) -> Self::Out;
+
+    /// Threads the walk may run on: `thread_count()` unless the lister is
+    /// held to fewer (a live index's `threads`).
+    fn threads(&self) -> usize {
+        thread_count()
+    }
 }
 
-/// Walks from `first` on `thread_count()` threads, each with a worker from
+/// Walks from `first` on `lister.threads()` threads, each with a worker from
 /// `new_worker`; what each thread finished with, or the first failure.
 pub fn walk_folders<L, M>(
     lister: &L,
@@ -64,7 +70,7 @@ where
         lister,
     };
     std::thread::scope(|scope| {
-        for _ in 1..thread_count() {
+        for _ in 1..lister.threads().max(1) {
             scope.spawn(|| shared.work(new_worker()));
         }
         shared.work(new_worker());
@@ -189,5 +195,82 @@ impl<L: ListFolder> Threads<'_, L> {
             },
         };
         self.lister.list(worker, dir, work, children)
+    }
+}
+
+#[cfg(test)]
+mod bound_tests {
+    use super::*;
+    use crate::walk::{gated, Excludes, WalkRules};
+    use std::collections::HashSet;
+    use std::thread::ThreadId;
+
+    /// Lists every folder, noting the thread that listed it.
+    struct Noting<'a> {
+        threads: usize,
+        gate: &'a Gate<'a>,
+        root: &'a Path,
+    }
+
+    impl ListFolder for Noting<'_> {
+        type Worker = HashSet<ThreadId>;
+        type Out = HashSet<ThreadId>;
+
+        fn list(
+            &self,
+            seen: &mut HashSet<ThreadId>,
+            dir: Arc<Dir>,
+            work: Pending<FolderAt>,
+            children: &mut Vec<Pending<FolderAt>>,
+        ) -> Result<()> {
+            seen.insert(std::thread::current().id());
+            let is_root = work.is_root();
+            let (_, mut visit) = self.gate.visit(work, |_| Ok(None))?;
+            let listed = dir.for_each(|name, kind| {
+                let Some(kind) = kind else { return };
+                if let Ok(Some(_)) = visit.child(name, kind) {
+                    children.extend(visit.descend(|| FolderAt::Child(Arc::clone(&dir), name.to_owned())));
+                }
+            });
+            let rel = visit.folder_rel().into_owned();
+            crate::walk::listing_ended(self.gate, self.root, is_root, &rel, listed)
+        }
+
+        fn finish(&self, seen: HashSet<ThreadId>) -> HashSet<ThreadId> {
+            seen
+        }
+
+        fn threads(&self) -> usize {
+            self.threads
+        }
+    }
+
+    #[test]
+    fn a_walk_held_to_one_thread_runs_on_one() {
+        let files: Vec<(String, &[u8])> = (0..200).map(|i| (format!("d{}/e{}/f.txt", i % 20, i), &b"x"[..])).collect();
+        let spec: Vec<(&str, &[u8])> = files.iter().map(|(p, b)| (p.as_str(), *b)).collect();
+        let tree = crate::testing::TempTree::with("threads", &spec);
+        let rules = WalkRules {
+            hidden: true,
+            gitignore: false,
+            exclude: Excludes::default(),
+            case_sensitive: true,
+            max_depth: None,
+            skip_dirs: &[],
+            record_ignored: false,
+            changed: None,
+            tally: false,
+        };
+        let dir = Arc::new(Dir::open(&tree).unwrap());
+        for threads in [1, 2] {
+            let seen = gated(&rules, &crate::cancel::Cancel::never(), |gate| {
+                let lister = Noting { threads, gate, root: &tree };
+                walk_folders(&lister, Pending::root(FolderAt::Open(Arc::clone(&dir)), None), &tree, gate, HashSet::new)
+            })
+            .unwrap()
+            .found;
+            let all: HashSet<ThreadId> = seen.into_iter().flatten().collect();
+            assert!(all.len() <= threads, "{threads} allowed, {} used", all.len());
+        }
     }
 }
