@@ -145,3 +145,28 @@ describe('each watcher keeps the index exact', () => {
     })
   }
 })
+
+// A root reached through a symlinked parent (macOS's /var -> /private/var, a
+// home folder on another volume): events come by the real path, results and
+// `path` keep the name the caller gave, and answers equal a fresh call's.
+describe('a root reached through a symlinked parent', () => {
+  for (const { options } of WATCHERS) {
+    test(`watcher ${JSON.stringify(options)}`, async (t) => {
+      const base = tmpTree(t, { 'private/var/project/src/a.ts': 'needle\n', 'private/var/project/b.md': 'b\n' })
+      fs.symlinkSync(path.join(base, 'private/var'), path.join(base, 'var'))
+      const root = path.join(base, 'var/project')
+      const index = await openIndex(root, options)
+      t.after(() => index.close())
+      assert.equal(index.path, root)
+      fs.writeFileSync(path.join(base, 'private/var/project/src/c.ts'), 'needle two\n')
+      fs.renameSync(path.join(root, 'b.md'), path.join(root, 'src/b2.md'))
+      await index.settled()
+      const [indexed, fresh] = [await index.find({ pattern: '**/*', sortBy: 'name' }), await find({ pattern: '**/*', sortBy: 'name', cwd: root })]
+      assert.deepEqual(uncursored(indexed), uncursored(fresh))
+      assert.equal(indexed.path, root)
+      assert.deepEqual(indexed.entries.map((e) => e.path).sort(), ['src/a.ts', 'src/b2.md', 'src/c.ts'])
+      const found = await index.searchFiles({ pattern: 'needle', outputMode: 'files' })
+      assert.deepEqual(found.files.sort(), ['src/a.ts', 'src/c.ts'])
+    })
+  }
+})
