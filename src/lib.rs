@@ -60,6 +60,7 @@ mod sync;
 mod testing;
 mod thread_priority;
 mod walk;
+mod windows_path;
 
 // The calls, and the text a model reads of their answers.
 pub use explain::{run as explain, Explanation, Reason as ExplainReason};

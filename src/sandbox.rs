@@ -103,6 +103,10 @@ pub fn check_path_text(what: &str, value: &str) -> Result<()> {
     if value.contains('\0') {
         return Err(FindError::invalid_argument(format!("{what} contains a NUL byte, which no file name can hold")));
     }
+    // On Windows, the forms whose text names something else (see `windows_path`).
+    if let Some(why) = cfg!(windows).then(|| crate::windows_path::refused(value)).flatten() {
+        return Err(FindError::invalid_argument(format!("{what} `{}` {why}", clip(value, 300))));
+    }
     Ok(())
 }
 
