@@ -163,15 +163,20 @@ impl ContentLayer {
         LayerMasks { version: self.version, masks: self.sketches.masks(prefilter) }
     }
 
-    /// `Some` when the entry `handle`, at `meta`, is known and `masks` (of
-    /// this version of the layer) rule out a match in it.
-    pub fn ruled_out(&self, masks: &LayerMasks, handle: Handle, meta: Meta) -> Option<RuledOut> {
-        debug_assert_eq!(masks.version, self.version);
+    /// Where the sketch of entry `handle`, at `meta`, is, and whether its
+    /// file is binary, when the layer knows it (see `query::Places`).
+    pub fn place_of(&self, handle: Handle, meta: Meta) -> Option<(Place, bool)> {
         match self.slots.get(handle.id() as usize) {
-            Some(Some(slot)) if slot.handle == handle && slot.meta == meta && !masks.masks.may_match(slot.place) => {
-                Some(if slot.binary { RuledOut::Binary } else { RuledOut::Text })
-            }
+            Some(Some(slot)) if slot.handle == handle && slot.meta == meta => Some((slot.place, slot.binary)),
             _ => None,
+        }
+    }
+
+    /// `ruled_out` for a sketch at `place` (from `place_of`, of this version of the layer).
+    pub fn ruled_out_at(masks: &LayerMasks, (place, binary): (Place, bool)) -> Option<RuledOut> {
+        match masks.masks.may_match(place) {
+            true => None,
+            false => Some(if binary { RuledOut::Binary } else { RuledOut::Text }),
         }
     }
 

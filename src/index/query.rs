@@ -52,7 +52,16 @@ pub struct Visible {
     pub ignored: Vec<(String, bool)>,
     /// With `WalkRules::tally`: what the rules left out, by reason.
     pub tally: Tally,
+    /// Where each entry's sketch is in the content layer, for the layer's
+    /// version it was made at (see `places_of`).
+    places: Mutex<Option<(u64, Arc<Places>)>>,
 }
+
+/// Each visible entry's sketch in the content layer (its place, and whether
+/// its file is binary), `None` where the layer knows none: a query's screen
+/// then reads these in order and tests a bit of its masks (a few KB, in the
+/// processor's cache) rather than looking up every file's slot.
+type Places = Vec<Option<(super::sliced::Place, bool)>>;
 
 impl Visible {
     fn len(&self) -> usize {
@@ -81,6 +90,9 @@ impl Visible {
             + self.kinds.capacity()
             + self.metas.capacity() * 16
             + self.handles.capacity() * 8
+            + lock(&self.places)
+                .as_ref()
+                .map_or(0, |(_, p)| p.capacity() * std::mem::size_of::<Option<(super::sliced::Place, bool)>>())
             + ignored
     }
 }
@@ -212,7 +224,11 @@ where
                 let from = i;
                 let ruled_out = screen.map(|screen| {
                     let masks = masks_of(&masks, &layer, screen.prefilter);
-                    known.ruled_out(from..end, &masks)
+                    let places = places_of(&visible, &layer);
+                    places[from..end]
+                        .iter()
+                        .map(|p| p.and_then(|p| ContentLayer::ruled_out_at(&masks, p)))
+                        .collect::<Vec<_>>()
                 });
                 // Counted once a run, not under the gate's lock at each file.
                 let mut binary = 0;
@@ -325,19 +341,6 @@ impl<'a> SliceContents<'a> {
             pending: Cell::new(0),
         }
     }
-
-    /// For each entry of `range`, whether it is a file whose sketch rules
-    /// out a match (`masks`, of this version of the layer). One pass with
-    /// nothing else in the loop, so the processor overlaps the memory reads
-    /// of many files' slots instead of waiting on one at a time.
-    fn ruled_out(&self, range: std::ops::Range<usize>, masks: &LayerMasks) -> Vec<Option<RuledOut>> {
-        range
-            .map(|i| match self.visible.kinds[i] {
-                EntryKind::File => self.layer.ruled_out(masks, self.visible.handles[i], self.visible.metas[i]),
-                _ => None,
-            })
-            .collect()
-    }
 }
 
 impl KnownContents for SliceContents<'_> {
@@ -357,6 +360,24 @@ impl KnownContents for SliceContents<'_> {
         let (handle, meta) = (self.visible.handles[at], self.visible.metas[at]);
         self.pending.set(self.pending.get() + contents.as_ref().map_or(0, |c| c.len()));
         self.learnt.borrow_mut().push(Learnt { handle, meta, sketch, contents, stamp: None });
+    }
+}
+
+/// Where `visible`'s entries' sketches are in the layer as it is, made
+/// again only when the layer changed since (its version).
+fn places_of(visible: &Visible, layer: &ContentLayer) -> Arc<Places> {
+    let mut kept = lock(&visible.places);
+    match &*kept {
+        Some((version, places)) if *version == layer.version() => Arc::clone(places),
+        _ => {
+            let places: Places = (0..visible.len())
+                .map(|i| match visible.kinds[i] {
+                    EntryKind::File => layer.place_of(visible.handles[i], visible.metas[i]),
+                    _ => None,
+                })
+                .collect();
+            Arc::clone(&kept.insert((layer.version(), Arc::new(places))).1)
+        }
     }
 }
 
