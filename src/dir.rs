@@ -57,14 +57,14 @@ pub struct Stamp {
 pub fn stamp_of_file(file: &std::fs::File) -> Option<Stamp> {
     #[cfg(unix)]
     {
-        use std::os::unix::fs::MetadataExt;
-        let md = file.metadata().ok()?;
-        Some(Stamp {
-            size: md.size(),
-            mtime_ns: md.mtime() as i128 * 1_000_000_000 + md.mtime_nsec() as i128,
-            ctime_ns: md.ctime() as i128 * 1_000_000_000 + md.ctime_nsec() as i128,
-            ino: md.ino(),
-        })
+        use std::os::fd::AsRawFd;
+        let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
+        // SAFETY: a valid descriptor and room for the answer.
+        if unsafe { libc::fstat(file.as_raw_fd(), st.as_mut_ptr()) } != 0 {
+            return None;
+        }
+        // SAFETY: fstat succeeded, so it filled `st`.
+        Some(unix::stamp_of(unsafe { &st.assume_init() }))
     }
     #[cfg(not(unix))]
     {
@@ -258,6 +258,18 @@ mod unix {
     }
 
     /// `fstatat` of `name` from the folder `fd` (or `AT_FDCWD`).
+    /// The `Stamp` of an `fstat`/`fstatat` answer (the one conversion both use).
+    #[allow(clippy::unnecessary_cast)] // the field types differ between platforms
+    pub(super) fn stamp_of(st: &libc::stat) -> Stamp {
+        let ns = |s: libc::time_t, n: libc::c_long| s as i128 * 1_000_000_000 + n as i128;
+        Stamp {
+            size: st.st_size as u64,
+            mtime_ns: ns(st.st_mtime, st.st_mtime_nsec as libc::c_long),
+            ctime_ns: ns(st.st_ctime, st.st_ctime_nsec as libc::c_long),
+            ino: st.st_ino as u64,
+        }
+    }
+
     fn stat_at(fd: libc::c_int, name: &CStr, flags: libc::c_int) -> io::Result<Stat> {
         let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
         // SAFETY: a valid descriptor (or AT_FDCWD), a NUL-terminated name and room for the answer.
@@ -430,13 +442,7 @@ mod unix {
             if st.st_mode & libc::S_IFMT != libc::S_IFREG {
                 return Err(io::Error::from(io::ErrorKind::InvalidInput));
             }
-            let ns = |s: libc::time_t, n: libc::c_long| s as i128 * 1_000_000_000 + n as i128;
-            Ok(Stamp {
-                size: st.st_size as u64,
-                mtime_ns: ns(st.st_mtime, st.st_mtime_nsec as libc::c_long),
-                ctime_ns: ns(st.st_ctime, st.st_ctime_nsec as libc::c_long),
-                ino: st.st_ino as u64,
-            })
+            Ok(stamp_of(&st))
         }
 
         /// `stat`, with what a live index also keeps track of (see `FullStat`).

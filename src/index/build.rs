@@ -60,9 +60,9 @@ pub fn build(
         // For the folders it is refused (`Node::denied`).
         tally: true,
     };
-    let bound = Bound::new(bounds.max_entries);
+    let so_far = SoFar::new(bounds.max_entries);
     let walked = gated(&everything, &Cancel::never(), |gate| {
-        list_all(dir, root, gate, watches, steps_aside, &bound, bounds.threads)
+        list_all(dir, root, gate, watches, steps_aside, &so_far, bounds.threads)
     })?;
     let mut listings: Vec<ListedFolder> = walked.found.into_iter().flatten().collect();
     // A folder's listing names it: shallower listings first.
@@ -207,11 +207,11 @@ fn list_all(
     gate: &Gate,
     watches: Option<&dyn FolderWatches>,
     steps_aside: bool,
-    bound: &Bound,
+    so_far: &SoFar,
     threads: usize,
 ) -> Result<Vec<Vec<ListedFolder>>> {
     let first = Pending::root(FolderAt::Open(Arc::clone(dir)), None);
-    let lister = BuildLister { root, gate, watches, steps_aside, waited_ms: AtomicU64::new(0), bound, threads };
+    let lister = BuildLister { root, gate, watches, steps_aside, waited_ms: AtomicU64::new(0), so_far, threads };
     walk_folders(&lister, first, root, gate, Vec::new)
 }
 
@@ -223,7 +223,7 @@ struct BuildLister<'a> {
     steps_aside: bool,
     /// How long it stepped aside so far, in ms (at most `INDEX_BUILD_STEP_ASIDE_MS`).
     waited_ms: AtomicU64,
-    bound: &'a Bound,
+    so_far: &'a SoFar,
     /// The most threads it may run on (`Bounds::threads`).
     threads: usize,
 }
@@ -236,10 +236,10 @@ pub struct Bounds {
     pub threads: usize,
 }
 
-/// What a build may hold: entries, and the memory they take (estimated from
-/// their names' bytes and `INDEX_BYTES_PER_ENTRY` each), counted as each
-/// folder is listed.
-struct Bound {
+/// What a build has listed so far, against what it may hold: entries, and
+/// the memory they take (estimated from their names' bytes and
+/// `INDEX_BYTES_PER_ENTRY` each), counted as each folder is listed.
+struct SoFar {
     max_entries: u64,
     /// What `max_entries` entries of names of average length take.
     max_bytes: u64,
@@ -247,10 +247,10 @@ struct Bound {
     bytes: AtomicU64,
 }
 
-impl Bound {
-    fn new(max_entries: u64) -> Bound {
+impl SoFar {
+    fn new(max_entries: u64) -> SoFar {
         let max_bytes = max_entries.saturating_mul(INDEX_BYTES_PER_ENTRY + AVERAGE_NAME_BYTES);
-        Bound { max_entries, max_bytes, entries: AtomicU64::new(0), bytes: AtomicU64::new(0) }
+        SoFar { max_entries, max_bytes, entries: AtomicU64::new(0), bytes: AtomicU64::new(0) }
     }
 
     /// Counts one folder's listing; the failure once past either bound.
@@ -347,7 +347,7 @@ impl ListFolder for BuildLister<'_> {
         });
         // What was read is kept, whatever stopped the listing.
         let folder_rel = visit.folder_rel().into_owned();
-        self.bound.count(&listing)?;
+        self.so_far.count(&listing)?;
         listings.push(listing);
         if let Some(e) = stopped {
             return Err(e);

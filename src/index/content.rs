@@ -117,6 +117,17 @@ pub struct LayerMasks {
     masks: Masks,
 }
 
+impl LayerMasks {
+    /// `Some` when the file whose sketch is at `place` (from
+    /// `ContentLayer::place_of`, of this version of the layer) holds no match.
+    pub fn rules_out(&self, (place, binary): (Place, bool)) -> Option<RuledOut> {
+        match self.masks.may_match(place) {
+            true => None,
+            false => Some(if binary { RuledOut::Binary } else { RuledOut::Text }),
+        }
+    }
+}
+
 /// The sizes `stats()` reports.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct LayerSize {
@@ -169,14 +180,6 @@ impl ContentLayer {
         match self.slots.get(handle.id() as usize) {
             Some(Some(slot)) if slot.handle == handle && slot.meta == meta => Some((slot.place, slot.binary)),
             _ => None,
-        }
-    }
-
-    /// `ruled_out` for a sketch at `place` (from `place_of`, of this version of the layer).
-    pub fn ruled_out_at(masks: &LayerMasks, (place, binary): (Place, bool)) -> Option<RuledOut> {
-        match masks.masks.may_match(place) {
-            true => None,
-            false => Some(if binary { RuledOut::Binary } else { RuledOut::Text }),
         }
     }
 

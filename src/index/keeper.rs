@@ -163,14 +163,14 @@ impl Index {
         }
         let mut new_folders = Vec::new();
         let events_folders = &sorted.dirty;
+        // A watcher with a watch per folder knows which were deleted
+        // (`FolderWatches::was_deleted`) and names no folder by a stale path.
+        let by_folder = self.with_watches(|_| true);
         match sorted.rescan {
             Some(why) => self.rescan(&root, &mut tree, &mut content, why),
             None => {
                 // A folder created or renamed under a name the tree holds is
                 // another: dropped here, its parent's listing adds it as new.
-                // (A watcher with a watch per folder knows which were
-                // deleted: see `FolderWatches::was_deleted`.)
-                let by_folder = self.with_watches(|_| true);
                 for rel in sorted.renewed.iter().filter(|_| !by_folder) {
                     if let Some(id) = tree.find(rel).filter(|&id| tree.node(id).kind == EntryKind::Dir) {
                         tree.remove(id);
@@ -204,10 +204,11 @@ impl Index {
         // lies in a renamed folder): an event's folder that is on disk but
         // not in the tree, once the batch is applied, means the events
         // cannot be placed, and the whole tree is compared again.
-        if !self.with_watches(|_| true) && sorted.rescan.is_none() {
+        // Only paths the tree does not hold are looked up on disk: an event's
+        // file, held as such, costs no `openat`.
+        if !by_folder && sorted.rescan.is_none() {
             let lost = events_folders.iter().find(|rel| {
-                tree.find(rel).is_none_or(|id| tree.node(id).kind != EntryKind::Dir)
-                    && matches!(root.folder_beneath(Path::new(os_str(rel))), Ok(Some(_)))
+                tree.find(rel).is_none() && matches!(root.folder_beneath(Path::new(os_str(rel))), Ok(Some(_)))
             });
             if lost.is_some() {
                 let why = "an event named a folder by a path it no longer has";

@@ -225,10 +225,7 @@ where
                 let ruled_out = screen.map(|screen| {
                     let masks = masks_of(&masks, &layer, screen.prefilter);
                     let places = places_of(&visible, &layer);
-                    places[from..end]
-                        .iter()
-                        .map(|p| p.and_then(|p| ContentLayer::ruled_out_at(&masks, p)))
-                        .collect::<Vec<_>>()
+                    places[from..end].iter().map(|p| p.and_then(|p| masks.rules_out(p))).collect::<Vec<_>>()
                 });
                 // Counted once a run, not under the gate's lock at each file.
                 let mut binary = 0;
