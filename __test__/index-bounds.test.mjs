@@ -170,3 +170,29 @@ describe('a root reached through a symlinked parent', () => {
     })
   }
 })
+
+// A name stored in NFD (as macOS HFS+ stores every name, and a file copied
+// from there keeps it) is found by the NFC a model types, and the other way
+// round, fresh and from an index; results show it as the folder lists it.
+describe('names in another Unicode normal form', () => {
+  const NFD = 'cafe\u0301'
+  const NFC = 'caf\u00e9'
+  test('an NFC pattern finds an NFD name, and shows it as listed', async (t) => {
+    const root = tmpTree(t, { [`docs/${NFD}.md`]: 'menu\n', [`src/${NFC}-nfc.ts`]: 'menu\n', 'src/cafe.ts': 'menu\n' })
+    const index = await openIndex(root)
+    t.after(() => index.close())
+    for (const [how, call] of [['fresh', (o) => find({ ...o, cwd: root })], ['index', (o) => index.find(o)]]) {
+      const byNfc = await call({ pattern: `**/${NFC}*` })
+      assert.deepEqual(byNfc.entries.map((e) => e.path).sort(), [`docs/${NFD}.md`, `src/${NFC}-nfc.ts`], how)
+      assert.ok(byNfc.entries.some((e) => e.path === `docs/${NFD}.md`), `${how}: shown in NFD, as listed`)
+      const byNfd = await call({ pattern: `**/${NFD}*`, sortBy: 'name' })
+      assert.deepEqual(byNfd.entries.map((e) => e.path).sort(), [`docs/${NFD}.md`, `src/${NFC}-nfc.ts`], how)
+      const excluded = await call({ pattern: '**/*', type: 'file', exclude: [`${NFC}.md`] })
+      assert.deepEqual(excluded.entries.map((e) => e.path).sort(), ['src/cafe.ts', `src/${NFC}-nfc.ts`], how)
+      const regex = await call({ pattern: `^${NFC}\\.`, regex: true })
+      assert.deepEqual(regex.entries.map((e) => e.path), [`docs/${NFD}.md`], how)
+    }
+    const named = await searchFiles({ pattern: 'menu', cwd: root, fileGlob: `**/${NFC}.md`, outputMode: 'files' })
+    assert.deepEqual(named.files, [`docs/${NFD}.md`])
+  })
+})

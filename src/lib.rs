@@ -41,6 +41,7 @@ mod gitignore;
 mod index;
 mod js_regex;
 pub mod limits;
+mod names;
 pub mod option_table;
 mod options;
 mod page;
@@ -88,6 +89,7 @@ pub use dir::Stat;
 pub use index::{
     default_cache_dir, BuildState, ContentCaps, Index, IndexOptions, IndexRef, LayerSize, SavedSketches, WatcherChoice,
 };
+pub use names::NameRule;
 pub use sandbox::resolve_logical;
 pub use shared::Shared;
 pub use source::Source;

@@ -108,6 +108,8 @@ impl NameMatcher {
                 pattern.len()
             )));
         }
+        // Names are matched in NFC (see `names`), so the pattern is too.
+        let pattern = &*crate::names::nfc_text(pattern);
         if mode == PatternMode::BaseRegex {
             return Ok(NameMatcher {
                 mode,
@@ -145,27 +147,35 @@ impl NameMatcher {
         self.regex.as_ref().and_then(JsRegex::failure)
     }
 
-    /// Tests an entry by its path relative to the search directory.
+    /// Tests an entry by its path relative to the search directory, in NFC
+    /// (a name stored in NFD is found by the pattern a model types).
     #[inline]
     pub fn is_match(&self, relative: &Path) -> bool {
-        match self.mode {
-            PatternMode::PathGlob => self.glob_match(relative.as_os_str()),
-            PatternMode::BaseGlob => self.glob_match(relative.file_name().unwrap_or(relative.as_os_str())),
-            PatternMode::BaseRegex => {
-                let name = relative.file_name().unwrap_or(relative.as_os_str());
-                self.regex.as_ref().is_some_and(|r| r.is_match(&os_bytes(name)))
-            }
+        let candidate = match self.mode {
+            PatternMode::PathGlob => relative.as_os_str(),
+            PatternMode::BaseGlob | PatternMode::BaseRegex => relative.file_name().unwrap_or(relative.as_os_str()),
+        };
+        let bytes = os_bytes(candidate);
+        if bytes.is_ascii() {
+            return self.bytes_match(&bytes, candidate);
+        }
+        match crate::names::nfc(&bytes) {
+            std::borrow::Cow::Borrowed(_) => self.bytes_match(&bytes, candidate),
+            std::borrow::Cow::Owned(normal) => self.bytes_match(&normal, crate::path_bytes::os_str(&normal)),
         }
     }
 
-    fn glob_match(&self, candidate: &OsStr) -> bool {
-        if let Some(answer) = self.suffix.as_ref().and_then(|s| s.matches(&os_bytes(candidate))) {
+    /// `is_match` of a candidate, as bytes and as the same name as an `OsStr`.
+    fn bytes_match(&self, bytes: &[u8], candidate: &OsStr) -> bool {
+        if self.mode == PatternMode::BaseRegex {
+            return self.regex.as_ref().is_some_and(|r| r.is_match(bytes));
+        }
+        if let Some(answer) = self.suffix.as_ref().and_then(|s| s.matches(bytes)) {
             return answer;
         }
         if let Some(wide) = &self.wide {
-            let bytes = os_bytes(candidate);
-            if !bytes.is_ascii() && std::str::from_utf8(&bytes).is_ok() {
-                return wide.is_match(&bytes);
+            if !bytes.is_ascii() && std::str::from_utf8(bytes).is_ok() {
+                return wide.is_match(bytes);
             }
         }
         self.glob.as_ref().is_some_and(|g| g.is_match(candidate))
@@ -450,6 +460,19 @@ mod tests {
         assert!(!m("é*", "eclair.txt"));
         let cs = NameMatcher::new("é*", PatternMode::PathGlob, true).unwrap();
         assert!(!cs.is_match(Path::new("Éclair.txt")));
+    }
+
+    #[test]
+    fn names_and_patterns_are_matched_in_one_normal_form() {
+        let (nfd, nfc) = ("cafe\u{301}", "caf\u{e9}");
+        for (pattern, name) in [(nfc, nfd), (nfd, nfc)] {
+            assert!(m(&format!("{pattern}.txt"), &format!("{name}.txt")), "{pattern:?} {name:?}");
+            assert!(m(&format!("**/{pattern}*"), &format!("d/{name}.txt")));
+            assert!(m("caf?.txt", &format!("{name}.txt")) && m("*\u{c9}.TXT", &format!("{name}.txt")));
+            let base = NameMatcher::new(&format!("^{pattern}\\."), PatternMode::BaseRegex, true).unwrap();
+            assert!(base.is_match(Path::new(&format!("d/{name}.txt"))));
+        }
+        assert!(!m("cafe.txt", &format!("{nfd}.txt")));
     }
 
     #[test]

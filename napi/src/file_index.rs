@@ -136,6 +136,7 @@ impl FileIndex {
                     max_entries: max_entries.map(|n| n as u64),
                     threads: threads.map(|n| n as usize),
                     watcher,
+                    names: None,
                 };
                 Index::open(logical, options)
             });

@@ -7,15 +7,23 @@
 //! still raises at least one event naming its folder, or a rescan: that is
 //! what FSEvents promises, and all the faults here keep to it.
 //!
+//! On a volume that folds case or normal form (macOS, Windows), a watcher
+//! may also name an entry in another case or form than its folder lists it
+//! (`RECASED`): a second run simulates such a volume on Linux, where none
+//! folds, by giving the index a folding `NameRule` and a tree whose names
+//! are distinct once folded, and re-casing the paths of events.
+//!
 //! `AF_FAULT_SEEDS` (default 3, as in CI) sets how many seeds run, and
 //! `AF_FAULT_OPS` how many changes each makes (default 300); a failure
 //! names its seed.
 
 use super::lifecycle::Index;
-use super::testing::{held_paths, open_watched, temp};
+use super::lifecycle::IndexOptions;
+use super::testing::{held_paths, open_watched_with, temp};
 use super::watch::{Change, FolderWatches, Waited, Watcher, WatcherChoice};
 use crate::cancel::Cancel;
 use crate::error::Result;
+use crate::names::NameRule;
 use crate::sync::lock;
 use notify::event::{CreateKind, ModifyKind, RemoveKind};
 use notify::{Event, EventKind};
@@ -51,7 +59,13 @@ pub struct Faulty {
     /// Changes held back, given with a later batch (or when all is quiet).
     held: Mutex<Vec<Change>>,
     /// Faults made, for the report.
-    pub made: Mutex<[u64; 6]>,
+    pub made: Mutex<[u64; KINDS]>,
+    /// Whether events name entries in another case or normal form (`RECASED`).
+    recasing: bool,
+    /// The faults made, when not every kind (`AF_FAULT_KINDS` otherwise).
+    only: Option<usize>,
+    /// The watched folder's real path, which events' paths start with.
+    root: Mutex<PathBuf>,
 }
 
 const DROPPED: usize = 0;
@@ -60,6 +74,8 @@ const REORDERED: usize = 2;
 const DELAYED: usize = 3;
 const UNPAIRED: usize = 4;
 const RESCAN: usize = 5;
+const RECASED: usize = 6;
+const KINDS: usize = 7;
 
 impl Faulty {
     pub fn new(inner: Arc<dyn Watcher>, seed: u64) -> Faulty {
@@ -67,13 +83,44 @@ impl Faulty {
             inner,
             rng: Mutex::new(Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1)),
             held: Mutex::new(Vec::new()),
-            made: Mutex::new([0; 6]),
+            made: Mutex::new([0; KINDS]),
+            recasing: false,
+            only: None,
+            root: Mutex::new(PathBuf::new()),
         }
     }
 
-    /// Whether `fault` is made (`AF_FAULT_KINDS`, indexes; all by default).
+    /// `new`, its events also naming entries in another case or normal form.
+    pub fn recasing(inner: Arc<dyn Watcher>, seed: u64, only: Option<usize>) -> Faulty {
+        Faulty { recasing: true, only, ..Faulty::new(inner, seed) }
+    }
+
+    /// Whether `fault` is made (`only`, else `AF_FAULT_KINDS`, indexes; all by default).
     fn on(&self, fault: usize) -> bool {
+        if let Some(only) = self.only {
+            return fault == only;
+        }
+        if fault == RECASED && !self.recasing {
+            return false;
+        }
         std::env::var("AF_FAULT_KINDS").map_or(true, |k| k.split(',').any(|f| f == fault.to_string()))
+    }
+
+    /// `path` (below the root) with some of its names in another case or
+    /// normal form, as a folding volume's watcher may give it.
+    fn recase(&self, rng: &mut Rng, path: &Path) -> PathBuf {
+        let root = lock(&self.root).clone();
+        let Ok(rel) = path.strip_prefix(&root) else { return path.to_path_buf() };
+        let mut out = root;
+        for part in rel {
+            let name = part.to_string_lossy();
+            out.push(match rng.below(3) {
+                0 => name.to_uppercase(),
+                1 => unicode_normalization::UnicodeNormalization::nfd(&*name).collect(),
+                _ => name.into_owned(),
+            });
+        }
+        out
     }
 
     fn count(&self, fault: usize) {
@@ -93,13 +140,28 @@ impl Faulty {
             return vec![Change::At(Ok(rescan))];
         }
         for change in &mut changes {
+            if self.on(RECASED) && rng.one_in(2) {
+                match change {
+                    Change::At(Ok(event)) if !event.need_rescan() => {
+                        let paths = std::mem::take(&mut event.paths);
+                        event.paths = paths.iter().map(|p| self.recase(&mut rng, p)).collect();
+                        self.count(RECASED);
+                    }
+                    Change::InFolder { name, .. } if !name.is_empty() => {
+                        let recased = self.recase(&mut rng, &lock(&self.root).join(crate::path_bytes::os_str(name)));
+                        *name = recased.file_name().unwrap_or_default().as_encoded_bytes().to_vec();
+                        self.count(RECASED);
+                    }
+                    _ => {}
+                }
+            }
             match change {
                 // Merged: an event on a name in a folder becomes one on the folder itself.
                 Change::InFolder { name, .. } if self.on(MERGED) && !name.is_empty() && rng.one_in(4) => {
                     name.clear();
                     self.count(MERGED);
                 }
-                Change::At(Ok(event)) if rng.one_in(4) => {
+                Change::At(Ok(event)) if self.on(UNPAIRED) && rng.one_in(4) => {
                     // Unpaired: a rename told as a create or a remove at one path.
                     if let EventKind::Modify(ModifyKind::Name(_)) = event.kind {
                         event.kind = match rng.one_in(2) {
@@ -176,6 +238,7 @@ impl Watcher for Faulty {
     }
 
     fn start(&self, root: &Path, shown: &Path) -> Result<()> {
+        *lock(&self.root) = root.to_path_buf();
         self.inner.start(root, shown)
     }
 
@@ -225,8 +288,9 @@ fn on_disk(root: &Path) -> Vec<String> {
     found
 }
 
-/// One change to the tree below `root`, chosen by `rng`; what it did.
-fn change_tree(root: &Path, rng: &mut Rng, n: usize) -> String {
+/// One change to the tree below `root`, chosen by `rng`; what it did. The
+/// names it makes hold `accent` (so that a normal form can differ).
+fn change_tree(root: &Path, rng: &mut Rng, n: usize, accent: &str) -> String {
     let all = on_disk(root);
     let pick = |rng: &mut Rng, dirs: bool| -> Option<String> {
         let of: Vec<&String> = all.iter().filter(|p| root.join(p).is_dir() == dirs).collect();
@@ -236,12 +300,12 @@ fn change_tree(root: &Path, rng: &mut Rng, n: usize) -> String {
     let at = |rel: &str| root.join(rel);
     match rng.below(9) {
         0 | 1 => {
-            let path = format!("{}/f{n}.txt", folder(rng));
+            let path = format!("{}/f{accent}{n}.txt", folder(rng));
             let _ = std::fs::write(at(&path), format!("file {n}\n"));
             format!("create {path}")
         }
         2 => {
-            let path = format!("{}/d{n}", folder(rng));
+            let path = format!("{}/d{accent}{n}", folder(rng));
             let _ = std::fs::create_dir(at(&path));
             let _ = std::fs::write(at(&format!("{path}/inside.txt")), "inside\n");
             format!("mkdir {path}")
@@ -255,7 +319,7 @@ fn change_tree(root: &Path, rng: &mut Rng, n: usize) -> String {
         },
         4 => match pick(rng, false) {
             Some(file) => {
-                let to = format!("{}/r{n}.txt", folder(rng));
+                let to = format!("{}/r{accent}{n}.txt", folder(rng));
                 let _ = std::fs::rename(at(&file), at(&to));
                 format!("rename {file} -> {to}")
             }
@@ -310,18 +374,36 @@ fn int(var: &str, default: u64) -> u64 {
     std::env::var(var).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
 }
 
+/// A volume that folds names, simulated: the index's rule, and the one
+/// fault made (all, with `RECASED`, when `None`).
+struct Folding {
+    rule: NameRule,
+    only: Option<usize>,
+}
+
 /// Runs `ops` changes in bursts through the faulty watcher; after each burst,
 /// `settle` and compare what the index holds with the disk.
-fn run_seed(seed: u64, ops: u64) -> std::result::Result<[u64; 6], String> {
+fn run_seed(seed: u64, ops: u64, folding: Option<Folding>) -> std::result::Result<[u64; KINDS], String> {
     let dir = temp(&format!("faults-{seed}"));
-    let (index, faulty): (Arc<Index>, Arc<Faulty>) =
-        open_watched(&dir, |root| Faulty::new(super::watch::new_watcher(WatcherChoice::Native, root).unwrap(), seed));
+    let (watcher, accent) = match folding {
+        // Events by path, where a folder's path can be re-cased too.
+        Some(_) => (WatcherChoice::Poll(Duration::from_millis(10)), "\u{e9}"),
+        None => (WatcherChoice::Native, ""),
+    };
+    let options = IndexOptions { names: folding.as_ref().map(|f| f.rule), ..IndexOptions::default() };
+    let (index, faulty): (Arc<Index>, Arc<Faulty>) = open_watched_with(&dir, options, |root| {
+        let inner = super::watch::new_watcher(watcher, root).unwrap();
+        match &folding {
+            Some(f) => Faulty::recasing(inner, seed, f.only),
+            None => Faulty::new(inner, seed),
+        }
+    });
     let mut rng = Rng(seed | 1);
     let mut done = Vec::new();
     let mut n = 0;
     while (n as u64) < ops {
         for _ in 0..1 + rng.below(12) {
-            done.push(change_tree(&dir, &mut rng, n));
+            done.push(change_tree(&dir, &mut rng, n, accent));
             n += 1;
         }
         index.settle(&Cancel::never()).map_err(|e| format!("seed {seed}: settle: {}", e.message))?;
@@ -344,11 +426,11 @@ fn run_seed(seed: u64, ops: u64) -> std::result::Result<[u64; 6], String> {
 fn the_index_stays_exact_through_dropped_merged_reordered_delayed_and_unpaired_events() {
     let (seeds, ops) = (int("AF_FAULT_SEEDS", 3), int("AF_FAULT_OPS", 300));
     let mut failures = Vec::new();
-    let mut total = [0u64; 6];
+    let mut total = [0u64; KINDS];
     let only: Option<u64> = std::env::var("AF_FAULT_SEED").ok().and_then(|s| s.parse().ok());
     for seed in (1..=seeds).filter(|s| only.is_none_or(|o| o == *s)) {
-        match run_seed(seed, ops) {
-            Ok(made) => (0..6).for_each(|i| total[i] += made[i]),
+        match run_seed(seed, ops, None) {
+            Ok(made) => (0..KINDS).for_each(|i| total[i] += made[i]),
             Err(why) => failures.push(why),
         }
     }
@@ -364,4 +446,32 @@ fn the_index_stays_exact_through_dropped_merged_reordered_delayed_and_unpaired_e
             || (total[DROPPED] > 0 && total[MERGED] > 0 && total[DELAYED] > 0 && total[RESCAN] > 0),
         "{total:?}"
     );
+}
+
+/// A volume that folds case and normal form (macOS's), simulated.
+const FOLDS_ALL: NameRule = NameRule { folds_case: true, folds_form: true };
+
+#[test]
+fn the_index_stays_exact_when_events_name_entries_in_another_case_or_form() {
+    let (seeds, ops) = (int("AF_FAULT_SEEDS", 3), int("AF_FAULT_OPS", 300));
+    let mut failures = Vec::new();
+    let mut total = [0u64; KINDS];
+    for seed in 1..=seeds {
+        match run_seed(seed, ops, Some(Folding { rule: FOLDS_ALL, only: None })) {
+            Ok(made) => (0..KINDS).for_each(|i| total[i] += made[i]),
+            Err(why) => failures.push(why),
+        }
+    }
+    eprintln!("{seeds} seeds x {ops} changes on a simulated folding volume; {} events re-cased", total[RECASED]);
+    assert!(failures.is_empty(), "{} of {seeds} seeds failed:\n{}", failures.len(), failures.join("\n"));
+    assert!(total[RECASED] > 0, "{total:?}");
+}
+
+/// The run above proves something: with names compared as bytes, the
+/// same re-cased events leave the index wrong.
+#[test]
+fn re_cased_events_read_as_bytes_leave_the_index_wrong() {
+    let wrong =
+        (1..=3).any(|seed| run_seed(seed, 200, Some(Folding { rule: NameRule::EXACT, only: Some(RECASED) })).is_err());
+    assert!(wrong, "re-cased events were placed without the volume's rule");
 }

@@ -157,7 +157,7 @@ impl Index {
         let mut tree = unpoisoned(self.tree.write());
         let mut content = unpoisoned(self.content.write());
         for rel in &sorted.touched {
-            if let Some(id) = tree.find(rel) {
+            if let Some(id) = tree.find_as(rel, self.names) {
                 content.forget(id);
             }
         }
@@ -172,7 +172,7 @@ impl Index {
                 // A folder created or renamed under a name the tree holds is
                 // another: dropped here, its parent's listing adds it as new.
                 for rel in sorted.renewed.iter().filter(|_| !by_folder) {
-                    if let Some(id) = tree.find(rel).filter(|&id| tree.node(id).kind == EntryKind::Dir) {
+                    if let Some(id) = tree.find_as(rel, self.names).filter(|&id| tree.node(id).kind == EntryKind::Dir) {
                         tree.remove(id);
                     }
                 }
@@ -180,12 +180,17 @@ impl Index {
                 let mut dirty: Vec<Vec<u8>> = sorted.dirty.iter().cloned().collect();
                 dirty.sort_by_key(|rel| rel.iter().filter(|&&b| b == b'/').count());
                 for rel in dirty {
-                    if let Some(id) = tree.find(&rel).filter(|&id| tree.node(id).kind == EntryKind::Dir) {
+                    if let Some(id) = tree.find_as(&rel, self.names).filter(|&id| tree.node(id).kind == EntryKind::Dir)
+                    {
                         self.reconcile(&root, &mut tree, id, &mut new_folders);
                     }
                 }
-                let mut changed: Vec<Handle> =
-                    sorted.access.iter().filter_map(|rel| tree.find(rel)).map(|id| tree.handle(id)).collect();
+                let mut changed: Vec<Handle> = sorted
+                    .access
+                    .iter()
+                    .filter_map(|rel| tree.find_as(rel, self.names))
+                    .map(|id| tree.handle(id))
+                    .collect();
                 // As for a folder below it: what lies below the root may now be
                 // listed, looked at or entered, or no longer.
                 if sorted.root_metadata && self.root_access_changed(&root) {
@@ -208,7 +213,8 @@ impl Index {
         // file, held as such, costs no `openat`.
         if !by_folder && sorted.rescan.is_none() {
             let lost = events_folders.iter().find(|rel| {
-                tree.find(rel).is_none() && matches!(root.folder_beneath(Path::new(os_str(rel))), Ok(Some(_)))
+                tree.find_as(rel, self.names).is_none()
+                    && matches!(root.folder_beneath(Path::new(os_str(rel))), Ok(Some(_)))
             });
             if lost.is_some() {
                 let why = "an event named a folder by a path it no longer has";
@@ -351,7 +357,8 @@ impl Index {
     fn look_again(&self, folders: Vec<Vec<u8>>) {
         let Ok(root) = self.dir() else { return };
         let mut tree = unpoisoned(self.tree.write());
-        let start: Vec<Handle> = folders.iter().filter_map(|rel| tree.find(rel)).map(|id| tree.handle(id)).collect();
+        let start: Vec<Handle> =
+            folders.iter().filter_map(|rel| tree.find_as(rel, self.names)).map(|id| tree.handle(id)).collect();
         self.relist_below(&root, &mut tree, start);
         self.with_watches(|watches| watches.sweep(&tree));
         self.generation.fetch_add(1, Ordering::SeqCst);
@@ -383,6 +390,42 @@ mod tests {
         assert!(stats.last_rescan.unwrap().contains("overflow"));
         index.close();
         assert!(index.read().is_err() && index.stats().closed);
+    }
+
+    /// On a volume that folds case and normal form, an event may name a
+    /// file as `SRC/DEEP/A.TS`: what was learnt of `src/deep/a.ts` is
+    /// dropped all the same (a rewrite of the same size with its time set
+    /// back shows in nothing but that event).
+    #[test]
+    fn an_event_in_another_case_drops_what_was_learnt_of_the_file_on_a_folding_volume() {
+        use super::super::content::Learnt;
+        use super::super::testing::stop_keeper;
+        use crate::names::NameRule;
+        let learnt_after = |names: NameRule| {
+            let dir = temp(&format!("folding-{}", names.folds_case));
+            let index =
+                Index::open(dir.to_path_buf(), IndexOptions { names: Some(names), ..IndexOptions::default() }).unwrap();
+            stop_keeper(&index);
+            let (handle, meta) = {
+                let tree = unpoisoned(index.tree.read());
+                let id = tree.find(b"src/deep/a.ts").unwrap();
+                (tree.handle(id), tree.node(id).meta)
+            };
+            let sketch = crate::content_sketch::Sketcher::default().sketch(b"a");
+            let mut content = unpoisoned(index.content.write());
+            let epoch = content.epoch();
+            content.keep(epoch, vec![Learnt { handle, meta, sketch, contents: Some(b"a"[..].into()), stamp: None }]);
+            drop(content);
+            let written = notify::Event::new(notify::EventKind::Modify(notify::event::ModifyKind::Any))
+                .add_path(dir.join("SRC/DEEP/A.TS"));
+            index.apply(vec![Ok(written)]);
+            let still = unpoisoned(index.content.read()).get(handle, meta).is_some();
+            index.close();
+            still
+        };
+        assert!(!learnt_after(NameRule { folds_case: true, folds_form: true }));
+        // Read as bytes, the event names nothing the tree holds.
+        assert!(learnt_after(NameRule::EXACT));
     }
 
     #[test]

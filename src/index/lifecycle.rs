@@ -22,6 +22,7 @@ use crate::cancel::Cancel;
 use crate::dir::Dir;
 use crate::error::{clip, ErrorCode, FindError, Result};
 use crate::gitignore::{folders_above_on_disk, FolderRules, GitEnv};
+use crate::names::NameRule;
 use crate::path_bytes::os_str;
 use crate::shared::Shared;
 use crate::sync::{lock, unpoisoned};
@@ -61,6 +62,10 @@ pub struct IndexOptions {
     pub threads: Option<usize>,
     /// What tells the index of changes.
     pub watcher: WatcherChoice,
+    /// How the volume tells names apart, for the paths events give (see
+    /// `names`). `None`: as the OS says (`NameRule::of_volume`); a test sets
+    /// it to simulate a volume that folds case or normal form.
+    pub names: Option<NameRule>,
 }
 
 /// A live index: the tree, the rules above its root, and the thread that
@@ -109,6 +114,9 @@ pub struct Index {
     pub(super) bounds: Bounds,
     /// What tells it of changes, as `stats()` names it.
     watcher_name: &'static str,
+    /// How the volume tells names apart: an event may name an entry in
+    /// another case or normal form than its folder lists it.
+    pub(super) names: NameRule,
 }
 
 /// The id the next index opened takes.
@@ -178,7 +186,7 @@ impl Index {
         options: IndexOptions,
         new_watcher: impl FnOnce(&Path) -> Result<Arc<dyn Watcher>>,
     ) -> Result<Arc<Index>> {
-        let IndexOptions { caps, cache_dir, searched, max_entries, threads, watcher: _ } = options;
+        let IndexOptions { caps, cache_dir, searched, max_entries, threads, watcher: _, names } = options;
         let (dir, real_path) = crate::sandbox::open_search_dir(&logical_path)?;
         if max_entries.is_none() && holds_everything(&real_path) {
             return Err(everything_refused(&logical_path, &real_path));
@@ -188,6 +196,7 @@ impl Index {
         let identity = identity_of(&dir);
         let dir = Arc::new(dir);
         let watcher = new_watcher(&real_path)?;
+        let names = names.unwrap_or_else(|| NameRule::of_volume(&real_path));
         let git = GitEnv::from_process();
         let index = Arc::new(Index {
             logical_path,
@@ -211,6 +220,7 @@ impl Index {
             searched_rules: searched,
             bounds,
             watcher_name: watcher.name(),
+            names,
         });
         watcher.start(&index.real_path, &index.logical_path)?;
         // A watcher that watches folder by folder has each folder watched

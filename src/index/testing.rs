@@ -21,8 +21,17 @@ pub fn temp(name: &str) -> crate::testing::TempTree {
 
 /// An index of `dir` watched by `new_watcher`'s watcher, and that watcher.
 pub fn open_watched<W: Watcher + 'static>(dir: &Path, new_watcher: impl FnOnce(&Path) -> W) -> (Arc<Index>, Arc<W>) {
+    open_watched_with(dir, IndexOptions::default(), new_watcher)
+}
+
+/// `open_watched`, with `options`.
+pub fn open_watched_with<W: Watcher + 'static>(
+    dir: &Path,
+    options: IndexOptions,
+    new_watcher: impl FnOnce(&Path) -> W,
+) -> (Arc<Index>, Arc<W>) {
     let mut made = None;
-    let index = Index::open_with(dir.to_path_buf(), IndexOptions::default(), |root| {
+    let index = Index::open_with(dir.to_path_buf(), options, |root| {
         let watcher = Arc::new(new_watcher(root));
         made = Some(Arc::clone(&watcher));
         Ok(watcher as Arc<dyn Watcher>)

@@ -10,6 +10,7 @@
 
 use crate::entry::{EntryKind, Meta};
 use crate::gitignore::FolderRules;
+use crate::names::NameRule;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -197,6 +198,23 @@ impl Tree {
     /// The entry at `relative` (components separated by `/`), `ROOT` for "".
     pub fn find(&self, relative: &[u8]) -> Option<Id> {
         relative.split(|&b| b == b'/').filter(|c| !c.is_empty()).try_fold(ROOT, |at, name| self.child(at, name))
+    }
+
+    /// The entry at `relative` on a volume whose names are told apart by
+    /// `rule`: the entry of those bytes, else the one each of whose names is
+    /// the same name as the path's (an event may name an entry in another
+    /// case or normal form than its folder lists it).
+    pub fn find_as(&self, relative: &[u8], rule: NameRule) -> Option<Id> {
+        let exact = self.find(relative);
+        if exact.is_some() || !rule.folds() {
+            return exact;
+        }
+        relative.split(|&b| b == b'/').filter(|c| !c.is_empty()).try_fold(ROOT, |at, name| {
+            self.child(at, name).or_else(|| {
+                let key = rule.key(name);
+                self.node(at).children.iter().copied().find(|&c| rule.key(self.name(c)) == key)
+            })
+        })
     }
 
     /// Adds `name` below `dir` (which must not hold it yet).
