@@ -110,6 +110,7 @@ fn is_loop_errno(_: i32) -> bool {
 }
 
 /// How `Dir::open_dir_confined` keeps a path beneath its folder.
+#[cfg(unix)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Beneath {
     /// `openat2` with `RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS` (Linux 5.6
@@ -234,13 +235,17 @@ mod unix {
     use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
     use std::os::unix::ffi::OsStrExt;
     use std::path::{Path, PathBuf};
-    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::atomic::AtomicBool;
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    use std::sync::atomic::Ordering;
 
     /// An open directory descriptor.
     #[derive(Debug)]
     pub struct Dir {
         fd: OwnedFd,
-        /// Listed before: the read offset must go back to the start.
+        /// Listed before: the read offset must go back to the start (the
+        /// Linux listing reads it; the others list through a stream of their own).
+        #[cfg_attr(not(any(target_os = "linux", target_os = "android")), allow(dead_code))]
         listed: AtomicBool,
     }
 

@@ -167,17 +167,66 @@ pub fn real_path(p: &Path) -> PathBuf {
 }
 
 /// Fails with `outside-root` unless `logical` lies inside one of `roots`,
-/// both as written and once symlinks are resolved.
+/// both as written and once symlinks are resolved. On Unix "as written" is
+/// the path's text; on Windows, where one folder has many texts (8.3 short
+/// names, case, `\\?\` and UNC forms), it is a folder on the path that is
+/// a root by identity (see `on_a_root`).
 pub fn check_roots(logical: &Path, roots: &[PathBuf]) -> Result<()> {
-    let inside_lexically = roots.iter().any(|r| logical.starts_with(r));
-    if inside_lexically && inside_really(&real_path(logical), roots) {
+    let mut inside_as_written = roots.iter().any(|r| logical.starts_with(r));
+    if cfg!(windows) && !inside_as_written {
+        inside_as_written = on_a_root(logical, &identities(roots), identify);
+    }
+    if inside_as_written && inside_really(&real_path(logical), roots) {
         return Ok(());
     }
-    Err(outside_roots(logical, roots, inside_lexically))
+    Err(outside_roots(logical, roots, inside_as_written))
 }
 
+/// Whether the real path `real` lies in one of `roots`: by the real paths'
+/// text on Unix (where `open_confined` then checks by identity), by
+/// identity on Windows.
 pub fn inside_really(real: &Path, roots: &[PathBuf]) -> bool {
-    roots.iter().any(|r| real.starts_with(real_path(r)))
+    match cfg!(windows) {
+        true => on_a_root(real, &identities(roots), identify),
+        false => roots.iter().any(|r| real.starts_with(real_path(r))),
+    }
+}
+
+/// What a folder is, whatever its path's text: `(st_dev, st_ino)` on Unix,
+/// the volume serial number and file ID on Windows (`same_file::Handle`,
+/// which holds the folder open).
+#[cfg(unix)]
+type Identity = (u64, u64);
+#[cfg(windows)]
+type Identity = same_file::Handle;
+#[cfg(not(any(unix, windows)))]
+type Identity = PathBuf;
+
+/// The identity of the folder (or file) at `path`, following links.
+fn identify(path: &Path) -> std::io::Result<Identity> {
+    #[cfg(unix)]
+    return Dir::open(path)?.identity();
+    #[cfg(windows)]
+    return same_file::Handle::from_path(path);
+    #[cfg(not(any(unix, windows)))]
+    return std::fs::canonicalize(path);
+}
+
+/// The identities of the roots that can be opened (one that cannot holds nothing to search).
+fn identities(roots: &[PathBuf]) -> Vec<Identity> {
+    roots.iter().filter_map(|r| identify(r).ok()).collect()
+}
+
+/// Whether `path` or a folder above it is one of the folders `roots` by
+/// identity, as `identify` tells it: how two texts of one folder are found
+/// to be one, on any platform. A part of the path that cannot be opened is
+/// passed over (a missing tail is judged by what lies above it).
+pub fn on_a_root<I: PartialEq>(path: &Path, roots: &[I], identify: impl Fn(&Path) -> std::io::Result<I>) -> bool {
+    !roots.is_empty()
+        && path
+            .ancestors()
+            .filter(|a| !a.as_os_str().is_empty())
+            .any(|a| identify(a).is_ok_and(|id| roots.contains(&id)))
 }
 
 pub fn outside_roots(logical: &Path, roots: &[PathBuf], inside_lexically: bool) -> FindError {
@@ -268,12 +317,17 @@ fn beneath_a_root(
     Ok(None)
 }
 
-/// Off Unix: the path strings of the search path and of the opened folder.
+/// Off Unix: the search path and its real path (junctions and links
+/// resolved by the OS) each inside a root by identity (`check_roots`), and
+/// the folder the path opened the same, by identity, as the one at its
+/// real path. The walk then goes by path (see docs/RELIABILITY.md for what
+/// that leaves open).
 #[cfg(not(unix))]
 pub fn open_confined(logical: &Path, roots: &[PathBuf]) -> Result<(Dir, PathBuf)> {
     check_roots(logical, roots)?;
     let (dir, real) = open_search_dir(logical)?;
-    if !inside_really(&real, roots) {
+    let same = matches!((identify(logical), identify(&real)), (Ok(a), Ok(b)) if a == b);
+    if !same || !inside_really(&real, roots) {
         return Err(outside_roots(logical, roots, true));
     }
     Ok((dir, real))
@@ -436,6 +490,64 @@ mod tests {
         }
         assert_eq!(open_confined(&root.join("out"), &roots).unwrap_err().code, ErrorCode::OutsideRoot);
         assert_eq!(open_confined(&root.join("missing"), &roots).unwrap_err().code, ErrorCode::NotFound);
+    }
+
+    /// One folder under many texts, as Windows has them (8.3 short names,
+    /// case, verbatim and UNC forms), told apart by identity only: the
+    /// identities here are a table, so the logic runs with those forms on
+    /// any platform.
+    #[test]
+    fn a_root_is_found_on_a_path_by_identity_whatever_its_text() {
+        let table: &[(&str, u32)] = &[
+            ("C:/Program Files/app", 1),
+            ("C:/PROGRA~1/app", 1),
+            ("c:/program files/APP", 1),
+            ("//?/C:/Program Files/app", 1),
+            ("//localhost/C$/Program Files/app", 1),
+            ("C:/Program Files/app/src", 2),
+            ("C:/PROGRA~1/app/src", 2),
+            ("C:/Program Files", 3),
+            ("C:/Other", 4),
+            ("C:/Program Files/app/junction", 4),
+        ];
+        let identify = |p: &Path| {
+            let text = p.to_str().unwrap();
+            table.iter().find(|(t, _)| *t == text).map(|&(_, id)| id).ok_or(std::io::ErrorKind::NotFound.into())
+        };
+        let root = [identify(Path::new("C:/Program Files/app")).unwrap()];
+        for inside in [
+            "C:/PROGRA~1/app/src",
+            "c:/program files/APP/new/file",
+            "//?/C:/Program Files/app/src",
+            "//localhost/C$/Program Files/app/x",
+            "C:/Program Files/app",
+        ] {
+            assert!(on_a_root(Path::new(inside), &root, identify), "{inside}");
+        }
+        // The folder a junction leads to is another, whatever its text says.
+        for outside in ["C:/Other/x", "C:/Program Files/other", "C:/Program Files", "D:/app"] {
+            assert!(!on_a_root(Path::new(outside), &root, identify), "{outside}");
+        }
+        assert!(!on_a_root(Path::new("C:/Program Files/app/src"), &[] as &[u32], identify));
+    }
+
+    /// The same logic with the OS's identities: a root named through a
+    /// symlinked parent (macOS's `/var` and `/private/var`) is found on the
+    /// real path, and a link leading out is not inside.
+    #[cfg(unix)]
+    #[test]
+    fn a_root_is_found_on_a_path_by_the_identity_the_os_gives() {
+        let dir = crate::testing::TempTree::new("on-a-root");
+        std::fs::create_dir_all(dir.join("private/var/project/src")).unwrap();
+        std::fs::create_dir_all(dir.join("outside")).unwrap();
+        std::os::unix::fs::symlink(dir.join("private/var"), dir.join("var")).unwrap();
+        std::os::unix::fs::symlink(dir.join("outside"), dir.join("private/var/project/out")).unwrap();
+        let roots = identities(&[dir.join("var/project")]);
+        assert_eq!(roots.len(), 1);
+        assert!(on_a_root(&dir.join("private/var/project/src"), &roots, identify));
+        assert!(on_a_root(&dir.join("var/project/src/missing/x"), &roots, identify));
+        assert!(!on_a_root(&real_path(&dir.join("var/project/out")), &roots, identify));
+        assert!(!on_a_root(&dir.join("private/var"), &roots, identify));
     }
 
     #[test]

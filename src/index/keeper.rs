@@ -428,6 +428,27 @@ mod tests {
         assert!(learnt_after(NameRule::EXACT));
     }
 
+    /// A case-only rename on a folding volume, told as FSEvents tells it:
+    /// both paths in the new case, as renames that cannot be paired.
+    #[test]
+    fn a_case_only_rename_on_a_folding_volume_is_seen() {
+        use super::super::testing::{held_paths, stop_keeper};
+        use crate::names::NameRule;
+        let dir = temp("case-rename");
+        let names = Some(NameRule { folds_case: true, folds_form: true });
+        let index = Index::open(dir.to_path_buf(), IndexOptions { names, ..IndexOptions::default() }).unwrap();
+        stop_keeper(&index);
+        fs::rename(dir.join("src/deep"), dir.join("src/Deep")).unwrap();
+        fs::rename(dir.join("src/Deep/a.ts"), dir.join("src/Deep/A.ts")).unwrap();
+        let renamed = |rel: &str| {
+            let kind = notify::EventKind::Modify(notify::event::ModifyKind::Name(notify::event::RenameMode::Any));
+            Ok(notify::Event::new(kind).add_path(dir.join(rel)))
+        };
+        index.apply(vec![renamed("src/Deep/A.ts"), renamed("src/Deep")]);
+        assert_eq!(held_paths(&index), [".gitignore", "src", "src/Deep", "src/Deep/A.ts"]);
+        index.close();
+    }
+
     #[test]
     fn a_panic_in_the_keeper_is_caught_and_the_tree_walked_again() {
         let dir = temp("panic");

@@ -354,6 +354,7 @@ impl SavedSketches {
 
     /// The records of `checked` below the folder at `below` (relative to
     /// the file's root, "" for the root itself), looked up by the rest.
+    #[cfg(unix)]
     fn of(checked: Checked, below: &[u8], file: PathBuf) -> SavedSketches {
         let skip = if below.is_empty() { 0 } else { below.len() + 1 };
         let inside =

@@ -212,6 +212,7 @@ pub fn new_watcher(choice: WatcherChoice, root: &Path) -> Result<Arc<dyn Watcher
 /// The failure to start watching `folder`. inotify answers EMFILE both for
 /// its own per-user limit on instances and for the process's open files, so
 /// the message names both rather than only "Too many open files".
+#[cfg(target_os = "linux")]
 pub fn cannot_watch(folder: &Path, e: &::notify::Error) -> FindError {
     let path = folder.to_string_lossy();
     let shown = clip(&path, 300);
@@ -230,7 +231,7 @@ pub fn cannot_watch(folder: &Path, e: &::notify::Error) -> FindError {
     FindError::new(ErrorCode::FsError, message)
 }
 
-#[cfg(test)]
+#[cfg(all(test, target_os = "linux"))]
 mod tests {
     use super::*;
 

@@ -263,10 +263,10 @@ mod tests {
         std::fs::write(tree.join(".git/info/exclude"), b"y").unwrap();
         assert_eq!(paths(&differences(&first, &look(&tree))), ["a.txt", "b.txt", "exclude", "new.txt", "sub"]);
         // A mode changed, nothing else.
-        let second = look(&tree);
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
+            let second = look(&tree);
             std::fs::set_permissions(tree.join("sub/new.txt"), std::fs::Permissions::from_mode(0o600)).unwrap();
             assert_eq!(paths(&differences(&second, &look(&tree))), ["new.txt"]);
         }
