@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 
-import { formatSearchResult, memoryReader, openIndex, searchFiles } from '../index.mjs'
+import { FindFilesError, createTools, formatSearchResult, memoryReader, openIndex, searchFiles } from '../index.mjs'
 import { tmpTree } from './helpers.mjs'
 
 const FILES = {
@@ -127,4 +127,29 @@ test('files and count output modes give the same hint', async (t) => {
     const r = await everywhere(t, { pattern: 'foo(bar)', outputMode })
     assert.match(r.notice ?? '', /literal text is in `src\/call\.js`/, outputMode)
   }
+})
+
+test("an unbalanced `(` (`foo(`): invalid-pattern naming `literal: true`, and the call that follows it finds `foo(`", async (t) => {
+  const root = tmpTree(t, FILES)
+  for (const query of [{ pattern: 'foo(' }, { patterns: ['bar', 'foo('] }]) {
+    const err = await searchFiles({ ...query, cwd: root }).then(() => null, (e) => e)
+    assert.ok(err instanceof FindFilesError, JSON.stringify(query))
+    assert.equal(err.code, 'invalid-pattern')
+    assert.match(err.message, /unclosed group; to search for the text as written, set `literal: true` \(or escape the `\(` as `\\\(`\)$/)
+  }
+  const found = await searchFiles({ pattern: 'foo(', literal: true, cwd: root })
+  assert.deepEqual(found.matches.map((m) => [m.file, m.match]), [['src/call.js', 'const r = foo(bar)']])
+  // The same through the tools a model calls: the error text, then the answer.
+  const tools = createTools({ cwd: root })
+  const refused = await tools.call('search_files', { pattern: 'foo(' })
+  assert.equal(refused.isError, true)
+  assert.match(refused.text, /^Error \(invalid-pattern\): .*set `literal: true`/s)
+  const next = await tools.call('search_files', { pattern: 'foo(', literal: true })
+  assert.equal(next.isError, false)
+  assert.match(next.text, /src\/call\.js\n1: const r = foo\(bar\)/)
+  // Other unbalanced characters name the one to escape; an escaped one is fine.
+  for (const [pattern, ch] of [['foo)', ')'], ['a[b', '['], ['x{2', '{'], ['*foo', '*']]) {
+    await assert.rejects(searchFiles({ pattern, cwd: root }), (e) => e.code === 'invalid-pattern' && e.message.includes(`set \`literal: true\` (or escape the \`${ch}\` as \`\\${ch}\`)`))
+  }
+  assert.equal((await searchFiles({ pattern: 'foo\\(', cwd: root })).matchCount, 1)
 })

@@ -262,9 +262,11 @@ fn engine<P: AsRef<str>>(patterns: &[P], modes: Modes) -> Result<Engine> {
         Err(e) => {
             let text = e.to_string();
             // Line by line, a line end cannot be matched: say how it can.
+            // A pattern that does not parse (`foo(`) was most likely meant
+            // as text: say how to search for it as written.
             let hint = match !modes.multiline && text.contains(r#""\n" is not allowed"#) {
-                true => "; to match across lines, set `multiline: true`",
-                false => "",
+                true => "; to match across lines, set `multiline: true`".to_string(),
+                false => literal_hint(patterns).unwrap_or_default(),
             };
             Err(FindError::invalid_pattern(format!(
                 "invalid regex (Rust `regex` syntax, as ripgrep's; {}): {}{hint}",
@@ -302,10 +304,30 @@ fn pcre2<P: AsRef<str>>(patterns: &[P], modes: Modes) -> Result<grep_pcre2::Rege
     builder.build_many(patterns).map_err(|e| {
         FindError::invalid_pattern(format!(
             "invalid regex (it uses lookaround or a backreference, so it is read as PCRE2 syntax, as `rg -P` \
-             reads it; {}): {}",
+             reads it; {}): {}; {LITERAL_HINT} (or escape its special characters with `\\`)",
             if modes.multiline { "a match may span lines" } else { "searched line by line" },
             clip(&e.to_string(), 600)
         ))
+    })
+}
+
+/// What a model reads when its pattern does not parse as a regex: the most
+/// common case is text with a regex character in it (`foo(`), so it is told
+/// the option that searches for the text as written.
+const LITERAL_HINT: &str = "to search for the text as written, set `literal: true`";
+
+/// For the first of `patterns` the regex parser refuses (an unbalanced `(`,
+/// `[` or `{`, a `*` with nothing before it, a trailing `\`): the hint that
+/// names `literal: true`, and the character to escape otherwise.
+fn literal_hint<P: AsRef<str>>(patterns: &[P]) -> Option<String> {
+    patterns.iter().find_map(|p| {
+        let p = p.as_ref();
+        let e = regex_syntax::ast::parse::Parser::new().parse(p).err()?;
+        let escape = match p.get(e.span().start.offset..).and_then(|rest| rest.chars().next()) {
+            Some(c) if r"()[]{}*+?|\.^$".contains(c) => format!("escape the `{c}` as `\\{c}`"),
+            _ => "escape its special characters with `\\`".to_string(),
+        };
+        Some(format!("; {LITERAL_HINT} (or {escape})"))
     })
 }
 
@@ -323,6 +345,26 @@ mod tests {
             assert!(e.message.contains("use smaller counts"), "{}", e.message);
         }
         assert!(ContentMatcher::new(r"\w{100}", true).is_ok());
+    }
+
+    #[test]
+    fn a_pattern_that_does_not_parse_names_literal_and_what_to_escape() {
+        for (p, escape) in [
+            ("foo(", "escape the `(` as `\\(`"),
+            ("foo)", "escape the `)` as `\\)`"),
+            ("a[b", "escape the `[` as `\\[`"),
+            ("x{2", "escape the `{` as `\\{`"),
+            ("*foo", "escape the `*` as `\\*`"),
+            ("foo(?=bar", "escape its special characters with `\\`"),
+        ] {
+            let e = ContentMatcher::new(p, true).unwrap_err();
+            assert_eq!(e.code, ErrorCode::InvalidPattern);
+            assert!(e.message.contains("to search for the text as written, set `literal: true`"), "{p}: {}", e.message);
+            assert!(e.message.contains(escape), "{p}: {}", e.message);
+        }
+        // Not a syntax error: the hint for it, and no word of `literal`.
+        let e = ContentMatcher::new(r"\w{1000}{1000}", true).unwrap_err();
+        assert!(!e.message.contains("literal"), "{}", e.message);
     }
 
     #[test]
