@@ -791,3 +791,109 @@ export interface Tools {
 
 /** Binds `find`, `findFiles`, `searchFiles` and the model tools to a workspace. */
 export declare function createTools(options?: WorkspaceOptions): Tools
+
+// ---------------------------------------------------------------------------
+// Agent frameworks (js/frameworks.js): each adapter takes the framework's own
+// factories, typed here by what the adapter needs of them, so the result has
+// the framework's own type and no framework's types are needed here.
+
+/** What `claudeAgentServer` needs of zod, 3 or 4 (`import { z } from 'zod'`). */
+export interface ZodLike {
+  string(): any
+  number(): any
+  boolean(): any
+  enum(values: any): any
+  union(types: any): any
+  array(type: any): any
+  object(shape: any): any
+}
+
+/** From '@anthropic-ai/claude-agent-sdk': `{ createSdkMcpServer, tool }`, and zod as `z`. */
+export interface ClaudeAgentSdkFactories<Server> {
+  createSdkMcpServer(options: { name: string; version?: string; tools?: any[] }): Server
+  tool(name: string, description: string, inputSchema: any, handler: (args: any, extra: unknown) => Promise<any>, extras?: any): unknown
+  z: ZodLike
+}
+
+/**
+ * An in-process MCP server for the Claude Agent SDK's `query({ options: {
+ * mcpServers: { files } } })`, serving find, search_files and explain_path
+ * (the model sees `mcp__files__find`, ...: the key under `mcpServers` names
+ * them). A refused call is a tool result with `isError: true`.
+ */
+export declare function claudeAgentServer<Server>(
+  tools: Tools,
+  sdk: ClaudeAgentSdkFactories<Server>,
+  options?: { /** The MCP server's name; default 'files'. */ name?: string },
+): Server
+
+/** A tool's parameters as the framework adapters pass them: a fresh, mutable copy of the JSON Schema. */
+export interface FrameworkToolSchema {
+  type: 'object'
+  properties: Record<string, any>
+  required: string[]
+  additionalProperties: false
+}
+
+/** A tool's parameters in OpenAI's strict mode: every property required, the optional ones nullable. */
+export interface StrictToolParameters {
+  type: 'object'
+  properties: Record<string, any>
+  required: string[]
+  additionalProperties: false
+}
+
+/** What `openaiAgentsTools` passes to the OpenAI Agents SDK's `tool()`. */
+export interface OpenAIAgentsToolOptions {
+  name: string
+  description: string
+  parameters: StrictToolParameters
+  strict: true
+  execute: (input: any, context?: any, details?: any) => Promise<string>
+  errorFunction: (context: any, error: any) => string
+}
+
+/**
+ * Strict `FunctionTool`s (find, search_files, explain_path) for an OpenAI
+ * Agents SDK `Agent({ tools })`, made by `tool` from '@openai/agents'. A
+ * refused call goes through the SDK's `errorFunction` as a tool error.
+ */
+export declare function openaiAgentsTools<T>(tools: Tools, sdk: { tool(options: OpenAIAgentsToolOptions): T }): T[]
+
+/** What `langchainTools` passes to LangChain's `tool(func, fields)`. */
+export interface LangChainToolFields {
+  name: string
+  description: string
+  schema: FrameworkToolSchema
+  verboseParsingErrors: boolean
+}
+
+/**
+ * Structured tools (find, search_files, explain_path) for LangChain.js, made
+ * by `tool` from '@langchain/core/tools'. Invoked with a tool call, a refused
+ * call answers a `ToolMessage` (from '@langchain/core/messages') with
+ * `status: 'error'`; with plain arguments it throws its FindFilesError.
+ */
+export declare function langchainTools<T>(
+  tools: Tools,
+  sdk: { tool(func: (input: any, config?: any) => Promise<any>, fields: LangChainToolFields): T; ToolMessage: new (fields: any) => unknown },
+): T[]
+
+/** What `mastraTools` passes to Mastra's `createTool()`. */
+export interface MastraToolOptions {
+  id: string
+  description: string
+  inputSchema: FrameworkToolSchema
+  mcp: { annotations: { title: string; readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean } }
+  execute: (input: any, context?: any) => Promise<string>
+}
+
+/**
+ * Tools for a Mastra `Agent({ tools })`, made by `createTool` from
+ * '@mastra/core/tools' (1.11 and later). A refused call throws in
+ * `execute`, which Mastra reports to the model as a tool error.
+ */
+export declare function mastraTools<T>(
+  tools: Tools,
+  sdk: { createTool(options: MastraToolOptions): T },
+): { find: T; search_files: T; explain_path: T }

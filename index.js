@@ -11,8 +11,10 @@ const { mountReader } = require('./js/readers/mount.js')
 const { openIndex } = require('./js/file-index.js')
 const { fileTypes } = require('./js/options.js')
 const { toolDefinitions, openaiTool, openaiResponsesTool, anthropicTool, vercelTool, createTools } = require('./js/tools.js')
+const { claudeAgentServer, openaiAgentsTools, langchainTools, mastraTools } = require('./js/frameworks.js')
 
 module.exports = {
   find, findFiles, searchFiles, explain, formatFindResult, formatSearchResult, FindFilesError, memoryReader, mountReader, openIndex,
   toolDefinitions, openaiTool, openaiResponsesTool, anthropicTool, vercelTool, createTools, fileTypes,
+  claudeAgentServer, openaiAgentsTools, langchainTools, mastraTools,
 }

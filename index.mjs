@@ -19,5 +19,9 @@ export const {
   vercelTool,
   createTools,
   fileTypes,
+  claudeAgentServer,
+  openaiAgentsTools,
+  langchainTools,
+  mastraTools,
 } = cjs
 export default cjs

@@ -23,7 +23,7 @@ const versionOf = (name) => JSON.parse(fs.readFileSync(path.join(REPO, 'node_mod
 // What a user needs, and nothing else.
 const EXPECTED_FILES = [
   'LICENSE', 'README.md', 'package.json', 'index.js', 'index.mjs', 'index.d.ts', 'index.d.mts', 'binding.js',
-  'js/columns.js', 'js/errors.js', 'js/file-index.js', 'js/format.js', 'js/mcp.js', 'js/native.js', 'js/options.js', 'js/policy.js', 'js/search.js', 'js/tools.js',
+  'js/columns.js', 'js/errors.js', 'js/file-index.js', 'js/format.js', 'js/frameworks.js', 'js/mcp.js', 'js/native.js', 'js/options.js', 'js/policy.js', 'js/search.js', 'js/tools.js',
   'js/util.js', 'js/readers/adapter.js', 'js/readers/fs-errors.js', 'js/readers/memory.js', 'js/readers/mount.js', 'js/readers/paths.js',
   'bin/agent-find', 'bin/agent-find.js', 'bin/install.js', ...NODE_FILES, ...CLI_FILES,
 ].sort()
@@ -223,8 +223,9 @@ describe('npm pack, then npm install the tarball in a fresh project', { skip: NO
     assert.equal(r.tool, r.text)
     assert.deepEqual(r.toolNames, ['find', 'search_files', 'explain_path'])
     assert.deepEqual(r.exports, [
-      'FindFilesError', 'anthropicTool', 'createTools', 'default', 'explain', 'fileTypes', 'find', 'findFiles', 'formatFindResult',
-      'formatSearchResult', 'memoryReader', 'mountReader', 'openIndex', 'openaiResponsesTool', 'openaiTool', 'searchFiles', 'toolDefinitions', 'vercelTool',
+      'FindFilesError', 'anthropicTool', 'claudeAgentServer', 'createTools', 'default', 'explain', 'fileTypes', 'find', 'findFiles', 'formatFindResult',
+      'formatSearchResult', 'langchainTools', 'mastraTools', 'memoryReader', 'mountReader', 'openIndex', 'openaiAgentsTools', 'openaiResponsesTool',
+      'openaiTool', 'searchFiles', 'toolDefinitions', 'vercelTool',
     ])
   })
 

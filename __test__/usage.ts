@@ -44,6 +44,17 @@ import {
   openaiResponsesTool,
   anthropicTool,
   vercelTool,
+  claudeAgentServer,
+  openaiAgentsTools,
+  langchainTools,
+  mastraTools,
+  type ClaudeAgentSdkFactories,
+  type FrameworkToolSchema,
+  type LangChainToolFields,
+  type MastraToolOptions,
+  type OpenAIAgentsToolOptions,
+  type StrictToolParameters,
+  type ZodLike,
   type AnthropicTool,
   type FindToolArgs,
   type JsonSchema,
@@ -409,4 +420,23 @@ export async function toolUsage(): Promise<string[]> {
     String(found.matched), ...files, ...files2, String(content.matches.length), String(counted.counts.length),
     String(named.files.length), String(any.matchCount), String(isError), String(lists.length), wrong,
   ]
+}
+
+// The framework adapters with factories of the shapes they need (the real
+// frameworks' types: frameworks-usage.ts): each returns what its factory returns.
+export function frameworkAdapterUsage(z: ZodLike): string[] {
+  const tools = createTools({ cwd: '/workspace' })
+  const claude: ClaudeAgentSdkFactories<{ type: 'sdk'; name: string }> = {
+    createSdkMcpServer: ({ name }) => ({ type: 'sdk', name }),
+    tool: (name, description, inputSchema, handler) => ({ name, description, inputSchema, handler }),
+    z,
+  }
+  const server: { type: 'sdk'; name: string } = claudeAgentServer(tools, claude, { name: 'files' })
+  const strict: { name: string; parameters: StrictToolParameters }[] = openaiAgentsTools(tools, { tool: (o: OpenAIAgentsToolOptions) => ({ name: o.name, parameters: o.parameters }) })
+  const chains: LangChainToolFields[] = langchainTools(tools, { tool: (_func, fields) => fields, ToolMessage: class { constructor(readonly fields: unknown) {} } })
+  const mastra: { find: MastraToolOptions; search_files: MastraToolOptions; explain_path: MastraToolOptions } = mastraTools(tools, { createTool: (o) => o })
+  const schema: FrameworkToolSchema = mastra.find.inputSchema
+  // @ts-expect-error: the Claude Agent SDK's tool() takes a zod shape, so zod is required
+  claudeAgentServer(tools, { createSdkMcpServer: claude.createSdkMcpServer, tool: claude.tool })
+  return [server.name, ...strict.map((t) => t.name), ...chains.map((c) => c.name), schema.type]
 }

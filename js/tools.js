@@ -16,6 +16,14 @@ const native = require('./native.js')
 const { optionsOf, parametersOf, HOST_FIXED } = require('./options.js')
 const { openIndex, FileIndex } = require('./file-index.js')
 
+/**
+ * Where a `createTools` object keeps its `runTool(name, args, signal)`: the
+ * model text, or the FindFilesError a refused call throws. The framework
+ * adapters (js/frameworks.js) use it to hand a refusal to each framework as
+ * the error kind it knows; it is not part of the public surface.
+ */
+const RUN_TOOL = Symbol('agent-find.runTool')
+
 // ---------------------------------------------------------------------------
 // Tool definitions
 
@@ -365,6 +373,7 @@ function createTools(options = {}) {
       TOOL_NAMES.map((n) => [n, vercelTool(toolDefinitions[n], (input, opts) => runTool(n, input, opts && opts.abortSignal))]),
     ),
   }
+  Object.defineProperty(tools, RUN_TOOL, { value: runTool })
   return tools
 }
 
@@ -437,4 +446,4 @@ function liveIndexes(options, folders) {
   }
 }
 
-module.exports = { toolDefinitions, openaiTool, openaiResponsesTool, anthropicTool, vercelTool, createTools, HOST_FIXED }
+module.exports = { toolDefinitions, openaiTool, openaiResponsesTool, anthropicTool, vercelTool, createTools, HOST_FIXED, RUN_TOOL, TOOL_NAMES }
