@@ -311,6 +311,22 @@ describe('agent-find mcp: the command line', () => {
     assert.match(main.stdout, /agent-find mcp --root DIR/, 'the main help mentions the subcommand')
   })
 
+  test("--help shows the README's command and client config, and no SDK to install first", () => {
+    const help = spawnSync(process.execPath, [BIN, 'mcp', '--help'], { encoding: 'utf8' }).stdout
+    const readme = fs.readFileSync(path.join(REPO, 'README.md'), 'utf8')
+    const api = fs.readFileSync(path.join(REPO, 'docs', 'API.md'), 'utf8')
+    assert.match(readme, /npx -y agent-find mcp --root /)
+    assert.match(help, /npx -y agent-find mcp --root DIR/)
+    assert.doesNotMatch(help, /Needs @modelcontextprotocol|"-p"/, 'npx -y agent-find mcp works alone')
+    // The client config in the help is the README's (and docs/API.md's), as JSON.
+    const config = (text) => JSON.parse(/^(?:Client config: )?(\{ "mcpServers": .*\})$/m.exec(text)?.[1] ?? 'null')
+    const want = config(readme)
+    assert.ok(want, "the README has the client config on one line")
+    assert.deepEqual(config(help), want)
+    assert.deepEqual(config(api), want)
+    assert.deepEqual(want.mcpServers.files.args.slice(0, 3), ['-y', 'agent-find', 'mcp'])
+  })
+
   test("require('agent-find') does not load the MCP SDK", () => {
     const out = execFileSync(process.execPath, [
       '-e',

@@ -135,8 +135,9 @@ Options:
   --no-index        answer every call with a fresh walk (no live index)
   -h, --help        show this help
 
-Needs @modelcontextprotocol/sdk: npm install agent-find @modelcontextprotocol/sdk
-Client config: { "command": "npx", "args": ["-y", "-p", "agent-find", "-p", "@modelcontextprotocol/sdk", "agent-find", "mcp", "--root", "/path/to/project"] }`
+Run it with npx -y agent-find mcp --root DIR: npx fetches the MCP SDK on first
+use (npm install agent-find @modelcontextprotocol/sdk makes it start faster).
+Client config: { "mcpServers": { "files": { "command": "npx", "args": ["-y", "agent-find", "mcp", "--root", "/path/to/project"] } } }`
 
 /**
  * Where npm exec installed its packages, when this runs under it: the folders
@@ -182,7 +183,7 @@ function loadSdk() {
     if (cause && cause.code === 'MODULE_NOT_FOUND' && /@modelcontextprotocol\/sdk/.test(cause.message)) {
       const error = new Error(
         'agent-find mcp needs the MCP SDK, an optional peer dependency: ' +
-          'npm install @modelcontextprotocol/sdk (or run it with npx -y -p agent-find -p @modelcontextprotocol/sdk agent-find mcp)',
+          'npm install @modelcontextprotocol/sdk (or run it with npx -y agent-find mcp, which fetches the SDK)',
         { cause },
       )
       error.code = 'missing-sdk'
