@@ -106,29 +106,20 @@ function reply(res, request, content) {
 }
 
 describe('Claude Agent SDK', () => {
-  let api, home
-  const saved = {}
+  let api
   before(async () => {
     api = await fakeMessagesApi()
-    home = makeTmp()
-    // What query() hands Claude Code: the scripted API, a key it never checks, a config folder of its own.
-    const env = {
-      ANTHROPIC_BASE_URL: api.url, ANTHROPIC_API_KEY: 'sk-ant-test', CLAUDE_CONFIG_DIR: path.join(home, 'config'),
+    // What query() hands Claude Code: the scripted API, a key it never checks, and a home and config
+    // folder of its own (the SDK and Claude Code write logs and sessions there). Kept for the rest of
+    // this test file's process: the SDK writes its debug log after a query has ended.
+    const home = makeTmp()
+    process.on('exit', () => removeTmp(home))
+    Object.assign(process.env, {
+      HOME: home, ANTHROPIC_BASE_URL: api.url, ANTHROPIC_API_KEY: 'sk-ant-test', CLAUDE_CONFIG_DIR: path.join(home, 'config'),
       CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_TELEMETRY: '1', DISABLE_AUTOUPDATER: '1', DISABLE_ERROR_REPORTING: '1',
-    }
-    for (const [k, v] of Object.entries(env)) {
-      saved[k] = process.env[k]
-      process.env[k] = v
-    }
+    })
   })
-  after(async () => {
-    for (const [k, v] of Object.entries(saved)) {
-      if (v === undefined) delete process.env[k]
-      else process.env[k] = v
-    }
-    await api.close()
-    removeTmp(home)
-  })
+  after(() => api.close())
 
   for (const { label, pkg, zods, rewrite } of VERSIONS) {
     describe(label, () => {
