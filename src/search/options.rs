@@ -574,7 +574,13 @@ mod tests {
         let e = parse_disk(&opts(&[("pattern", text(&format!("({}", "x".repeat(1 << 20))))])).unwrap_err();
         assert_eq!(e.code, ErrorCode::InvalidPattern);
         assert!(e.message.len() < 1024, "{} bytes", e.message.len());
-        assert!(e.message.ends_with("unclosed group"), "{}", e.message);
+        assert!(
+            e.message.ends_with(
+                "unclosed group; to search for the text as written, set `literal: true` (or escape the `(` as `\\(`)"
+            ),
+            "{}",
+            e.message
+        );
         let e = parse_disk(&opts(&[("pattern", text("*.py")), ("target", text("files")), ("fileGlob", text("*.py"))]))
             .unwrap_err();
         assert_eq!(e.code, ErrorCode::InvalidArgument);
