@@ -163,6 +163,15 @@ impl Sketch {
         self.shift
     }
 
+    /// Whether the filter is so full that it rules out little: a file too
+    /// large for the largest filter, more than half of whose bits are set
+    /// (then an absent trigram answers "maybe" more than one time in four).
+    pub fn rules_out_little(&self) -> bool {
+        let bits = self.words.len() * 64;
+        let set: usize = self.words.iter().map(|w| w.count_ones() as usize).sum();
+        bits == MAX_SKETCH_BITS && set * 2 > bits
+    }
+
     /// A sketch as saved (see `index::saved`): its words, `log2` of its
     /// bits, and whether its file is binary; `None` for an impossible size.
     pub fn from_saved(words: Vec<u64>, log2: u32, binary: bool) -> Option<Sketch> {
@@ -745,5 +754,8 @@ mod tests {
         let text: String = (0..200_000u32).map(|i| char::from_u32(0x4E00 + i % 20_000).unwrap()).collect();
         let sketch = Sketcher::default().sketch(text.as_bytes());
         assert!(sketch.bytes() <= MAX_SKETCH_BITS / 8 + 64);
+        assert!(sketch.rules_out_little());
+        let source = "fn main() {\n    let deadlock = Mutex::new(1);\n}\n".repeat(1_000);
+        assert!(!Sketcher::default().sketch(source.as_bytes()).rules_out_little());
     }
 }

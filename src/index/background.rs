@@ -8,8 +8,10 @@
 //! run at the lowest priority (`Lowered::Background`), wait while any call
 //! runs (`calls_in_flight`), stop at `close` (or once the index is dropped
 //! or broken) and when the sketch cap is reached. Memory is the sketches'
-//! own, within the layer's cap; contents are not kept (the first searches
-//! fill the cache, with what they read). What it learns goes through the
+//! own, within the layer's cap; contents are kept only of the files whose
+//! sketch rules out little (`Sketch::rules_out_little`: large bundles,
+//! which nearly every search would read), within the cache's cap; the
+//! first searches fill the cache with the rest of what they read. What it learns goes through the
 //! layer's `keep` with the epoch of its run, so a run that overlapped an
 //! event is dropped, as a query's is: a content search during the build is
 //! as exact as one without it (a file not yet sketched is read).
@@ -154,7 +156,7 @@ fn build_layer(weak: &Weak<Index>, stop: &AtomicBool) -> BuildState {
     if let Some(index) = weak.upgrade() {
         index.status.sketches.total.store(files.len(), Ordering::SeqCst);
         index.status.sketches.set(BuildState::Running);
-        index.load_saved(&stop_of(stop));
+        index.load_saved(thread_count().min(index.bounds.threads), &stop_of(stop));
     }
     let next = AtomicUsize::new(0);
     let ends: Vec<BuildState> = std::thread::scope(|scope| {
@@ -241,11 +243,16 @@ fn sketch_files(
             // Kept only when read as long as the tree says the file is: one
             // written to meanwhile is read again once its event comes.
             if contents.len() as u64 == meta.size {
+                let sketch = sketcher.sketch(&contents);
+                // A file whose filter rules out little (a large bundle) would
+                // be read by nearly every search: its contents are kept too,
+                // within the cache's cap, so the first search does not.
+                let keep = sketch.rules_out_little() && index.content().wants_contents(meta.size);
                 learnt.push(Learnt {
                     handle: *handle,
                     meta: *meta,
-                    sketch: sketcher.sketch(&contents),
-                    contents: None,
+                    sketch,
+                    contents: keep.then(|| contents.as_slice().into()),
                     stamp: stamp_of(&file, now_ns()).filter(|s| s.size == meta.size),
                 });
             }
@@ -299,7 +306,33 @@ mod tests {
         // names); not node_modules or ignored files.
         assert_eq!((stats.content_build.1, stats.content_build.2), (5, 5));
         assert_eq!(stats.content.sketched_files, 4, "the empty file is not sketched");
+        assert_eq!(stats.content.cached_files, 0, "no contents are kept of files a sketch rules out");
         index.close();
         assert_eq!(index.stats().content.sketched_files, 0);
+    }
+
+    /// A file too varied for the largest filter (a bundle) is kept whole,
+    /// within the cache's cap: nearly every search would read it.
+    #[test]
+    fn the_contents_of_a_file_a_sketch_rules_out_little_are_kept_within_the_cap() {
+        let varied: String = (0..200_000u32).map(|i| char::from_u32(0x4E00 + i % 20_000).unwrap()).collect();
+        let dir = crate::testing::TempTree::with(
+            "index-background-bundle",
+            &[("lib/bundle.js", varied.as_bytes()), ("src/a.ts", b"needle"), ("src/b.ts", b"other")],
+        );
+        let built = |contents: usize| {
+            let caps = crate::index::ContentCaps { contents, ..Default::default() };
+            let index = Index::open(dir.to_path_buf(), IndexOptions { caps, ..IndexOptions::default() }).unwrap();
+            let start = Instant::now();
+            while index.stats().content_build.0 != BuildState::Done {
+                assert!(start.elapsed() < Duration::from_secs(20), "{:?}", index.stats().content_build);
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            let size = index.stats().content;
+            index.close();
+            (size.sketched_files, size.cached_files, size.cached_bytes)
+        };
+        assert_eq!(built(1 << 20), (3, 1, varied.len()));
+        assert_eq!(built(1000), (3, 0, 0), "not past the cap");
     }
 }

@@ -162,12 +162,6 @@ fn remove_stale_temps(dir: &Path, target: &Path) {
     }
 }
 
-/// The records of the cache file of `root` in `dir`, in memory; why not,
-/// when it is missing or cannot be used.
-pub fn load(dir: &Path, root: &RootId) -> Result<Vec<Record>, String> {
-    Ok(read_checked(dir, root)?.map(|file| file.records().map(RecordView::to_record).collect()).unwrap_or_default())
-}
-
 /// The cache file of `root` in `dir`, read whole and checked; `None` when
 /// there is none, why not when it cannot be used.
 fn read_checked(dir: &Path, root: &RootId) -> Result<Option<Checked>, String> {
@@ -203,12 +197,6 @@ pub struct RecordView<'a> {
     pub path: &'a [u8],
     pub stamp: Stamp,
     pub sketch: SavedSketch<'a>,
-}
-
-impl RecordView<'_> {
-    fn to_record(self) -> Record {
-        Record { path: self.path.to_vec(), stamp: self.stamp, sketch: self.sketch.to_sketch() }
-    }
 }
 
 impl Checked {
@@ -494,12 +482,14 @@ impl super::Index {
     }
 
     /// Loads the saved sketches whose files are still what they were, into
-    /// the content layer (before the background build reads the rest).
-    pub(super) fn load_saved(&self, stop: &dyn Fn() -> bool) {
+    /// the content layer (before the background build reads the rest), on
+    /// up to `threads` threads.
+    pub(super) fn load_saved(&self, threads: usize, stop: &(dyn Fn() -> bool + Sync)) {
         let (Some(dir), Some(root)) = (&self.saved.dir, self.root_id()) else { return };
         crate::sync::lock(&self.saved.status).file = Some(file_for(dir, &root));
-        let records = match load(dir, &root) {
-            Ok(records) => records,
+        let checked = match read_checked(dir, &root) {
+            Ok(Some(checked)) => checked,
+            Ok(None) => return,
             Err(why) => {
                 crate::sync::lock(&self.saved.status).error = Some(why);
                 return;
@@ -510,13 +500,13 @@ impl super::Index {
         // kept only if none came (`keep` checks the epoch).
         let epoch = self.content().epoch();
         // The records whose file the tree holds as saved, looked up under
-        // the tree's lock; the files are opened after it is released (the
+        // the tree's lock; the files are looked at after it is released (the
         // keeper must not wait on this thread, at the lowest priority).
         let mut candidates = Vec::new();
         {
             let Ok(tree) = self.read_in_background() else { return };
-            for record in records {
-                let Some(id) = tree.find(&record.path) else { continue };
+            for record in checked.records() {
+                let Some(id) = tree.find(record.path) else { continue };
                 let node = tree.node(id);
                 let expected = crate::entry::Meta::from_stat(
                     false,
@@ -529,37 +519,26 @@ impl super::Index {
                 }
             }
         }
-        // Folder by folder: each opened once beneath the root (never through
-        // a symlink), its files' stamps read from it (`fstatat`), not each
-        // file opened through every folder on its path.
-        candidates.sort_unstable_by(|a, b| a.2.path.cmp(&b.2.path));
-        let mut learnt = Vec::new();
-        let mut open: Option<(Vec<u8>, Option<std::sync::Arc<crate::dir::Dir>>)> = None;
-        for (handle, meta, record) in candidates {
-            if stop() {
-                return;
-            }
-            let (parent, name) = match record.path.iter().rposition(|&b| b == b'/') {
-                Some(cut) => (&record.path[..cut], &record.path[cut + 1..]),
-                None => (&record.path[..0], &record.path[..]),
-            };
-            if open.as_ref().is_none_or(|(at, _)| at.as_slice() != parent) {
-                let dir = match parent.is_empty() {
-                    true => Some(std::sync::Arc::clone(&folder)),
-                    false => match folder.folder_beneath(Path::new(crate::path_bytes::os_str(parent))) {
-                        Ok(Some(dir)) => Some(std::sync::Arc::new(dir)),
-                        Ok(None) => Some(std::sync::Arc::clone(&folder)),
-                        Err(_) => None,
-                    },
-                };
-                open = Some((parent.to_vec(), dir));
-            }
-            let Some((_, Some(dir))) = &open else { continue };
-            if dir.stamp(crate::path_bytes::os_str(name)).ok() == Some(record.stamp) {
-                let (sketch, stamp) = (record.sketch, Some(record.stamp));
-                learnt.push(super::content::Learnt { handle, meta, sketch, contents: None, stamp });
-            }
+        // In path order, cut into one run a thread.
+        candidates.sort_unstable_by(|a, b| a.2.path.cmp(b.2.path));
+        let per_thread = candidates.len().div_ceil(threads.max(1)).max(1);
+        let learnt: Vec<Vec<super::content::Learnt>> = std::thread::scope(|scope| {
+            let runs: Vec<_> = candidates
+                .chunks(per_thread)
+                .map(|run| {
+                    let folder = &folder;
+                    scope.spawn(move || {
+                        crate::thread_priority::lower_this_thread(crate::thread_priority::Lowered::Background);
+                        still_stamped(folder, run, stop)
+                    })
+                })
+                .collect();
+            runs.into_iter().filter_map(|run| run.join().ok()).collect()
+        });
+        if stop() {
+            return;
         }
+        let learnt: Vec<super::content::Learnt> = learnt.into_iter().flatten().collect();
         let loaded = learnt.len();
         self.keep_learnt(epoch, learnt);
         crate::sync::lock(&self.saved.status).loaded = loaded;
@@ -598,6 +577,54 @@ impl super::Index {
     }
 }
 
+/// What of `run` (records in path order, with their files' handles and
+/// metadata in the tree) is still as saved: each folder opened once beneath
+/// `root` (never through a symlink) from its nearest opened ancestor, its
+/// files' stamps read from it (`fstatat`), not each file opened through
+/// every folder on its path.
+fn still_stamped(
+    root: &std::sync::Arc<crate::dir::Dir>,
+    run: &[(super::tree::Handle, crate::entry::Meta, RecordView<'_>)],
+    stop: &(dyn Fn() -> bool + Sync),
+) -> Vec<super::content::Learnt> {
+    use crate::path_bytes::os_str;
+    let mut learnt = Vec::new();
+    // The folders open, each below the one before it: ("", root) first.
+    let mut open: Vec<(&[u8], Option<std::sync::Arc<crate::dir::Dir>>)> =
+        vec![(&[], Some(std::sync::Arc::clone(root)))];
+    for (n, &(handle, meta, record)) in run.iter().enumerate() {
+        if n % 1024 == 0 && stop() {
+            return Vec::new();
+        }
+        let (parent, name) = match record.path.iter().rposition(|&b| b == b'/') {
+            Some(cut) => (&record.path[..cut], &record.path[cut + 1..]),
+            None => (&record.path[..0], record.path),
+        };
+        let below = |at: &[u8]| at.is_empty() || (parent.starts_with(at) && parent.get(at.len()) == Some(&b'/'));
+        while open.last().is_some_and(|(at, _)| *at != parent && !below(at)) {
+            open.pop();
+        }
+        let Some((at, from)) = open.last() else { continue };
+        if *at != parent {
+            let rest = &parent[if at.is_empty() { 0 } else { at.len() + 1 }..];
+            let opened = match from {
+                Some(from) => match from.folder_beneath(Path::new(os_str(rest))) {
+                    Ok(Some(dir)) => Some(std::sync::Arc::new(dir)),
+                    _ => None,
+                },
+                None => None,
+            };
+            open.push((parent, opened));
+        }
+        let Some((_, Some(dir))) = open.last() else { continue };
+        if dir.stamp(os_str(name)).ok() == Some(record.stamp) {
+            let (sketch, stamp) = (record.sketch.to_sketch(), Some(record.stamp));
+            learnt.push(super::content::Learnt { handle, meta, sketch, contents: None, stamp });
+        }
+    }
+    learnt
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -628,8 +655,11 @@ mod tests {
     fn what_is_saved_loads_back_and_any_change_of_a_byte_is_refused() {
         let saved = records();
         let bytes = encoded(&saved);
-        let loaded: Vec<Record> =
-            decode(bytes.clone(), &root()).unwrap().records().map(RecordView::to_record).collect();
+        let loaded: Vec<Record> = decode(bytes.clone(), &root())
+            .unwrap()
+            .records()
+            .map(|r| Record { path: r.path.to_vec(), stamp: r.stamp, sketch: r.sketch.to_sketch() })
+            .collect();
         assert_eq!(loaded.len(), saved.len());
         for (a, b) in saved.iter().zip(&loaded) {
             assert_eq!(
