@@ -36,10 +36,11 @@ const SETTLE_MS = 30_000
 /**
  * The watchers a seed can run under (AF_STRESS_WATCHERS, comma-separated): the platform's own,
  * `notify`'s recursive one (the event path of macOS and Windows) and the poller. The default is
- * `native,poll`: on Linux `notify`'s recursive watcher is its inotify backend, which reports what
- * happens in a folder moved away and back under the path it had while away, so the index cannot
- * place it (seed 2 of the CI run fails so); FSEvents and ReadDirectoryChangesW report paths as they
- * are. `AF_STRESS_WATCHERS=recursive` runs it.
+ * `native,poll`: on Linux `notify`'s recursive watcher is its inotify backend, which names what
+ * happens in a moved folder by the folder's old path for a while and can lose its watches of a
+ * folder moved into one it has just walked (docs/RELIABILITY.md); the index works around both, but
+ * a longer run (12 seeds x 10 rounds) still fails some seeds. FSEvents and ReadDirectoryChangesW
+ * report paths as they are. `AF_STRESS_WATCHERS=recursive` runs it.
  */
 const WATCHER_OPTIONS = { native: { watcher: 'native' }, recursive: { watcher: 'recursive' }, poll: { watcher: 'poll', pollIntervalMs: 50 } }
 

@@ -3,8 +3,9 @@
 //!
 //! A name can be stored in NFD (macOS HFS+ stores every name so; a file
 //! copied from there keeps it) while a model types NFC: the two look alike
-//! and are different bytes. Every pattern and every name is matched in NFC
-//! (`nfc`), on every platform, and shown as the OS lists it; unicode-
+//! and are different bytes. Every glob and every name it tests is matched
+//! in NFC (`nfc`), on every platform, and shown as the OS lists it (a
+//! JavaScript regex tests names as listed, as V8 would); unicode-
 //! normalization does the normalizing.
 //!
 //! A volume may also fold case (NTFS, APFS and HFS+ by default) and, on

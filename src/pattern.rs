@@ -108,8 +108,7 @@ impl NameMatcher {
                 pattern.len()
             )));
         }
-        // Names are matched in NFC (see `names`), so the pattern is too.
-        let pattern = &*crate::names::nfc_text(pattern);
+        // A JavaScript regex tests names as V8 would, as they are listed.
         if mode == PatternMode::BaseRegex {
             return Ok(NameMatcher {
                 mode,
@@ -120,6 +119,8 @@ impl NameMatcher {
                 normalized: pattern.to_string(),
             });
         }
+        // A glob's names are matched in NFC (see `names`), so the glob is too.
+        let pattern = &*crate::names::nfc_text(pattern);
         let normalized = normalize_glob(pattern);
         if normalized.is_empty() {
             return Err(FindError::invalid_argument(format!(
@@ -147,8 +148,9 @@ impl NameMatcher {
         self.regex.as_ref().and_then(JsRegex::failure)
     }
 
-    /// Tests an entry by its path relative to the search directory, in NFC
-    /// (a name stored in NFD is found by the pattern a model types).
+    /// Tests an entry by its path relative to the search directory: a glob
+    /// in NFC (a name stored in NFD is found by the glob a model types), a
+    /// regex on the name as listed (as V8 would test it).
     #[inline]
     pub fn is_match(&self, relative: &Path) -> bool {
         let candidate = match self.mode {
@@ -156,7 +158,7 @@ impl NameMatcher {
             PatternMode::BaseGlob | PatternMode::BaseRegex => relative.file_name().unwrap_or(relative.as_os_str()),
         };
         let bytes = os_bytes(candidate);
-        if bytes.is_ascii() {
+        if bytes.is_ascii() || self.mode == PatternMode::BaseRegex {
             return self.bytes_match(&bytes, candidate);
         }
         match crate::names::nfc(&bytes) {
@@ -469,9 +471,12 @@ mod tests {
             assert!(m(&format!("{pattern}.txt"), &format!("{name}.txt")), "{pattern:?} {name:?}");
             assert!(m(&format!("**/{pattern}*"), &format!("d/{name}.txt")));
             assert!(m("caf?.txt", &format!("{name}.txt")) && m("*\u{c9}.TXT", &format!("{name}.txt")));
-            let base = NameMatcher::new(&format!("^{pattern}\\."), PatternMode::BaseRegex, true).unwrap();
-            assert!(base.is_match(Path::new(&format!("d/{name}.txt"))));
         }
+        // A regex tests the name as listed, as V8 does: `é` is not `e` and a combining mark.
+        let base = NameMatcher::new(&format!("^{nfc}\\."), PatternMode::BaseRegex, true).unwrap();
+        assert!(
+            base.is_match(Path::new(&format!("d/{nfc}.txt"))) && !base.is_match(Path::new(&format!("d/{nfd}.txt")))
+        );
         assert!(!m("cafe.txt", &format!("{nfd}.txt")));
     }
 

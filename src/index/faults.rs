@@ -268,6 +268,14 @@ impl Watcher for Faulty {
     fn folder_watches(&self) -> Option<&dyn FolderWatches> {
         self.inner.folder_watches()
     }
+
+    fn names_stale_paths(&self) -> bool {
+        self.inner.names_stale_paths()
+    }
+
+    fn renew(&self, root: &Path) -> Result<()> {
+        self.inner.renew(root)
+    }
 }
 
 /// Every path below `root` on disk (not inside a `.git`), as the index holds them.

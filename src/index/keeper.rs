@@ -147,7 +147,10 @@ impl Index {
     pub(super) fn apply(&self, batch: Vec<Message>) -> Vec<Vec<u8>> {
         self.status.events.fetch_add(batch.len() as u64, Ordering::Relaxed);
         let Ok(root) = self.dir() else { return Vec::new() };
-        let sorted = Sorted::of(&self.real_path, batch);
+        let stale = self.watcher().is_some_and(|w| w.names_stale_paths());
+        let mut moves = stale.then(|| lock(&self.moves));
+        let mut sorted = Sorted::of(&self.real_path, batch, moves.as_deref_mut());
+        drop(moves);
         // A folder the OS would not watch (its limit): counted, as
         // comparing again would not make it watched.
         for error in sorted.watch_errors {
@@ -159,6 +162,17 @@ impl Index {
         for rel in &sorted.touched {
             if let Some(id) = tree.find_as(rel, self.names) {
                 content.forget(id);
+            }
+        }
+        // A folder moved, with a watcher that may have lost its watches of it
+        // (see `Watcher::names_stale_paths`): watched anew and compared whole.
+        if stale && sorted.rescan.is_none() {
+            let folder_moved = sorted.renamed.iter().any(|rel| {
+                tree.find_as(rel, self.names).is_some_and(|id| tree.node(id).kind == EntryKind::Dir)
+                    || matches!(root.folder_beneath(Path::new(os_str(rel))), Ok(Some(_)))
+            });
+            if folder_moved {
+                sorted.rescan = Some("a folder was moved, and this watcher may have lost its watches of it");
             }
         }
         let mut new_folders = Vec::new();
@@ -233,6 +247,10 @@ impl Index {
     pub(super) fn rescan(&self, root: &Arc<Dir>, tree: &mut Tree, content: &mut ContentLayer, why: &str) {
         self.status.rescans.fetch_add(1, Ordering::Relaxed);
         *lock(&self.status.last_rescan) = Some(why.to_string());
+        // Before the walk, so what changes after it raises events.
+        if let Some(Err(e)) = self.watcher().map(|w| w.renew(&self.real_path)) {
+            *lock(&self.status.last_error) = Some(e.message);
+        }
         match build(root, &self.real_path, &self.git, None, false, self.bounds) {
             Ok((fresh, linked)) => {
                 let old = std::mem::replace(tree, fresh);

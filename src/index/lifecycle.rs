@@ -117,6 +117,9 @@ pub struct Index {
     /// How the volume tells names apart: an event may name an entry in
     /// another case or normal form than its folder lists it.
     pub(super) names: NameRule,
+    /// The folder moves reported last, for a watcher that may name stale
+    /// paths (see `events::Moves`).
+    pub(super) moves: Mutex<super::events::Moves>,
 }
 
 /// The id the next index opened takes.
@@ -221,6 +224,7 @@ impl Index {
             bounds,
             watcher_name: watcher.name(),
             names,
+            moves: Mutex::default(),
         });
         watcher.start(&index.real_path, &index.logical_path)?;
         // A watcher that watches folder by folder has each folder watched

@@ -58,6 +58,25 @@ pub trait Watcher: Send + Sync {
         true
     }
 
+    /// Whether it may name an entry by the path it had before its folder was
+    /// moved, and lose its watches of a moved folder: `notify`'s inotify
+    /// backend labels what happens in a moved folder by the folder's old
+    /// path until it has watched it anew, and keeps its watches by path
+    /// while the kernel keeps one per folder, so a folder its walk of a new
+    /// folder found there (moved in before the walk) loses its watches when
+    /// the move's first half is read. The index then reads events through
+    /// the moves reported before them (`events::Moves`), and after a folder
+    /// is moved has it `renew` its watches and compares the whole tree again.
+    fn names_stale_paths(&self) -> bool {
+        false
+    }
+
+    /// Watches the whole folder anew, once every event already read is
+    /// handled (see `names_stale_paths`); before the tree is walked again.
+    fn renew(&self, _root: &Path) -> Result<()> {
+        Ok(())
+    }
+
     /// Its watches folder by folder, for a watcher that keeps them itself;
     /// `None` for one that watches the whole folder by itself (its events
     /// name paths, and it has no folder it could not watch).

@@ -63,6 +63,18 @@ impl Watcher for Recursive {
         self.name
     }
 
+    fn names_stale_paths(&self) -> bool {
+        self.name == "inotify"
+    }
+
+    /// `notify`'s `watch` is answered by its event thread once the events
+    /// it is handling are, so the watches it dropped meanwhile are made again.
+    fn renew(&self, root: &Path) -> Result<()> {
+        lock(&self.watcher)
+            .watch(root, RecursiveMode::Recursive)
+            .map_err(|e| FindError::new(ErrorCode::FsError, format!("cannot watch the folder anew: {e}")))
+    }
+
     fn start(&self, root: &Path, shown: &Path) -> Result<()> {
         if let Err(e) = lock(&self.watcher).watch(root, RecursiveMode::Recursive) {
             return Err(FindError::new(
