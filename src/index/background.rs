@@ -251,7 +251,7 @@ fn sketch_files(
                 learnt.push(Learnt {
                     handle: *handle,
                     meta: *meta,
-                    sketch,
+                    sketch: Some(sketch),
                     contents: keep.then(|| contents.as_slice().into()),
                     stamp: stamp_of(&file, now_ns()).filter(|s| s.size == meta.size),
                 });

@@ -54,7 +54,9 @@ struct Slot {
 pub struct Learnt {
     pub handle: Handle,
     pub meta: Meta,
-    pub sketch: Sketch,
+    /// `None`: the sketch the layer holds of this file is still right (a
+    /// search that read a sketched file for its contents).
+    pub sketch: Option<Sketch>,
     pub contents: Option<Box<[u8]>>,
     pub stamp: Option<Stamp>,
 }
@@ -224,6 +226,13 @@ impl ContentLayer {
             if same_file && contents.is_none() {
                 continue;
             }
+            // Its contents only, beside the sketch held.
+            let Some(sketch) = sketch else {
+                if same_file {
+                    self.add_contents(id, contents);
+                }
+                continue;
+            };
             if self.slots.len() <= id {
                 self.slots.resize_with(id + 1, || None);
             }
@@ -250,6 +259,19 @@ impl ContentLayer {
             }
         }
         true
+    }
+
+    /// Keeps `contents` for the file in slot `id`, which holds none, when there is room.
+    fn add_contents(&mut self, id: usize, contents: Option<Box<[u8]>>) {
+        let Some(c) = contents else { return };
+        if self.slots.get(id).and_then(Option::as_ref).is_none_or(|s| s.contents.is_some()) || !self.make_room(c.len())
+        {
+            return;
+        }
+        let Some(slot) = self.slots.get_mut(id).and_then(Option::as_mut) else { return };
+        self.cached_bytes += c.len();
+        self.cached.insert((c.len(), id as Id));
+        slot.contents = Some(c);
     }
 
     fn drop_contents(&mut self, id: usize) {
@@ -325,7 +347,13 @@ mod tests {
         let contents = vec![b'a' + (id % 26) as u8; size];
         let meta = Meta { size: size as u64, mtime_ms: 1.0 };
         let sketch = Sketcher::default().sketch(&contents);
-        Learnt { handle: Handle::for_test(id), meta, sketch, contents: Some(contents.into()), stamp: None }
+        Learnt {
+            handle: Handle::for_test(id),
+            meta,
+            sketch: Some(sketch),
+            contents: Some(contents.into()),
+            stamp: None,
+        }
     }
 
     fn cached(layer: &ContentLayer, id: Id, size: usize) -> bool {
@@ -379,6 +407,28 @@ mod tests {
         layer.keep(0, vec![again]);
         let meta = Meta { size: 100, mtime_ms: 1.0 };
         assert!(layer.get(Handle::for_test(3), meta).unwrap().contents.is_some());
+        assert_eq!((layer.size().cached_files, layer.size().sketched_files), (1, 1));
+    }
+
+    /// A search that read a sketched file for its contents hands them over
+    /// without a sketch: they are kept beside the sketch held, for that file only.
+    #[test]
+    fn contents_learnt_without_a_sketch_join_the_sketch_held() {
+        let mut layer = ContentLayer::new(ContentCaps { sketches: 1 << 20, contents: 10_000 });
+        let mut first = learnt(5, 100);
+        first.contents = None;
+        layer.keep(0, vec![first]);
+        assert!(!cached(&layer, 5, 100));
+        let mut again = learnt(5, 100);
+        again.sketch = None;
+        let version = layer.version();
+        layer.keep(0, vec![again]);
+        assert!(cached(&layer, 5, 100) && layer.version() == version, "the place of its sketch is unchanged");
+        assert_eq!((layer.size().cached_files, layer.size().sketched_files), (1, 1));
+        // A file with no sketch held gets nothing from contents alone.
+        let mut unknown = learnt(6, 100);
+        unknown.sketch = None;
+        layer.keep(0, vec![unknown]);
         assert_eq!((layer.size().cached_files, layer.size().sketched_files), (1, 1));
     }
 

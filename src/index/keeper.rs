@@ -432,7 +432,10 @@ mod tests {
             let sketch = crate::content_sketch::Sketcher::default().sketch(b"a");
             let mut content = unpoisoned(index.content.write());
             let epoch = content.epoch();
-            content.keep(epoch, vec![Learnt { handle, meta, sketch, contents: Some(b"a"[..].into()), stamp: None }]);
+            content.keep(
+                epoch,
+                vec![Learnt { handle, meta, sketch: Some(sketch), contents: Some(b"a"[..].into()), stamp: None }],
+            );
             drop(content);
             let written = notify::Event::new(notify::EventKind::Modify(notify::event::ModifyKind::Any))
                 .add_path(dir.join("SRC/DEEP/A.TS"));

@@ -353,7 +353,7 @@ impl KnownContents for SliceContents<'_> {
         self.learns && self.layer.wants_contents(size)
     }
 
-    fn remember(&self, at: usize, sketch: Sketch, contents: Option<Box<[u8]>>) {
+    fn remember(&self, at: usize, sketch: Option<Sketch>, contents: Option<Box<[u8]>>) {
         let (handle, meta) = (self.visible.handles[at], self.visible.metas[at]);
         self.pending.set(self.pending.get() + contents.as_ref().map_or(0, |c| c.len()));
         self.learnt.borrow_mut().push(Learnt { handle, meta, sketch, contents, stamp: None });

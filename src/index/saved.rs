@@ -618,7 +618,7 @@ fn still_stamped(
         }
         let Some((_, Some(dir))) = open.last() else { continue };
         if dir.stamp(os_str(name)).ok() == Some(record.stamp) {
-            let (sketch, stamp) = (record.sketch.to_sketch(), Some(record.stamp));
+            let (sketch, stamp) = (Some(record.sketch.to_sketch()), Some(record.stamp));
             learnt.push(super::content::Learnt { handle, meta, sketch, contents: None, stamp });
         }
     }

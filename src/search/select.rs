@@ -199,7 +199,7 @@ fn count_in_file(
             return None
         }
         Some(file) if sketching.wanted(entry, known.is_some()) => {
-            sketching.scan(searcher, regex, file, scan, relative, cancel, entry)?
+            sketching.scan(searcher, regex, file, scan, relative, cancel, entry, known.is_some())?
         }
         Some(file) => scan_file(searcher, regex, file, scan, relative, cancel)?,
         None => return Some(UNREAD),
@@ -365,9 +365,11 @@ impl Sketching {
 
     /// Reads `file` whole, hands its sketch (and its contents, when the
     /// index wants them) to `entry`, and searches it (not at all when the
-    /// sketch rules a match out). A file that cannot be read whole, or turns
-    /// out larger than a sketch covers, is searched as usual, which reports
-    /// any failure.
+    /// sketch rules a match out). A file the index has sketched already
+    /// (`sketched`: its sketch did not rule a match out, or it would not be
+    /// read) is not sketched again: sketching costs more than the search. A
+    /// file that cannot be read whole, or turns out larger than a sketch
+    /// covers, is searched as usual, which reports any failure.
     #[allow(clippy::too_many_arguments)]
     fn scan(
         &mut self,
@@ -378,6 +380,7 @@ impl Sketching {
         relative: &Path,
         cancel: &Cancel,
         entry: &Entry,
+        sketched: bool,
     ) -> Option<FileScan> {
         let Ok(mut file) = file else { return scan_file(searcher, regex, file, scan, relative, cancel) };
         self.contents.clear();
@@ -386,12 +389,17 @@ impl Sketching {
             let rewound = std::io::Seek::rewind(&mut file).map(|()| file);
             return scan_file(searcher, regex, rewound, scan, relative, cancel);
         }
-        let sketch = self.sketcher.get_or_insert_with(Box::default).sketch(&self.contents);
-        let ruled_out = regex.rules_out(&sketch);
         // Kept only when read as long as the index says the file is: one
         // written to meanwhile is read again once its event comes.
         let keep = entry.wants_contents() && entry.known_size() == Some(self.contents.len() as u64);
-        entry.remember(sketch, keep.then(|| self.contents.as_slice().into()));
+        let kept = keep.then(|| self.contents.as_slice().into());
+        if sketched {
+            entry.remember(None, kept);
+            return scan_read(searcher, regex, &self.contents, scan, relative, cancel);
+        }
+        let sketch = self.sketcher.get_or_insert_with(Box::default).sketch(&self.contents);
+        let ruled_out = regex.rules_out(&sketch);
+        entry.remember(Some(sketch), kept);
         match ruled_out {
             // Not searched, but counted as the search would have counted it.
             Some(RuledOut::Binary) => return FileScan::left_out(SkipReason::Binary),

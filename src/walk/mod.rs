@@ -292,9 +292,9 @@ pub trait KnownContents {
     /// Whether the contents of a file of `size` bytes, read now, would be
     /// kept in memory.
     fn wants_contents(&self, size: u64) -> bool;
-    /// Keeps `sketch`, made of entry `at`'s contents as just read, and the
-    /// contents when they were wanted.
-    fn remember(&self, at: usize, sketch: Sketch, contents: Option<Box<[u8]>>);
+    /// Keeps `sketch`, made of entry `at`'s contents as just read (`None`:
+    /// the one held is still right), and the contents when they were wanted.
+    fn remember(&self, at: usize, sketch: Option<Sketch>, contents: Option<Box<[u8]>>);
 }
 
 /// What a live index knows of one file's contents as they are now: that it
@@ -391,9 +391,10 @@ impl Entry<'_> {
         }
     }
 
-    /// Hands over a sketch made from this file's contents as just read, and
-    /// the contents if `wants_contents` said so.
-    pub fn remember(&self, sketch: Sketch, read: Option<Box<[u8]>>) {
+    /// Hands over a sketch made from this file's contents as just read
+    /// (`None`: the index's is still right), and the contents if
+    /// `wants_contents` said so.
+    pub fn remember(&self, sketch: Option<Sketch>, read: Option<Box<[u8]>>) {
         if let At::Indexed { at, contents, .. } = &self.0 {
             contents.remember(*at, sketch, read);
         }
