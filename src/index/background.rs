@@ -145,6 +145,12 @@ pub fn start(index: &Arc<Index>) {
 /// The whole build, on the lead thread; how it ended.
 fn build_layer(weak: &Weak<Index>, stop: &AtomicBool) -> BuildState {
     wait_while_calls(&|| stop.load(Ordering::SeqCst));
+    // The saved sketches first: a search soon after a process starts gains
+    // most from them.
+    if let Some(index) = weak.upgrade() {
+        index.status.sketches.set(BuildState::Running);
+        index.load_saved(thread_count().min(index.bounds.threads), &stop_of(stop));
+    }
     let files = {
         let Some(index) = weak.upgrade() else { return BuildState::Stopped };
         let rules = index.searched_rules.clone().unwrap_or_else(default_search_rules);
@@ -155,8 +161,6 @@ fn build_layer(weak: &Weak<Index>, stop: &AtomicBool) -> BuildState {
     };
     if let Some(index) = weak.upgrade() {
         index.status.sketches.total.store(files.len(), Ordering::SeqCst);
-        index.status.sketches.set(BuildState::Running);
-        index.load_saved(thread_count().min(index.bounds.threads), &stop_of(stop));
     }
     let next = AtomicUsize::new(0);
     let ends: Vec<BuildState> = std::thread::scope(|scope| {

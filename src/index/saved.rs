@@ -505,8 +505,19 @@ impl super::Index {
         let mut candidates = Vec::new();
         {
             let Ok(tree) = self.read_in_background() else { return };
+            // Records come folder by folder: the last folder's id is kept.
+            let mut last: Option<(&[u8], Option<super::tree::Id>)> = None;
             for record in checked.records() {
-                let Some(id) = tree.find(record.path) else { continue };
+                let (parent, name) = parent_and_name(record.path);
+                let folder = match last {
+                    Some((at, id)) if at == parent => id,
+                    _ => {
+                        let id = tree.find(parent);
+                        last = Some((parent, id));
+                        id
+                    }
+                };
+                let Some(id) = folder.and_then(|folder| tree.child(folder, name)) else { continue };
                 let node = tree.node(id);
                 let expected = crate::entry::Meta::from_stat(
                     false,
@@ -522,26 +533,22 @@ impl super::Index {
         // In path order, cut into one run a thread.
         candidates.sort_unstable_by(|a, b| a.2.path.cmp(b.2.path));
         let per_thread = candidates.len().div_ceil(threads.max(1)).max(1);
-        let learnt: Vec<Vec<super::content::Learnt>> = std::thread::scope(|scope| {
-            let runs: Vec<_> = candidates
-                .chunks(per_thread)
-                .map(|run| {
-                    let folder = &folder;
-                    scope.spawn(move || {
-                        crate::thread_priority::lower_this_thread(crate::thread_priority::Lowered::Background);
-                        still_stamped(folder, run, stop)
-                    })
-                })
-                .collect();
-            runs.into_iter().filter_map(|run| run.join().ok()).collect()
+        // Kept a part at a time, so a search made meanwhile gains from what
+        // is loaded so far.
+        let keep = |part: Vec<super::content::Learnt>| {
+            let count = part.len();
+            self.keep_learnt(epoch, part);
+            crate::sync::lock(&self.saved.status).loaded += count;
+        };
+        std::thread::scope(|scope| {
+            for run in candidates.chunks(per_thread) {
+                let (folder, keep) = (&folder, &keep);
+                scope.spawn(move || {
+                    crate::thread_priority::lower_this_thread(crate::thread_priority::Lowered::Background);
+                    still_stamped(folder, run, stop, keep)
+                });
+            }
         });
-        if stop() {
-            return;
-        }
-        let learnt: Vec<super::content::Learnt> = learnt.into_iter().flatten().collect();
-        let loaded = learnt.len();
-        self.keep_learnt(epoch, learnt);
-        crate::sync::lock(&self.saved.status).loaded = loaded;
     }
 
     /// Saves the content layer's stamped sketches, when anything changed
@@ -577,8 +584,17 @@ impl super::Index {
     }
 }
 
-/// What of `run` (records in path order, with their files' handles and
-/// metadata in the tree) is still as saved: each folder opened once beneath
+/// A record's path as its folder's path and its name.
+fn parent_and_name(path: &[u8]) -> (&[u8], &[u8]) {
+    match path.iter().rposition(|&b| b == b'/') {
+        Some(cut) => (&path[..cut], &path[cut + 1..]),
+        None => (&path[..0], path),
+    }
+}
+
+/// Hands `keep`, a part at a time, what of `run` (records in path order,
+/// with their files' handles and metadata in the tree) is still as saved:
+/// each folder opened once beneath
 /// `root` (never through a symlink) from its nearest opened ancestor, its
 /// files' stamps read from it (`fstatat`), not each file opened through
 /// every folder on its path.
@@ -586,20 +602,23 @@ fn still_stamped(
     root: &std::sync::Arc<crate::dir::Dir>,
     run: &[(super::tree::Handle, crate::entry::Meta, RecordView<'_>)],
     stop: &(dyn Fn() -> bool + Sync),
-) -> Vec<super::content::Learnt> {
+    keep: &(dyn Fn(Vec<super::content::Learnt>) + Sync),
+) {
     use crate::path_bytes::os_str;
+    /// Sketches handed to `keep` at once.
+    const PART: usize = 8192;
     let mut learnt = Vec::new();
     // The folders open, each below the one before it: ("", root) first.
     let mut open: Vec<(&[u8], Option<std::sync::Arc<crate::dir::Dir>>)> =
         vec![(&[], Some(std::sync::Arc::clone(root)))];
     for (n, &(handle, meta, record)) in run.iter().enumerate() {
         if n % 1024 == 0 && stop() {
-            return Vec::new();
+            return;
         }
-        let (parent, name) = match record.path.iter().rposition(|&b| b == b'/') {
-            Some(cut) => (&record.path[..cut], &record.path[cut + 1..]),
-            None => (&record.path[..0], record.path),
-        };
+        if learnt.len() >= PART {
+            keep(std::mem::take(&mut learnt));
+        }
+        let (parent, name) = parent_and_name(record.path);
         let below = |at: &[u8]| at.is_empty() || (parent.starts_with(at) && parent.get(at.len()) == Some(&b'/'));
         while open.last().is_some_and(|(at, _)| *at != parent && !below(at)) {
             open.pop();
@@ -622,7 +641,7 @@ fn still_stamped(
             learnt.push(super::content::Learnt { handle, meta, sketch, contents: None, stamp });
         }
     }
-    learnt
+    keep(learnt);
 }
 
 #[cfg(test)]
