@@ -15,15 +15,7 @@
 // shape more often than their factories' arguments do.
 
 const { FindFilesError } = require('./errors.js')
-const { toolDefinitions, RUN_TOOL, TOOL_NAMES } = require('./tools.js')
-
-/** What every tool here is, as MCP annotations say it (the same as `agent-find mcp`'s). */
-const READ_ONLY = Object.freeze({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false })
-
-const copy = (value) => JSON.parse(JSON.stringify(value))
-
-/** The text a model reads for a refused call: what `tools.call` gives. */
-const errorText = (error) => `Error (${error.code}): ${error.message}`
+const { toolDefinitions, RUN_TOOL, TOOL_NAMES, READ_ONLY, errorText, jsonCopy: copy } = require('./tools.js')
 
 /** The `runTool` of a `createTools` object; a TypeError for anything else. */
 function runnerOf(tools, adapter) {
@@ -88,7 +80,7 @@ function zodShape(parameters, z) {
  * `Error (code): message`.
  */
 function claudeAgentServer(tools, sdk, options = {}) {
-  const run = runnerOf(tools, 'claudeAgentServer')
+  runnerOf(tools, 'claudeAgentServer')
   needs('claudeAgentServer', sdk, ['createSdkMcpServer', 'tool'], "'@anthropic-ai/claude-agent-sdk'")
   const z = sdk.z
   if (!z || typeof z.object !== 'function' || typeof z.string !== 'function') {
@@ -100,7 +92,7 @@ function claudeAgentServer(tools, sdk, options = {}) {
   const serverTools = TOOL_NAMES.map((toolName) => {
     const definition = toolDefinitions[toolName]
     const handler = async (args, extra) => {
-      const { text, isError } = await answer(run, toolName, args, extra && extra.signal)
+      const { text, isError } = await tools.call(toolName, args, { signal: extra && extra.signal })
       return { content: [{ type: 'text', text }], isError }
     }
     return sdk.tool(toolName, definition.description, zodShape(definition.parameters, z), handler, {
@@ -108,16 +100,6 @@ function claudeAgentServer(tools, sdk, options = {}) {
     })
   })
   return sdk.createSdkMcpServer({ name, version, tools: serverTools })
-}
-
-/** `{ text, isError }` for one call, as `tools.call` answers it: only bugs reject. */
-async function answer(run, name, args, signal) {
-  try {
-    return { text: await run(name, args, signal), isError: false }
-  } catch (error) {
-    if (error instanceof FindFilesError) return { text: errorText(error), isError: true }
-    throw error
-  }
 }
 
 // ---------------------------------------------------------------------------

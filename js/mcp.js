@@ -195,7 +195,7 @@ function loadSdk() {
 
 /** Starts the server on stdin/stdout; resolves once it is connected. */
 async function serve({ roots, timeoutMs, index = true } = {}) {
-  const { createTools, toolDefinitions } = require('./tools.js')
+  const { createTools, toolDefinitions, READ_ONLY } = require('./tools.js')
   const { version } = require('../package.json')
   const { Server, StdioServerTransport, types } = loadSdk()
   const tools = createTools({ cwd: roots[0], roots, timeoutMs, index })
@@ -216,7 +216,7 @@ async function serve({ roots, timeoutMs, index = true } = {}) {
       title: d.title,
       description: d.description,
       inputSchema: d.parameters,
-      annotations: { title: d.title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+      annotations: { title: d.title, ...READ_ONLY },
     })),
   }))
 

@@ -97,7 +97,14 @@ const TOOL_NAMES = Object.keys(toolDefinitions)
 // ---------------------------------------------------------------------------
 // Adapters: a definition → the object each SDK takes (fresh copies, mutable)
 
-const copy = (value) => JSON.parse(JSON.stringify(value))
+/** A fresh, mutable copy of a JSON value (a definition's schema). */
+const jsonCopy = (value) => JSON.parse(JSON.stringify(value))
+
+/** What every tool here is, as MCP annotations say it: it only reads. */
+const READ_ONLY = Object.freeze({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false })
+
+/** The text a model reads for a refused call (its message already as a model should read it). */
+const errorText = (error) => `Error (${error.code}): ${error.message}`
 
 function checkDefinition(definition) {
   if (!definition || typeof definition.name !== 'string' || !definition.parameters) {
@@ -109,20 +116,20 @@ function checkDefinition(definition) {
 /** OpenAI Chat Completions: `{ type: 'function', function: { name, description, parameters } }`. */
 function openaiTool(definition) {
   const { name, description, parameters } = checkDefinition(definition)
-  return { type: 'function', function: { name, description, parameters: copy(parameters) } }
+  return { type: 'function', function: { name, description, parameters: jsonCopy(parameters) } }
 }
 
 /** OpenAI Responses API: `{ type: 'function', name, description, parameters, strict: false }`. */
 function openaiResponsesTool(definition) {
   const { name, description, parameters } = checkDefinition(definition)
   // `strict: true` would require every property in `required`; the options are optional.
-  return { type: 'function', name, description, parameters: copy(parameters), strict: false }
+  return { type: 'function', name, description, parameters: jsonCopy(parameters), strict: false }
 }
 
 /** Anthropic Messages API: `{ name, description, input_schema }`. */
 function anthropicTool(definition) {
   const { name, description, parameters } = checkDefinition(definition)
-  return { name, description, input_schema: copy(parameters) }
+  return { name, description, input_schema: jsonCopy(parameters) }
 }
 
 // The Vercel AI SDK recognises a schema by this global symbol (what its
@@ -136,7 +143,7 @@ const VERCEL_SCHEMA = Symbol.for('vercel.ai.schema')
 function vercelTool(definition, execute) {
   const { name, description, parameters } = checkDefinition(definition)
   if (execute !== undefined && typeof execute !== 'function') throw new TypeError('execute must be a function')
-  const schema = copy(parameters)
+  const schema = jsonCopy(parameters)
   const inputSchema = {
     [VERCEL_SCHEMA]: true,
     _type: undefined,
@@ -342,7 +349,7 @@ function createTools(options = {}) {
       try {
         return { text: await runTool(name, args, callOptions && callOptions.signal), isError: false }
       } catch (error) {
-        if (error instanceof FindFilesError) return { text: `Error (${error.code}): ${forModel(error.message)}`, isError: true }
+        if (error instanceof FindFilesError) return { text: errorText(error), isError: true }
         throw error
       }
     },
@@ -446,4 +453,7 @@ function liveIndexes(options, folders) {
   }
 }
 
-module.exports = { toolDefinitions, openaiTool, openaiResponsesTool, anthropicTool, vercelTool, createTools, HOST_FIXED, RUN_TOOL, TOOL_NAMES }
+module.exports = {
+  toolDefinitions, openaiTool, openaiResponsesTool, anthropicTool, vercelTool, createTools, HOST_FIXED,
+  RUN_TOOL, TOOL_NAMES, READ_ONLY, errorText, jsonCopy,
+}

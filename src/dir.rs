@@ -262,7 +262,6 @@ mod unix {
         }
     }
 
-    /// `fstatat` of `name` from the folder `fd` (or `AT_FDCWD`).
     /// The `Stamp` of an `fstat`/`fstatat` answer (the one conversion both use).
     #[allow(clippy::unnecessary_cast)] // the field types differ between platforms
     pub(super) fn stamp_of(st: &libc::stat) -> Stamp {
@@ -275,6 +274,7 @@ mod unix {
         }
     }
 
+    /// `fstatat` of `name` from the folder `fd` (or `AT_FDCWD`).
     fn stat_at(fd: libc::c_int, name: &CStr, flags: libc::c_int) -> io::Result<Stat> {
         let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
         // SAFETY: a valid descriptor (or AT_FDCWD), a NUL-terminated name and room for the answer.

@@ -172,11 +172,14 @@ pub fn real_path(p: &Path) -> PathBuf {
 /// names, case, `\\?\` and UNC forms), it is a folder on the path that is
 /// a root by identity (see `on_a_root`).
 pub fn check_roots(logical: &Path, roots: &[PathBuf]) -> Result<()> {
-    let mut inside_as_written = roots.iter().any(|r| logical.starts_with(r));
-    if cfg!(windows) && !inside_as_written {
-        inside_as_written = on_a_root(logical, &identities(roots), identify);
-    }
-    if inside_as_written && inside_really(&real_path(logical), roots) {
+    check_roots_by(logical, roots, &root_identities(roots))
+}
+
+/// `check_roots`, with the roots' identities (`root_identities`) taken once for the call.
+fn check_roots_by(logical: &Path, roots: &[PathBuf], ids: &[Identity]) -> Result<()> {
+    let inside_as_written =
+        roots.iter().any(|r| logical.starts_with(r)) || (cfg!(windows) && on_a_root(logical, ids, identify));
+    if inside_as_written && really_inside(&real_path(logical), roots, ids) {
         return Ok(());
     }
     Err(outside_roots(logical, roots, inside_as_written))
@@ -186,9 +189,22 @@ pub fn check_roots(logical: &Path, roots: &[PathBuf]) -> Result<()> {
 /// text on Unix (where `open_confined` then checks by identity), by
 /// identity on Windows.
 pub fn inside_really(real: &Path, roots: &[PathBuf]) -> bool {
+    really_inside(real, roots, &root_identities(roots))
+}
+
+fn really_inside(real: &Path, roots: &[PathBuf], ids: &[Identity]) -> bool {
     match cfg!(windows) {
-        true => on_a_root(real, &identities(roots), identify),
+        true => on_a_root(real, ids, identify),
         false => roots.iter().any(|r| real.starts_with(real_path(r))),
+    }
+}
+
+/// The roots' identities where the checks compare them (Windows); none
+/// elsewhere, whose checks compare real paths' text here.
+fn root_identities(roots: &[PathBuf]) -> Vec<Identity> {
+    match cfg!(windows) {
+        true => identities(roots),
+        false => Vec::new(),
     }
 }
 
@@ -324,10 +340,11 @@ fn beneath_a_root(
 /// that leaves open).
 #[cfg(not(unix))]
 pub fn open_confined(logical: &Path, roots: &[PathBuf]) -> Result<(Dir, PathBuf)> {
-    check_roots(logical, roots)?;
+    let ids = root_identities(roots);
+    check_roots_by(logical, roots, &ids)?;
     let (dir, real) = open_search_dir(logical)?;
     let same = matches!((identify(logical), identify(&real)), (Ok(a), Ok(b)) if a == b);
-    if !same || !inside_really(&real, roots) {
+    if !same || !really_inside(&real, roots, &ids) {
         return Err(outside_roots(logical, roots, true));
     }
     Ok((dir, real))

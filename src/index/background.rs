@@ -11,10 +11,11 @@
 //! own, within the layer's cap; contents are kept only of the files whose
 //! sketch rules out little (`Sketch::rules_out_little`: large bundles,
 //! which nearly every search would read), within the cache's cap; the
-//! first searches fill the cache with the rest of what they read. What it learns goes through the
-//! layer's `keep` with the epoch of its run, so a run that overlapped an
-//! event is dropped, as a query's is: a content search during the build is
-//! as exact as one without it (a file not yet sketched is read).
+//! first searches fill the cache with the rest of what they read. What it
+//! learns goes through the layer's `keep` with the epoch of its run, so a
+//! run that overlapped an event is dropped, as a query's is: a content
+//! search during the build is as exact as one without it (a file not yet
+//! sketched is read).
 
 use super::content::Learnt;
 use super::lifecycle::Index;

@@ -226,9 +226,10 @@ impl ContentLayer {
             if same_file && contents.is_none() {
                 continue;
             }
-            // Its contents only, beside the sketch held.
+            // Its contents only, beside the sketch held (`contents` is
+            // `Some` for the same file, from the test above).
             let Some(sketch) = sketch else {
-                if same_file {
+                if let (true, Some(contents)) = (same_file, contents) {
                     self.add_contents(id, contents);
                 }
                 continue;
@@ -261,17 +262,19 @@ impl ContentLayer {
         true
     }
 
-    /// Keeps `contents` for the file in slot `id`, which holds none, when there is room.
-    fn add_contents(&mut self, id: usize, contents: Option<Box<[u8]>>) {
-        let Some(c) = contents else { return };
-        if self.slots.get(id).and_then(Option::as_ref).is_none_or(|s| s.contents.is_some()) || !self.make_room(c.len())
-        {
+    /// Keeps `contents` for the file in slot `id` (which the caller knows
+    /// is held) unless it holds them already, when there is room.
+    fn add_contents(&mut self, id: usize, contents: Box<[u8]>) {
+        let held = self.slots[id].as_ref().is_some_and(|s| s.contents.is_some());
+        // `make_room` evicts only files holding contents: not this one.
+        if held || !self.make_room(contents.len()) {
             return;
         }
-        let Some(slot) = self.slots.get_mut(id).and_then(Option::as_mut) else { return };
-        self.cached_bytes += c.len();
-        self.cached.insert((c.len(), id as Id));
-        slot.contents = Some(c);
+        if let Some(slot) = self.slots[id].as_mut() {
+            self.cached_bytes += contents.len();
+            self.cached.insert((contents.len(), id as Id));
+            slot.contents = Some(contents);
+        }
     }
 
     fn drop_contents(&mut self, id: usize) {

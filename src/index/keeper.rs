@@ -147,7 +147,13 @@ impl Index {
     pub(super) fn apply(&self, batch: Vec<Message>) -> Vec<Vec<u8>> {
         self.status.events.fetch_add(batch.len() as u64, Ordering::Relaxed);
         let Ok(root) = self.dir() else { return Vec::new() };
-        let stale = self.watcher().is_some_and(|w| w.names_stale_paths());
+        // What the watcher is, asked once a batch.
+        let watcher = self.watcher();
+        let stale = watcher.as_ref().is_some_and(|w| w.names_stale_paths());
+        // A watcher with a watch per folder knows which were deleted
+        // (`FolderWatches::was_deleted`) and names no folder by a stale path.
+        let by_folder = watcher.as_ref().is_some_and(|w| w.folder_watches().is_some());
+        drop(watcher);
         let mut moves = stale.then(|| lock(&self.moves));
         let mut sorted = Sorted::of(&self.real_path, batch, moves.as_deref_mut());
         drop(moves);
@@ -177,9 +183,6 @@ impl Index {
         }
         let mut new_folders = Vec::new();
         let events_folders = &sorted.dirty;
-        // A watcher with a watch per folder knows which were deleted
-        // (`FolderWatches::was_deleted`) and names no folder by a stale path.
-        let by_folder = self.with_watches(|_| true);
         match sorted.rescan {
             Some(why) => self.rescan(&root, &mut tree, &mut content, why),
             None => {
