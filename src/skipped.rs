@@ -66,14 +66,14 @@ pub const SKIPPED_FOLDERS: usize = 5;
 pub fn groups(tally: &Tally, root: &Root, rules: &WalkRules) -> Vec<SkippedGroup> {
     let mut groups = tally.groups(SKIPPED_FOLDERS);
     // A live index's folder is on the local disk too: its ignore files are read there.
-    let Some(dir) = root.folder_on_disk() else { return groups };
+    let Some((dir, real)) = root.folder_on_disk() else { return groups };
     let dir = dir.as_ref();
     if !rules.gitignore || !groups.iter().any(|g| g.reason == SkipReason::Ignored) {
         return groups;
     }
     // The rules above the root are the same for every folder: read once.
     let git = GitEnv::from_process();
-    let Ok(above) = rules_above_on_disk(&root.path, &git) else { return groups };
+    let Ok(above) = rules_above_on_disk(&real, &git) else { return groups };
     for group in groups.iter_mut().filter(|g| g.reason == SkipReason::Ignored) {
         for folder in &mut group.folders {
             folder.rule = ignore_line(dir, &above, Path::new(&folder.path), &git).map(|line| line.cite());

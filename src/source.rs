@@ -34,8 +34,9 @@ pub enum Source {
 }
 
 /// The opened search directory: where its entries come from, and its path
-/// (real on disk; logical in a storage and an index) for messages and the
-/// ignore rules above it.
+/// (real on disk; logical in a storage and an index) for messages and, on
+/// disk, the ignore rules above it (an index's are those of the real folder,
+/// see `folder_on_disk`).
 #[derive(Debug)]
 pub struct Root {
     pub backend: Backend,
@@ -231,12 +232,19 @@ impl Root {
     }
 
     /// The search folder opened on the local disk, to read its ignore files
-    /// again: the walk's own handle on disk, a new one for a live index's
-    /// folder; `None` for a host's storage (or a folder that no longer opens).
-    pub fn folder_on_disk(&self) -> Option<Arc<Dir>> {
+    /// again, with its real path: the walk's own handle on disk, a new one
+    /// for a live index's folder; `None` for a host's storage (or a folder
+    /// that no longer opens). An index's `path` is the search path as
+    /// written, which may pass through symlinks: the ignore files above
+    /// and the labels relative to the folder are those of where it leads,
+    /// as on disk.
+    pub fn folder_on_disk(&self) -> Option<(Arc<Dir>, PathBuf)> {
         match &self.backend {
-            Backend::Disk(dir) => Some(Arc::clone(dir)),
-            Backend::Index(..) => Dir::open(&self.path).ok().map(Arc::new),
+            Backend::Disk(dir) => Some((Arc::clone(dir), self.path.clone())),
+            Backend::Index(index, rel) => {
+                let real = index.real_path().join(crate::path_bytes::os_str(rel));
+                Dir::open(&real).ok().map(|dir| (Arc::new(dir), real))
+            }
             Backend::Storage(_) => None,
         }
     }
