@@ -273,8 +273,8 @@ impl Watcher for Faulty {
         self.inner.names_stale_paths()
     }
 
-    fn renew(&self, root: &Path) -> Result<()> {
-        self.inner.renew(root)
+    fn renew(&self, folder: &Path) -> Result<()> {
+        self.inner.renew(folder)
     }
 }
 

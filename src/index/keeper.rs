@@ -218,7 +218,7 @@ impl Index {
         }
         // New folders are listed down their whole subtree (a later listing
         // may have removed one already: its handle then resolves to nothing).
-        let new_roots: Vec<Vec<u8>> =
+        let mut new_roots: Vec<Vec<u8>> =
             new_folders.iter().filter_map(|&h| tree.resolve(h)).map(|id| tree.path(id)).collect();
         self.list_new(&root, &mut tree, &mut new_folders);
         // A watcher on the whole folder may name a folder by a path it no
@@ -236,7 +236,15 @@ impl Index {
             if lost.is_some() {
                 let why = "an event named a folder by a path it no longer has";
                 self.rescan(&root, &mut tree, &mut content, why);
+                sorted.rescan = Some(why);
             }
+        }
+        // A folder made while the tree was walked again may not be watched
+        // yet by a watcher that watches new folders itself, late (see
+        // `Watcher::names_stale_paths`): what is put in it before it is
+        // would raise no event. The whole tree has its second look.
+        if stale && sorted.rescan.is_some() {
+            new_roots = vec![Vec::new()];
         }
         self.with_watches(|watches| watches.sweep(&tree));
         content.sweep(&tree);
@@ -377,6 +385,15 @@ impl Index {
     /// watcher watches them: what was put in them before it did is found.
     fn look_again(&self, folders: Vec<Vec<u8>>) {
         let Ok(root) = self.dir() else { return };
+        // A watcher that may have lost its watches of them (see
+        // `Watcher::names_stale_paths`) watches them anew first.
+        if let Some(watcher) = self.watcher().filter(|w| w.names_stale_paths()) {
+            for rel in &folders {
+                if let Err(e) = watcher.renew(&self.real_path.join(os_str(rel))) {
+                    *lock(&self.status.last_error) = Some(e.message);
+                }
+            }
+        }
         let mut tree = unpoisoned(self.tree.write());
         let start: Vec<Handle> =
             folders.iter().filter_map(|rel| tree.find_as(rel, self.names)).map(|id| tree.handle(id)).collect();

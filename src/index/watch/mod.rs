@@ -65,15 +65,18 @@ pub trait Watcher: Send + Sync {
     /// while the kernel keeps one per folder, so a folder its walk of a new
     /// folder found there (moved in before the walk) loses its watches when
     /// the move's first half is read. The index then reads events through
-    /// the moves reported before them (`events::Moves`), and after a folder
-    /// is moved has it `renew` its watches and compares the whole tree again.
+    /// the moves reported before them (`events::Moves`), after a folder is
+    /// moved has it `renew` its watches and compares the whole tree again,
+    /// and has it `renew` each new folder's before that folder's second look
+    /// (its walk of a new folder stops at a folder removed meanwhile).
     fn names_stale_paths(&self) -> bool {
         false
     }
 
-    /// Watches the whole folder anew, once every event already read is
-    /// handled (see `names_stale_paths`); before the tree is walked again.
-    fn renew(&self, _root: &Path) -> Result<()> {
+    /// Watches `folder` (the root, or a new folder below it) and all below
+    /// it anew, once every event already read is handled (see
+    /// `names_stale_paths`); before it is listed again.
+    fn renew(&self, _folder: &Path) -> Result<()> {
         Ok(())
     }
 

@@ -23,6 +23,9 @@ const DRAIN_AT_MOST: Duration = Duration::from_millis(500);
 /// the quiet `settled()` waits for.
 const DRAIN_QUIET: Duration = Duration::from_millis(50);
 
+/// How many times `renew` walks a folder that keeps changing under its walk.
+const RENEW_ATTEMPTS: usize = 16;
+
 /// A `notify` watcher on the whole folder, and its events.
 pub struct Recursive {
     watcher: Mutex<Box<dyn notify::Watcher + Send>>,
@@ -69,10 +72,28 @@ impl Watcher for Recursive {
 
     /// `notify`'s `watch` is answered by its event thread once the events
     /// it is handling are, so the watches it dropped meanwhile are made again.
-    fn renew(&self, root: &Path) -> Result<()> {
-        lock(&self.watcher)
-            .watch(root, RecursiveMode::Recursive)
-            .map_err(|e| FindError::new(ErrorCode::FsError, format!("cannot watch the folder anew: {e}")))
+    /// Its walk of the folder stops at the first folder removed while it
+    /// walks (and so does the walk it makes of each new folder, silently),
+    /// leaving the rest unwatched: walked again then, up to
+    /// `RENEW_ATTEMPTS` times, until one walk ends or the folder is gone.
+    fn renew(&self, folder: &Path) -> Result<()> {
+        let mut watcher = lock(&self.watcher);
+        let mut last = None;
+        for _ in 0..RENEW_ATTEMPTS {
+            match watcher.watch(folder, RecursiveMode::Recursive) {
+                Ok(()) => return Ok(()),
+                Err(e) if matches!(e.kind, notify::ErrorKind::PathNotFound) => {
+                    // Gone itself: its parent's events tell of it.
+                    if !std::fs::symlink_metadata(folder).is_ok_and(|m| m.is_dir()) {
+                        return Ok(());
+                    }
+                    last = Some(e);
+                }
+                Err(e) => last = Some(e),
+            }
+        }
+        let why = last.map_or_else(String::new, |e| e.to_string());
+        Err(FindError::new(ErrorCode::FsError, format!("cannot watch the folder anew: {why}")))
     }
 
     fn start(&self, root: &Path, shown: &Path) -> Result<()> {
