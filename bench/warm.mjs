@@ -595,6 +595,17 @@ async function measureTree(tree, tools) {
     const counts = lines(p.stdout).map((l) => Number(l.slice(l.lastIndexOf(':') + 1)))
     out.rgCommon = { lines: counts.reduce((a, b) => a + b, 0), files: counts.length }
   })
+  // Row 7e, the floor of 7c: the same lines counted in the same files, already in memory (bench/floor's count-floor).
+  if (tools.countFloor) {
+    await attempt('count floor', () => {
+      const files = lines(runProcess(tools.rg, ['-l', '--', COMMON, '.'], dir).stdout).join('\n')
+      const threads = String(os.availableParallelism?.() ?? os.cpus().length)
+      const r = spawnSync(tools.countFloor, [dir, COMMON, threads, '15'], { input: files, encoding: 'utf8', maxBuffer: 1 << 20, timeout: CHILD_TIMEOUT_MS })
+      if (r.status !== 0) throw new Error(`count-floor: exit ${r.status} ${(r.stderr || '').slice(0, 300)}`)
+      const [ms, countedLines, countedFiles, bytes] = r.stdout.trim().split(' ').map(Number)
+      out.countFloor = { ms, lines: countedLines, files: countedFiles, bytes, threads }
+    })
+  }
 
   // ---- row 9: persistence (cacheDir), when this build takes it
   const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-find-warm-cache-'))
@@ -737,6 +748,8 @@ function treeReport(o) {
     const check = o.rgCommon ? (o.rgCommon.lines === c.matchCount && o.rgCommon.files === c.fileCount ? ', = `rg --count` ✓' : `, **rg --count: ${int(o.rgCommon.lines)} lines in ${int(o.rgCommon.files)} files**`) : ''
     const page = o.fffWarm?.commonPage ? ` (${o.fffWarm.commonPage.items} matches${o.fffWarm.commonPage.more ? ', more pages' : ''}; no total)` : ''
     row('7c', `warm: common word \`${COMMON}\`, exact total ${int(c.matchCount)} lines in ${int(c.fileCount)} files${check}`, w.common, `fff: warm \`grep\`, first page${page}`, fw?.common)
+    const f = o.countFloor
+    if (f) row('7e', `floor of 7c: the ${int(f.lines)} lines counted in the same ${int(f.files)} files (${mb(f.bytes)} MiB) already in memory, one \`memchr::memmem\` pass on ${f.threads} threads, no read, no binary check (best of 15)`, f.ms, `fff: warm \`grep\`, first page`, fw?.common)
     row('7d', `the index's first content search, its layer built in the background (open → built: ${Math.round(o.index.builtMs)} ms)`, o.index.firstMs, 'fresh `searchFiles` (4a)', p.fresh)
   }
   const pst = o.persist
@@ -832,7 +845,16 @@ async function parent() {
   const native = fs.readdirSync(repo).find((f) => /^agent-find\.[a-z0-9-]+$/.test(f) && !f.endsWith('.node'))
   const fff = await loadFff()
   if (fff.why) log(`fff left out: ${fff.why}`)
-  const tools = { rg, fd: ensureTool('fdfind', 'fd-find', log) ? 'fdfind' : null, fff: !fff.why, native: native ? path.join(repo, native) : null }
+  log('building the count floor (cargo build --release --manifest-path bench/floor/Cargo.toml)...')
+  spawnSync('cargo', ['build', '--release', '--quiet', '--manifest-path', path.join(here, 'floor', 'Cargo.toml')], { stdio: ['ignore', 'inherit', 'inherit'] })
+  const countFloor = path.join(here, 'floor', 'target', 'release', 'count-floor')
+  const tools = {
+    rg,
+    fd: ensureTool('fdfind', 'fd-find', log) ? 'fdfind' : null,
+    fff: !fff.why,
+    native: native ? path.join(repo, native) : null,
+    countFloor: fs.existsSync(countFloor) ? countFloor : null,
+  }
   const version = (bin) => (bin ? spawnSync(bin, ['--version'], { encoding: 'utf8' }).stdout?.split('\n')[0].trim() : 'missing')
 
   const list = trees()
