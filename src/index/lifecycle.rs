@@ -560,14 +560,14 @@ pub(super) fn access_of(_: &Dir) -> Option<(u32, u32, u32)> {
 
 /// The `(st_dev, st_ino)` of what is at `path` now.
 #[cfg(unix)]
-fn path_identity(path: &Path) -> std::io::Result<(u64, u64)> {
+pub(super) fn path_identity(path: &Path) -> std::io::Result<(u64, u64)> {
     use std::os::unix::fs::MetadataExt;
     let meta = std::fs::metadata(path)?;
     Ok((meta.dev(), meta.ino()))
 }
 
 #[cfg(not(unix))]
-fn path_identity(_: &Path) -> std::io::Result<(u64, u64)> {
+pub(super) fn path_identity(_: &Path) -> std::io::Result<(u64, u64)> {
     Err(std::io::Error::from(std::io::ErrorKind::Unsupported))
 }
 

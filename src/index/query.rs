@@ -276,11 +276,14 @@ pub(super) fn files_searched(index: &Index, rules: &WalkRules) -> Result<Vec<(Ve
     Ok(walked.found)
 }
 
-/// Makes and keeps the list of what `rules` let through from the root, as
-/// the first search with those rules would (see `Index::open_saved`).
+/// Makes and keeps the list of what `rules` let through from the root, and
+/// where its files' sketches lie in the content layer as it is, as the first
+/// search with those rules would (see `Index::open_saved`).
 pub(super) fn make_visible(index: &Index, rules: &WalkRules) {
     let _ = gated(rules, &Cancel::never(), |gate| {
-        visible_below(index, b"", &index.logical_path, gate).map(|_| Vec::<()>::new())
+        let visible = visible_below(index, b"", &index.logical_path, gate)?;
+        places_of(&visible, &index.content());
+        Ok(Vec::<()>::new())
     });
 }
 

@@ -321,11 +321,10 @@ impl SavedSketches {
         #[cfg(unix)]
         {
             use std::os::unix::ffi::OsStrExt;
-            use std::os::unix::fs::MetadataExt;
             let Ok(real) = std::fs::canonicalize(folder) else { return Ok(None) };
             for above in real.ancestors() {
-                let Ok(md) = std::fs::metadata(above) else { return Ok(None) };
-                let root = RootId { path: above.as_os_str().as_bytes().to_vec(), identity: (md.dev(), md.ino()) };
+                let Ok(identity) = super::lifecycle::path_identity(above) else { return Ok(None) };
+                let root = RootId { path: above.as_os_str().as_bytes().to_vec(), identity };
                 let file = file_for(dir, &root);
                 let Some(checked) = read_checked(dir, &root)? else { continue };
                 let below = real.strip_prefix(above).unwrap_or(Path::new("")).as_os_str().as_bytes();
