@@ -76,7 +76,13 @@ impl Watcher for Recursive {
     /// walks (and so does the walk it makes of each new folder, silently),
     /// leaving the rest unwatched: walked again then, up to
     /// `RENEW_ATTEMPTS` times, until one walk ends or the folder is gone.
+    /// Only that backend needs it: FSEvents and ReadDirectoryChangesW watch
+    /// the whole folder with one stream or handle, and `watch` again would
+    /// restart it or add another.
     fn renew(&self, folder: &Path) -> Result<()> {
+        if !self.names_stale_paths() {
+            return Ok(());
+        }
         let mut watcher = lock(&self.watcher);
         let mut last = None;
         for _ in 0..RENEW_ATTEMPTS {
