@@ -224,6 +224,14 @@ fn scan_input(
     name: &std::path::Path,
     cancel: &Cancel,
 ) -> Option<FileScan> {
+    // Contents taken in place hold no NUL and no line too long: for a count
+    // of a plain string's lines, a substring search finds what the engine
+    // would, without its work per matching line.
+    if let (Input::Bytes(bytes), Some(finder), Scan::Any | Scan::Count | Scan::Totals) =
+        (&input, matcher.fixed_line(), scan)
+    {
+        return Some(FileScan { count: lines_holding(finder, bytes, scan == Scan::Any), ..FileScan::default() });
+    }
     // A thread's searcher is made line by line; a multiline search needs its own.
     if searcher.multi_line() != matcher.modes.multiline {
         *searcher = builder_for(matcher.modes.multiline)
@@ -278,6 +286,21 @@ fn scan_input(
             None
         }
     }
+}
+
+/// The lines of `bytes` that hold what `finder` looks for (the first one
+/// only, with `first_only`), each counted once.
+fn lines_holding(finder: &memchr::memmem::Finder<'_>, bytes: &[u8], first_only: bool) -> u64 {
+    let (mut lines, mut at) = (0, 0);
+    while let Some(found) = finder.find(&bytes[at..]) {
+        lines += 1;
+        let start = at + found;
+        match memchr::memchr(b'\n', &bytes[start..]) {
+            Some(end) if !first_only => at = start + end + 1,
+            _ => break,
+        }
+    }
+    lines
 }
 
 /// Searches `file`: as it is, and if a line outgrows the buffer, again from
@@ -829,6 +852,60 @@ mod tests {
     fn scan_bytes(m: &ContentMatcher, bytes: &[u8], scan: Scan, searcher: Searcher) -> (u64, Vec<(u64, String)>) {
         let found = scan_read(&mut { searcher }, m, bytes, scan, Path::new("f"), &Cancel::never()).unwrap();
         (found.count, found.lines.into_iter().map(|h| (h.line, h.text)).collect())
+    }
+
+    #[test]
+    fn a_plain_string_counted_without_the_engine_counts_as_the_engine_does() {
+        use super::super::matcher::Modes;
+        let texts: [&[u8]; 7] = [
+            b"function a() {}\nfunction b() { function c() {} }\nnone\n",
+            b"functionfunction\n\nfunction",
+            b"x\r\nfunction\r\n\r\nfunction\r\n",
+            b"aaaa\naa\na\n",
+            b"caf\xc3\xa9 na\xc3\xafve\n\xff\xfe not utf-8 caf\xc3\xa9\n",
+            b"foo( bar\nfoo(\n(foo\n",
+            b"",
+        ];
+        let plain = [
+            ("function", false),
+            ("aa", false),
+            ("caf\u{e9}", false),
+            ("a\\.b", false),
+            ("foo(", true),
+            ("\\x41", false),
+        ];
+        for (pattern, literal) in plain {
+            let m = ContentMatcher::build(&[pattern], Modes { literal, ..Modes::default() }, false).unwrap();
+            assert!(m.fixed_line().is_some(), "{pattern} is a plain string");
+            for (i, text) in texts.iter().enumerate() {
+                let (_tree, path) = file(&format!("fixed-{i}"), text);
+                for scan in [Scan::Any, Scan::Count, Scan::Totals] {
+                    let engine =
+                        scan_file(&mut new_searcher(scan), &m, File::open(&path), scan, &path, &Cancel::never());
+                    let fixed = scan_read(&mut new_searcher(scan), &m, text, scan, &path, &Cancel::never());
+                    assert_eq!(fixed.map(|f| f.count), engine.map(|f| f.count), "{pattern} in text {i}, {scan:?}");
+                }
+            }
+        }
+        // Not one plain string, or not line by line, or case ignored: the engine counts.
+        let not_plain: [(&str, Modes); 8] = [
+            ("a.b", Modes::default()),
+            ("(?i)abc", Modes::default()),
+            ("abc", Modes { ignore_case: true, ..Modes::default() }),
+            ("abc", Modes { multiline: true, ..Modes::default() }),
+            ("abc", Modes { max_per_file: Some(1), ..Modes::default() }),
+            ("a|b", Modes::default()),
+            ("", Modes::default()),
+            ("^abc", Modes::default()),
+        ];
+        for (pattern, modes) in not_plain {
+            let m = ContentMatcher::build(&[pattern], modes, false).unwrap();
+            assert!(m.fixed_line().is_none(), "{pattern} with {modes:?}");
+        }
+        let both = ContentMatcher::build(&["abc", "def"], Modes::default(), false).unwrap();
+        assert!(both.fixed_line().is_none(), "two patterns");
+        let each = ContentMatcher::build(&["abc"], Modes::default(), true).unwrap();
+        assert!(each.fixed_line().is_none(), "each line says which patterns match it");
     }
 
     #[test]

@@ -128,6 +128,9 @@ pub struct ContentMatcher {
     /// near readings of an empty search; `None` with several patterns or
     /// `multiline`, which those line-by-line readings do not cover.
     pattern: Option<Arc<str>>,
+    /// The bytes a line matches exactly when it holds them (see
+    /// `fixed_line`).
+    fixed_line: Option<Arc<memchr::memmem::Finder<'static>>>,
 }
 
 impl ContentMatcher {
@@ -167,7 +170,23 @@ impl ContentMatcher {
             ([one], false) => Some((*one).into()),
             _ => None,
         };
-        Ok(ContentMatcher { engine, failure: Arc::new(OnceLock::new()), prefilter, each, modes, pattern })
+        let fixed_line = match (patterns, &engine, &each) {
+            ([one], Engine::Rust(_), None) => {
+                fixed_line(one, modes).map(|b| Arc::new(memchr::memmem::Finder::new(&b).into_owned()))
+            }
+            _ => None,
+        };
+        Ok(ContentMatcher { engine, failure: Arc::new(OnceLock::new()), prefilter, each, modes, pattern, fixed_line })
+    }
+
+    /// A substring search that finds exactly the lines this matcher
+    /// matches: `Some` for one case-sensitive pattern that is a plain string
+    /// (`literal`, or a regex of literal characters only, like `function`),
+    /// searched line by line with no per-file limit. Counting a file's
+    /// matching lines then needs no regex engine (see
+    /// `content::scan_in_place`).
+    pub fn fixed_line(&self) -> Option<&memchr::memmem::Finder<'static>> {
+        self.fixed_line.as_deref()
     }
 
     /// The indexes of the patterns that match `lines` (a reported line, or
@@ -233,6 +252,26 @@ impl ContentMatcher {
     pub fn failure(&self) -> Option<FindError> {
         self.failure.get().cloned()
     }
+}
+
+/// The bytes `pattern` matches and nothing else, when a line matches it
+/// exactly when it holds them (see `ContentMatcher::fixed_line`): never with
+/// `ignoreCase`, `multiline` or `maxPerFile`, nor for an empty pattern or
+/// one that spans a line end.
+fn fixed_line(pattern: &str, modes: Modes) -> Option<Vec<u8>> {
+    if modes.ignore_case || modes.multiline || modes.max_per_file.is_some() {
+        return None;
+    }
+    let bytes = match modes.literal {
+        true => pattern.as_bytes().to_vec(),
+        // Parsed as the engine parses it (Unicode on, case kept): only a
+        // pattern of literal characters is one literal here.
+        false => match regex_syntax::Parser::new().parse(pattern).ok()?.into_kind() {
+            regex_syntax::hir::HirKind::Literal(regex_syntax::hir::Literal(bytes)) => bytes.into_vec(),
+            _ => return None,
+        },
+    };
+    (!bytes.is_empty() && !bytes.contains(&b'\n')).then_some(bytes)
 }
 
 /// The engine of `patterns` as one alternation: the normal one, or the
