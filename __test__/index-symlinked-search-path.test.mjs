@@ -26,6 +26,14 @@ function tree(t, spec) {
   return root
 }
 
+/** An index of `root`, settled, closed when the test ends. */
+async function settledIndex(t, root) {
+  const index = await openIndex(root, { persist: false })
+  t.after(() => index.close())
+  await index.settled()
+  return index
+}
+
 /** Each query run at each search path (relative to `root`), by the index and by a fresh call: the answers must be equal. */
 async function sameAsFresh(index, root, searchPaths, queries) {
   for (const at of searchPaths) {
@@ -58,9 +66,7 @@ test('a search path that is a symlink to its own parent: ignore lines named from
     'up-28/b.txt': 'x\n',
     'up-28/moved-85': { symlink: '../up-28' },
   })
-  const index = await openIndex(root, { persist: false })
-  t.after(() => index.close())
-  await index.settled()
+  const index = await settledIndex(t, root)
   assert.equal(await ruleFor(index, 'up-28/moved-85', 'more', 'build3/deep'), '../.git/info/exclude:3: deep/')
   await sameAsFresh(index, root, ['up-28/moved-85', 'up-28', 'up-28/moved-85/build3', '.'], QUERIES)
 })
@@ -89,9 +95,7 @@ test('a symlink deeper in the path, to a sibling or into another subtree, with .
     'inner/sub/hid/f.txt': 'more\n',
     'a/into': { symlink: '../inner' },
   })
-  const index = await openIndex(root, { persist: false })
-  t.after(() => index.close())
-  await index.settled()
+  const index = await settledIndex(t, root)
   // The folder searched is `x/y/b`: `hid` is hidden by `x/.gitignore`, not by `a/.gitignore`.
   assert.equal(await ruleFor(index, 'a/link/b', 'more', 'hid'), '../../.gitignore:1: hid/')
   assert.equal(await ruleFor(index, 'a/link/b', 'more', 'deep'), '../../../.git/info/exclude:1: deep/')
@@ -114,9 +118,7 @@ test('an index opened through a symlink: ignore lines named from its real folder
     alias: { symlink: 'd1/d2/proj' },
   })
   const root = path.join(outer, 'alias')
-  const index = await openIndex(root, { persist: false })
-  t.after(() => index.close())
-  await index.settled()
+  const index = await settledIndex(t, root)
   assert.equal(await ruleFor(index, '.', 'more', 's/deep'), '../../../.git/info/exclude:1: deep/')
   await sameAsFresh(index, root, ['.', 's'], QUERIES)
 })

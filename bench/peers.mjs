@@ -13,7 +13,7 @@
 // Every tool's answer is normalized (relative `/` paths, no `./`, no
 // trailing `/`), sorted (except for the `recent` query, whose order is the
 // answer) and hashed, so a row compares the same set, not only its size.
-import { spawnSync } from 'node:child_process'
+import { execFileSync, spawnSync } from 'node:child_process'
 import crypto from 'node:crypto'
 import fs from 'node:fs'
 import os from 'node:os'
@@ -26,6 +26,8 @@ const require = createRequire(import.meta.url)
 const here = path.dirname(fileURLToPath(import.meta.url))
 const repo = path.dirname(here)
 export const FLOOR_BIN = path.join(here, 'floor', 'target', 'release', 'bench-floor')
+/** bench/floor's other binary: a word's lines counted in files already in memory. */
+export const COUNT_FLOOR_BIN = path.join(here, 'floor', 'target', 'release', 'count-floor')
 const CLI = path.join(repo, 'bin', 'agent-find.js')
 export const DUMP_DIR = path.join(os.tmpdir(), 'agent-find-bench')
 const BIG = 1e15 // maxBytes cannot be Infinity; this never caps
@@ -354,6 +356,14 @@ export function runProcess(tool, q, dir, { runs, budgetMs, dumpFile }) {
     times.push(performance.now() - t1)
   }
   return { count, hash, ms: times.length ? median(times) : firstMs, times, firstMs, rssMB }
+}
+
+/** Builds bench/floor (both floors: `FLOOR_BIN`, `COUNT_FLOOR_BIN`); throws if cargo fails. */
+export function buildFloors(log) {
+  log('building the floors (cargo build --release --manifest-path bench/floor/Cargo.toml)...')
+  execFileSync('cargo', ['build', '--release', '--quiet', '--manifest-path', path.join(here, 'floor', 'Cargo.toml')], {
+    stdio: ['ignore', 'inherit', 'inherit'],
+  })
 }
 
 /** The floor: counts of the whole tree, timed like a process. */

@@ -14,7 +14,7 @@
 // (NAPI_RS_NATIVE_LIBRARY_PATH), so a rebuild during the run does not mix builds.
 // See peers.mjs for how each tool runs and is measured, trees.mjs for the trees,
 // search.mjs for content search, reader.mjs for the storage readers and index.mjs for the live index.
-import { execFileSync, spawnSync } from 'node:child_process'
+import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -22,7 +22,7 @@ import { performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
 import { createRequire } from 'node:module'
 import { GENERATED, TREES_DIR, ensureFixture, ensureGeneratedTree } from './trees.mjs'
-import { DUMP_DIR, IN_PROCESS, PROCESSES, QUERIES, ensureTool, median, runFloor, runInChild, runProcess } from './peers.mjs'
+import { DUMP_DIR, IN_PROCESS, PROCESSES, QUERIES, buildFloors, ensureTool, median, runFloor, runInChild, runProcess } from './peers.mjs'
 
 const require = createRequire(import.meta.url)
 const here = path.dirname(fileURLToPath(import.meta.url))
@@ -69,10 +69,7 @@ function setUp() {
     process.exit(1)
   }
   const have = { fd: ensureTool('fdfind', 'fd-find', log), rg: ensureTool('rg', 'ripgrep', log) }
-  log('building the floor (cargo build --release --manifest-path bench/floor/Cargo.toml)...')
-  execFileSync('cargo', ['build', '--release', '--quiet', '--manifest-path', path.join(here, 'floor', 'Cargo.toml')], {
-    stdio: ['ignore', 'inherit', 'inherit'],
-  })
+  buildFloors(log)
   fs.rmSync(DUMP_DIR, { recursive: true, force: true })
   fs.mkdirSync(DUMP_DIR, { recursive: true })
   return have

@@ -61,7 +61,7 @@ import { performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
 
 import { NPM_TREE_MARKER, RARE, ensureContentTree, ensureNpmTree } from './content-trees.mjs'
-import { ensureTool, loadFff, median } from './peers.mjs'
+import { COUNT_FLOOR_BIN, buildFloors, ensureTool, loadFff, median } from './peers.mjs'
 import { TREES_DIR } from './trees.mjs'
 
 const require = createRequire(import.meta.url)
@@ -589,16 +589,18 @@ async function measureTree(tree, tools) {
   log(`${tree.name}: index process (memory, warm greps)`)
   out.index = await attempt('index process', () => runChild('index', { dir, words, rounds: WARM_ROUNDS }))
   if (out.index) answer('index.searchFiles (settled)', out.index.files)
-  // The common word's exact count, checked against rg's (lines, files).
+  // The common word's exact count, checked against rg's (lines, files); its files, for row 7e.
+  let commonFiles = null
   await attempt('rg --count', () => {
     const p = runProcess(tools.rg, ['--count', '--', COMMON, '.'], dir)
-    const counts = lines(p.stdout).map((l) => Number(l.slice(l.lastIndexOf(':') + 1)))
-    out.rgCommon = { lines: counts.reduce((a, b) => a + b, 0), files: counts.length }
+    const listed = lines(p.stdout).map((l) => [l.slice(0, l.lastIndexOf(':')), Number(l.slice(l.lastIndexOf(':') + 1))])
+    out.rgCommon = { lines: listed.reduce((a, [, n]) => a + n, 0), files: listed.length }
+    commonFiles = listed.map(([file]) => file)
   })
-  // Row 7e, the floor of 7c: the same lines counted in the same files, already in memory (bench/floor's count-floor).
-  if (tools.countFloor) {
+  // Row 7e, the floor of 7c: the same lines counted in the same files (those `rg --count` listed), already in memory (bench/floor's count-floor).
+  if (tools.countFloor && commonFiles) {
     await attempt('count floor', () => {
-      const files = lines(runProcess(tools.rg, ['-l', '--', COMMON, '.'], dir).stdout).join('\n')
+      const files = commonFiles.join('\n')
       const threads = String(os.availableParallelism?.() ?? os.cpus().length)
       const r = spawnSync(tools.countFloor, [dir, COMMON, threads, '15'], { input: files, encoding: 'utf8', maxBuffer: 1 << 20, timeout: CHILD_TIMEOUT_MS })
       if (r.status !== 0) throw new Error(`count-floor: exit ${r.status} ${(r.stderr || '').slice(0, 300)}`)
@@ -845,15 +847,18 @@ async function parent() {
   const native = fs.readdirSync(repo).find((f) => /^agent-find\.[a-z0-9-]+$/.test(f) && !f.endsWith('.node'))
   const fff = await loadFff()
   if (fff.why) log(`fff left out: ${fff.why}`)
-  log('building the count floor (cargo build --release --manifest-path bench/floor/Cargo.toml)...')
-  spawnSync('cargo', ['build', '--release', '--quiet', '--manifest-path', path.join(here, 'floor', 'Cargo.toml')], { stdio: ['ignore', 'inherit', 'inherit'] })
-  const countFloor = path.join(here, 'floor', 'target', 'release', 'count-floor')
+  try {
+    buildFloors(log)
+  } catch (e) {
+    // Row 7e is left out, not the run.
+    log(`the floors did not build: ${e.message}`)
+  }
   const tools = {
     rg,
     fd: ensureTool('fdfind', 'fd-find', log) ? 'fdfind' : null,
     fff: !fff.why,
     native: native ? path.join(repo, native) : null,
-    countFloor: fs.existsSync(countFloor) ? countFloor : null,
+    countFloor: fs.existsSync(COUNT_FLOOR_BIN) ? COUNT_FLOOR_BIN : null,
   }
   const version = (bin) => (bin ? spawnSync(bin, ['--version'], { encoding: 'utf8' }).stdout?.split('\n')[0].trim() : 'missing')
 

@@ -344,12 +344,10 @@ impl SavedSketches {
     #[cfg(unix)]
     fn of(checked: Checked, below: &[u8], file: PathBuf) -> SavedSketches {
         let skip = if below.is_empty() { 0 } else { below.len() + 1 };
-        let inside =
-            |path: &[u8]| below.is_empty() || (path.starts_with(below) && path.get(below.len()) == Some(&b'/'));
         let wanted: Vec<(usize, u64)> = checked
             .records()
             .enumerate()
-            .filter(|(_, r)| inside(r.path) && r.path.len() > skip)
+            .filter(|(_, r)| lies_below(r.path, below) && r.path.len() > skip)
             .map(|(i, r)| (i, hash(&r.path[skip..])))
             .collect();
         let mut table = vec![0u32; (wanted.len() * 2).next_power_of_two().max(2)];
@@ -583,6 +581,12 @@ impl super::Index {
     }
 }
 
+/// Whether the relative path `path` lies below the folder `folder` ("" for
+/// the root, below which every path lies).
+fn lies_below(path: &[u8], folder: &[u8]) -> bool {
+    folder.is_empty() || (path.starts_with(folder) && path.get(folder.len()) == Some(&b'/'))
+}
+
 /// A record's path as its folder's path and its name.
 fn parent_and_name(path: &[u8]) -> (&[u8], &[u8]) {
     match path.iter().rposition(|&b| b == b'/') {
@@ -618,8 +622,7 @@ fn still_stamped(
             keep(std::mem::take(&mut learnt));
         }
         let (parent, name) = parent_and_name(record.path);
-        let below = |at: &[u8]| at.is_empty() || (parent.starts_with(at) && parent.get(at.len()) == Some(&b'/'));
-        while open.last().is_some_and(|(at, _)| *at != parent && !below(at)) {
+        while open.last().is_some_and(|(at, _)| *at != parent && !lies_below(parent, at)) {
             open.pop();
         }
         let Some((at, from)) = open.last() else { continue };

@@ -184,7 +184,7 @@ impl ContentMatcher {
     /// (`literal`, or a regex of literal characters only, like `function`),
     /// searched line by line with no per-file limit. Counting a file's
     /// matching lines then needs no regex engine (see
-    /// `content::scan_in_place`).
+    /// `content::scan_input`).
     pub fn fixed_line(&self) -> Option<&memchr::memmem::Finder<'static>> {
         self.fixed_line.as_deref()
     }
